@@ -1,0 +1,38 @@
+# make serve  - live preview on http://$(ADDR)/ (re-renders generated pages on every change)
+# make test   - the whole test suite (site build, generator, doc examples)
+# make build  - strict build of the site into site/
+# make render - rewrite docs/generated/*.md from aliases.yaml and templates/
+# Every target first creates .venv, or refreshes it when requirements.txt changed.
+
+PYTHON ?= python3
+ADDR ?= 127.0.0.1:8000
+VENV := .venv
+STAMP := $(VENV)/.requirements.stamp
+TORCH := torch==2.13.0
+
+# Material 9.8 prints a multi-line MkDocs 2.0 notice on every build; it changes nothing.
+export NO_MKDOCS_2_WARNING := 1
+
+.PHONY: serve test build render
+
+# --livereload: with Click 8.2.2-8.3.x `mkdocs serve` silently runs without it.
+serve: $(STAMP)
+	$(VENV)/bin/mkdocs serve --livereload -a $(ADDR)
+
+test: $(STAMP)
+	$(VENV)/bin/python -m pytest
+
+build: $(STAMP)
+	$(VENV)/bin/mkdocs build --strict
+
+render: $(STAMP)
+	$(VENV)/bin/python -m generator render
+
+# torch goes first, on its own, so requirements.txt (transformers, accelerate) finds it installed
+# and pip never resolves torch from the index. /opt/wheels holds the CPU wheel where it exists.
+$(STAMP): requirements.txt
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	if [ -d /opt/wheels ]; then links="--find-links /opt/wheels"; else links=; fi; \
+	$(VENV)/bin/pip install $$links $(TORCH) && \
+	$(VENV)/bin/pip install $$links -r requirements.txt
+	touch $@

@@ -1,0 +1,62 @@
+"""Command line: `python -m generator check|render [--table PATH] [--check]`.
+
+Exit codes: 0 done, 1 the table has problems or (with `render --check`) pages are stale, 2 usage errors.
+Problems go to stderr as `PATH:LINE:COL: message`, one per line, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from generator import render
+from generator.table import TableError, load
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m generator", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    check = commands.add_parser("check", help="validate the alias table and report every problem")
+    rend = commands.add_parser("render", help="write the generated pages under docs/generated/ that changed")
+    for sub in (check, rend):
+        sub.add_argument("--table", type=Path, default=render.TABLE_PATH, help="the alias table (default: %(default)s)")
+    rend.add_argument("--check", action="store_true", help="write nothing; exit 1 and name the pages that are stale")
+    rend.add_argument("--docs", type=Path, default=render.DOCS_DIR, help="the docs folder (default: %(default)s)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        table = load(args.table)
+    except TableError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        count = len(exc.problems)
+        print(f"{count} problem{'s' * (count != 1)} in {args.table}; nothing was written.", file=sys.stderr)
+        return 1
+    if args.command == "check":
+        print(f"{args.table}: {len(table.renames)} renames, {len(table.libraries)} libraries, {len(table.releases)} releases: ok")
+        return 0
+
+    try:
+        pages = render.render_pages(table)
+    except render.RenderError as exc:
+        print(exc, file=sys.stderr)
+        print("nothing was written.", file=sys.stderr)
+        return 1
+    if args.check:
+        stale = render.stale_pages(pages, args.docs)
+        for path in stale:
+            print(f"{path}: stale; run `python -m generator render`", file=sys.stderr)
+        return 1 if stale else 0
+    changed = render.write_pages(pages, args.docs)
+    for path in changed:
+        print(f"wrote {path}")
+    print(f"{len(changed)} of {len(pages)} pages changed.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

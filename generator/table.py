@@ -1,0 +1,481 @@
+"""The alias table: its schema, loading from YAML with positions, and validation.
+
+Every problem is collected before anything is reported, so one run of `python -m generator check` lists
+all of them as `PATH:LINE:COL: message`. Positions come from PyYAML's composed nodes: the table is walked
+node by node instead of through `yaml.safe_load`, which would throw the positions (and duplicate keys) away.
+"""
+
+from __future__ import annotations
+
+import builtins
+import datetime
+import difflib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from packaging.version import InvalidVersion, Version
+
+KINDS = ("method", "property", "field", "argument", "cli-flag", "config-key", "class", "attribute", "function")
+"""What a renamed name is; decides which names are valid and which guide sections list the row."""
+
+STATUSES = ("shipped", "planned", "removed")
+"""`shipped`: both names exist and the old one warns; `planned`: only the old name exists; `removed`: only the new."""
+
+AUDIENCES = ("script", "config", "model", "library")
+"""Migration-guide sections, by what the reader has: a training script, configs, model code, a library."""
+
+DEFAULT_AUDIENCE = {
+    "method": ("script", "library"),
+    "property": ("script", "library"),
+    "function": ("script", "library"),
+    "field": ("config",),
+    "argument": ("config",),
+    "cli-flag": ("config",),
+    "config-key": ("config",),
+    "class": ("model",),
+    "attribute": ("model",),
+}
+"""The guide sections a row is listed in when it sets no `audience`."""
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_CLI_FLAG = re.compile(r"--[A-Za-z][A-Za-z0-9_-]*\Z")
+_CONFIG_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where something stands in the table file (1-based, as editors count)."""
+
+    path: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with the table, with where it is."""
+
+    position: Position
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.position}: {self.message}"
+
+
+class TableError(Exception):
+    """The table cannot be used; `problems` lists every reason, in file order."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = sorted(problems, key=lambda p: (p.position.line, p.position.column))
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+@dataclass(frozen=True)
+class Library:
+    """A library of the training stack, and what it calls activation checkpointing."""
+
+    key: str
+    """The name rows refer to it by, e.g. `transformers`."""
+    pypi: str
+    """Its distribution name on PyPI."""
+    term: str
+    """The term its documentation uses in prose."""
+    docs: str | None
+    """Link to its documentation of the feature; `None` where no official page was found."""
+    checked: str
+    """The release whose wheel the names were read in."""
+    api: tuple[str, ...]
+    """Public API names for the feature."""
+    config: tuple[str, ...]
+    """Config keys, CLI flags and environment variables for the feature."""
+    display: str
+    """Its name as people write it, e.g. `PyTorch`."""
+    note: str
+    """What a reader comparing names should know."""
+
+
+@dataclass(frozen=True)
+class Release:
+    """A published release of a library and what it did for the rename."""
+
+    library: str
+    version: str
+    date: datetime.date
+    """Upload date on PyPI."""
+    note: str
+    position: Position = field(compare=False)
+    """Where the release starts in the table file."""
+
+
+@dataclass(frozen=True)
+class EmittedWarning:
+    """A warning exactly as a release emits it."""
+
+    category: str
+    """The builtin warning class name, e.g. `FutureWarning`."""
+    message: str
+    """The message, verbatim."""
+
+
+@dataclass(frozen=True)
+class Rename:
+    """One old name and its replacement."""
+
+    library: str
+    kind: str
+    owner: str
+    """The class, function, module or CLI the name belongs to."""
+    old: str
+    new: str
+    status: str
+    since: str | None
+    """First release with the new name; `None` while planned."""
+    removal: str | None
+    """Release planned to remove the old name."""
+    warning: EmittedWarning | None
+    """What using the old name emits; `None` unless shipped."""
+    audience: tuple[str, ...]
+    note: str
+    position: Position = field(compare=False)
+    """Where the row starts in the table file."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """The whole alias table, validated."""
+
+    libraries: dict[str, Library]
+    releases: tuple[Release, ...]
+    renames: tuple[Rename, ...]
+
+    def releases_of(self, library: str) -> list[Release]:
+        """The listed releases of `library`, oldest first."""
+        return sorted((r for r in self.releases if r.library == library), key=lambda r: Version(r.version))
+
+
+# --- Reading nodes --------------------------------------------------------------------------------------------------
+
+
+def _pos(path: str, node: yaml.Node) -> Position:
+    return Position(path, node.start_mark.line + 1, node.start_mark.column + 1)
+
+
+def _kind_of(node: yaml.Node) -> str:
+    if isinstance(node, yaml.MappingNode):
+        return "a mapping"
+    if isinstance(node, yaml.SequenceNode):
+        return "a list"
+    return {
+        "tag:yaml.org,2002:null": "null",
+        "tag:yaml.org,2002:bool": "a boolean",
+        "tag:yaml.org,2002:int": "a number",
+        "tag:yaml.org,2002:float": "a number",
+        "tag:yaml.org,2002:timestamp": "a date",
+    }.get(node.tag, "a string")
+
+
+def _suggest(word: str, choices: tuple[str, ...] | list[str]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else f" (expected one of: {', '.join(choices)})"
+
+
+@dataclass
+class _Reader:
+    """Turns composed YAML nodes into values, recording a `Problem` for each thing wrong."""
+
+    path: str
+    problems: list[Problem] = field(default_factory=list)
+
+    def fail(self, node: yaml.Node, message: str) -> None:
+        self.problems.append(Problem(_pos(self.path, node), message))
+
+    def mapping(self, node: yaml.Node, what: str) -> dict[str, tuple[yaml.Node, yaml.Node]] | None:
+        """Keys to (key node, value node); `None` (and a problem) unless `node` is a mapping with string keys."""
+        if not isinstance(node, yaml.MappingNode):
+            self.fail(node, f"{what} must be a mapping, not {_kind_of(node)}")
+            return None
+        result: dict[str, tuple[yaml.Node, yaml.Node]] = {}
+        for key_node, value_node in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+            if not isinstance(key, str) or key_node.tag != "tag:yaml.org,2002:str":
+                self.fail(key_node, f"keys in {what} must be names, not {_kind_of(key_node)}")
+            elif key in result:
+                self.fail(key_node, f"duplicate key '{key}' in {what} (first at line {result[key][0].start_mark.line + 1})")
+            else:
+                result[key] = (key_node, value_node)
+        return result
+
+    def sequence(self, node: yaml.Node, what: str) -> list[yaml.Node]:
+        if not isinstance(node, yaml.SequenceNode):
+            self.fail(node, f"{what} must be a list, not {_kind_of(node)}")
+            return []
+        return list(node.value)
+
+    def text(self, node: yaml.Node, what: str, *, nullable: bool = False) -> str | None:
+        if nullable and node.tag == "tag:yaml.org,2002:null":
+            return None
+        if not isinstance(node, yaml.ScalarNode) or node.tag != "tag:yaml.org,2002:str" or not node.value.strip():
+            shown = "empty" if isinstance(node, yaml.ScalarNode) and not node.value.strip() else _kind_of(node)
+            self.fail(node, f"{what} must be a non-empty string{' or null' if nullable else ''}, not {shown}")
+            return None
+        return node.value
+
+    def texts(self, node: yaml.Node, what: str) -> tuple[str, ...]:
+        return tuple(t for item in self.sequence(node, what) if (t := self.text(item, f"each item of {what}")))
+
+    def version(self, node: yaml.Node, what: str) -> str | None:
+        # The scalar's own text, so an unquoted `6.0` stays "6.0" instead of becoming the float 6.0.
+        if not isinstance(node, yaml.ScalarNode) or node.tag in ("tag:yaml.org,2002:null", "tag:yaml.org,2002:bool"):
+            self.fail(node, f"{what} must be a version such as '5.23.0', not {_kind_of(node)}")
+            return None
+        try:
+            Version(node.value)
+        except InvalidVersion:
+            self.fail(node, f"{what} '{node.value}' is not a valid version (PEP 440, e.g. '5.23.0')")
+            return None
+        return node.value
+
+    def date(self, node: yaml.Node, what: str) -> datetime.date | None:
+        try:
+            return datetime.date.fromisoformat(node.value if isinstance(node, yaml.ScalarNode) else "")
+        except ValueError:
+            self.fail(node, f"{what} must be a date written YYYY-MM-DD, not {node.value if isinstance(node, yaml.ScalarNode) else _kind_of(node)!r}")
+            return None
+
+    def record(
+        self, node: yaml.Node, what: str, required: tuple[str, ...], optional: tuple[str, ...]
+    ) -> dict[str, yaml.Node] | None:
+        """The fields of a mapping, after reporting unknown fields (with a suggestion) and missing required ones."""
+        fields = self.mapping(node, what)
+        if fields is None:
+            return None
+        known = required + optional
+        for key, (key_node, _) in fields.items():
+            if key not in known:
+                self.fail(key_node, f"unknown field '{key}' in {what}{_suggest(key, known)}")
+        for key in required:
+            if key not in fields:
+                self.fail(node, f"{what} is missing the required field '{key}'")
+        return {key: value for key, (_, value) in fields.items() if key in known}
+
+
+# --- Records --------------------------------------------------------------------------------------------------------
+
+
+def _library(r: _Reader, key: str, node: yaml.Node) -> Library | None:
+    what = f"library '{key}'"
+    f = r.record(node, what, ("pypi", "term", "docs", "checked", "api", "config"), ("display", "note"))
+    if f is None:
+        return None
+    values = {
+        "pypi": r.text(f["pypi"], "pypi") if "pypi" in f else None,
+        "term": r.text(f["term"], "term") if "term" in f else None,
+        "checked": r.version(f["checked"], "checked") if "checked" in f else None,
+        "api": r.texts(f["api"], "api") if "api" in f else None,
+        "config": r.texts(f["config"], "config") if "config" in f else None,
+    }
+    docs = r.text(f["docs"], "docs", nullable=True) if "docs" in f else None
+    if docs is not None and not docs.startswith("https://"):
+        r.fail(f["docs"], f"docs must be an https:// link or null, not '{docs}'")
+    if any(v is None for v in values.values()):
+        return None
+    return Library(
+        key=key,
+        docs=docs,
+        display=(r.text(f["display"], "display") or key) if "display" in f else key,
+        note=(r.text(f["note"], "note") or "") if "note" in f else "",
+        **values,  # type: ignore[arg-type]
+    )
+
+
+def _release(r: _Reader, node: yaml.Node) -> Release | None:
+    f = r.record(node, "release", ("library", "version", "date"), ("note",))
+    if f is None or any(k not in f for k in ("library", "version", "date")):
+        return None
+    library, version, date = r.text(f["library"], "library"), r.version(f["version"], "version"), r.date(f["date"], "date")
+    note = (r.text(f["note"], "note") or "") if "note" in f else ""
+    if library is None or version is None or date is None:
+        return None
+    return Release(library, version, date, note, _pos(r.path, node))
+
+
+def _name_problem(kind: str, name: str) -> str | None:
+    if kind == "cli-flag":
+        return None if _CLI_FLAG.match(name) else "is not a CLI flag (write it as --name)"
+    if kind == "config-key":
+        return None if _CONFIG_KEY.match(name) else "is not a config key (letters, digits, _ . -)"
+    if not _IDENTIFIER.match(name):
+        return f"is not a valid Python identifier, as a {kind} name must be"
+    return None
+
+
+def _choice(r: _Reader, node: yaml.Node, what: str, choices: tuple[str, ...]) -> str | None:
+    value = r.text(node, what)
+    if value is not None and value not in choices:
+        r.fail(node, f"unknown {what} '{value}'{_suggest(value, choices)}")
+        return None
+    return value
+
+
+def _rename(r: _Reader, node: yaml.Node) -> Rename | None:
+    required = ("library", "kind", "owner", "old", "new", "status")
+    f = r.record(node, "rename", required, ("since", "removal", "warning", "audience", "note"))
+    if f is None:
+        return None
+    library = r.text(f["library"], "library") if "library" in f else None
+    kind = _choice(r, f["kind"], "kind", KINDS) if "kind" in f else None
+    status = _choice(r, f["status"], "status", STATUSES) if "status" in f else None
+    owner = r.text(f["owner"], "owner") if "owner" in f else None
+    old = r.text(f["old"], "old") if "old" in f else None
+    new = r.text(f["new"], "new") if "new" in f else None
+    since = r.version(f["since"], "since") if "since" in f else None
+    removal = r.version(f["removal"], "removal") if "removal" in f else None
+    note = (r.text(f["note"], "note") or "") if "note" in f else ""
+
+    if kind is not None:
+        for key, name in (("old", old), ("new", new)):
+            if name is not None and (problem := _name_problem(kind, name)):
+                r.fail(f[key], f"{key} name '{name}' {problem}")
+    if old is not None and old == new:
+        r.fail(f["new"], f"old and new are the same name '{old}'; a rename needs two different names")
+    if since and removal and Version(removal) <= Version(since):
+        r.fail(f["removal"], f"removal {removal} must come after since {since}")
+    if status == "planned" and "since" in f:
+        r.fail(f["since"], "a planned rename has no 'since' yet; remove it or set status: shipped")
+    if status in ("shipped", "removed") and "since" not in f:
+        r.fail(node, f"a {status} rename needs 'since': the first release with the new name")
+
+    warning = _warning(r, f["warning"]) if "warning" in f else None
+    if status == "shipped" and "warning" not in f:
+        r.fail(node, "a shipped rename needs 'warning' (category and message, verbatim as the release emits it)")
+
+    audience: tuple[str, ...] = DEFAULT_AUDIENCE.get(kind or "", ())
+    if "audience" in f:
+        items = r.sequence(f["audience"], "audience")
+        audience = tuple(a for item in items if (a := _choice(r, item, "audience", AUDIENCES)))
+        if not items:
+            r.fail(f["audience"], f"audience must list at least one of: {', '.join(AUDIENCES)}")
+
+    if None in (library, kind, status, owner, old, new):
+        return None
+    return Rename(
+        library=library, kind=kind, owner=owner, old=old, new=new, status=status,  # type: ignore[arg-type]
+        since=since, removal=removal, warning=warning, audience=audience, note=note,
+        position=_pos(r.path, node),
+    )
+
+
+def _warning(r: _Reader, node: yaml.Node) -> EmittedWarning | None:
+    f = r.record(node, "warning", ("category", "message"), ())
+    if f is None or "category" not in f or "message" not in f:
+        return None
+    category, message = r.text(f["category"], "category"), r.text(f["message"], "message")
+    is_warning = isinstance(getattr(builtins, category or "", None), type) and issubclass(
+        getattr(builtins, category or ""), Warning
+    )
+    if category is not None and not is_warning:
+        names = tuple(n for n in dir(builtins) if n.endswith("Warning"))
+        r.fail(f["category"], f"unknown warning category '{category}'{_suggest(category, names)}")
+    if category is None or message is None or not is_warning:
+        return None
+    return EmittedWarning(category, message)
+
+
+# --- The whole table ------------------------------------------------------------------------------------------------
+
+
+def _cross_checks(r: _Reader, table: Table, keys: tuple[str, ...], releases_complete: bool) -> None:
+    """Checks that need more than one record: references, duplicates, chains.
+
+    `keys` holds every library named, valid or not, and `releases_complete` says whether every release was valid,
+    so that one mistake is not reported again as a dangling reference.
+    """
+    for release in table.releases:
+        if release.library not in keys:
+            r.problems.append(Problem(release.position, f"unknown library '{release.library}'{_suggest(release.library, keys)}"))
+    seen_releases: dict[tuple[str, str], Release] = {}
+    for release in table.releases:
+        k = (release.library, str(Version(release.version)))
+        if k in seen_releases:
+            r.problems.append(Problem(release.position, f"release {release.library} {release.version} is listed twice"))
+        seen_releases[k] = release
+
+    by_key: dict[tuple[str, str, str], Rename] = {}
+    for row in table.renames:
+        if row.library not in keys:
+            r.problems.append(Problem(row.position, f"unknown library '{row.library}'{_suggest(row.library, keys)}"))
+        elif releases_complete and row.since and (row.library, str(Version(row.since))) not in seen_releases:
+            listed = ", ".join(rel.version for rel in table.releases_of(row.library)) or "none"
+            r.problems.append(
+                Problem(row.position, f"since {row.since} is not a listed release of {row.library} (listed: {listed}); add it to releases")
+            )
+        key = (row.library, row.owner, row.old)
+        if key in by_key:
+            first = by_key[key].position.line
+            r.problems.append(Problem(row.position, f"'{row.old}' of {row.library} {row.owner} is renamed twice (first at line {first})"))
+        by_key.setdefault(key, row)
+
+    olds: dict[tuple[str, str], Rename] = {}
+    for row in table.renames:
+        olds.setdefault((row.library, row.old), row)
+    for row in table.renames:
+        nxt = olds.get((row.library, row.new))
+        if nxt is not None and nxt is not row:
+            r.problems.append(
+                Problem(
+                    row.position,
+                    f"chain: '{row.old}' → '{row.new}', but '{row.new}' is itself renamed to '{nxt.new}' at line "
+                    f"{nxt.position.line}; rename each old name straight to its final name",
+                )
+            )
+
+
+def parse(text: str, path: str = "aliases.yaml") -> Table:
+    """Validate the table text and return it typed; raise `TableError` listing every problem."""
+    r = _Reader(path)
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = Position(path, mark.line + 1, mark.column + 1) if mark else Position(path, 1, 1)
+        raise TableError([Problem(where, f"YAML syntax error: {exc.problem or exc.context}")]) from None
+    except yaml.YAMLError as exc:
+        raise TableError([Problem(Position(path, 1, 1), f"YAML error: {exc}")]) from None
+    if root is None:
+        raise TableError([Problem(Position(path, 1, 1), "the table is empty; it needs libraries, releases and renames")])
+
+    top = r.record(root, "the table", ("libraries", "releases", "renames"), ())
+    if top is None:
+        raise TableError(r.problems)
+
+    libraries: dict[str, Library] = {}
+    library_nodes = (r.mapping(top["libraries"], "libraries") or {}) if "libraries" in top else {}
+    for key, (_, value) in library_nodes.items():
+        if (lib := _library(r, key, value)) is not None:
+            libraries[key] = lib
+
+    release_nodes = r.sequence(top["releases"], "releases") if "releases" in top else []
+    releases = [release for node in release_nodes if (release := _release(r, node)) is not None]
+
+    renames = [
+        row for node in (r.sequence(top["renames"], "renames") if "renames" in top else ()) if (row := _rename(r, node))
+    ]
+    table = Table(libraries, tuple(releases), tuple(renames))
+    _cross_checks(r, table, tuple(library_nodes), len(releases) == len(release_nodes))
+    if r.problems:
+        raise TableError(r.problems)
+    return table
+
+
+def load(path: Path) -> Table:
+    """Read and validate the table file at `path`."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TableError([Problem(Position(str(path), 1, 1), f"cannot read the table: {exc}")]) from None
+    return parse(text, str(path))

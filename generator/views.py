@@ -1,0 +1,208 @@
+"""Pure functions from the table to what the templates show: grouped rows, filters, the matrix, the timeline.
+
+Everything a page states about versions and behaviour is derived here from `since`, `removal` and `warning`, so
+templates only lay it out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from packaging.version import Version
+
+from generator.table import AUDIENCES, EmittedWarning, Rename, Table
+
+
+@dataclass(frozen=True)
+class WarningFilter:
+    """One recorded warning and the ways to silence or promote just that warning."""
+
+    warning: EmittedWarning
+    olds: tuple[str, ...]
+    """The old names that emit it."""
+
+    @property
+    def regex(self) -> str:
+        """For `warnings.filterwarnings(message=...)` and pytest's `filterwarnings`: matched at the start."""
+        # Only the characters with a meaning in a regular expression: `re.escape` would also escape every space.
+        return re.sub(r"([.^$*+?{}\[\]\\|()])", r"\\\1", self.warning.message)
+
+    def python(self, action: str) -> str:
+        """A `warnings.filterwarnings` call, as code."""
+        return f'warnings.filterwarnings("{action}", message=r"{self.regex}", category={self.warning.category})'
+
+    def pytest(self, action: str) -> str:
+        """A line for pytest's `filterwarnings` ini option (its message part is a regular expression)."""
+        return f"{action}:{self.regex}:{self.warning.category}"
+
+    def command_line(self, action: str) -> str:
+        """A `-W` / `PYTHONWARNINGS` value (its message part is literal text, and `:` separates the parts).
+
+        Meant for single quotes in a shell: the messages hold backticks, which double quotes would run.
+        """
+        text = self.warning.message.split(":")[0].replace("'", "'\\''")
+        return f"{action}:{text}:{self.warning.category}"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """What one name does on one range of releases."""
+
+    outcome: str
+    """`works`, `warns`, `absent`, `removed`: a stable word the page styles and tests read."""
+    detail: str
+    """Human text for the cell."""
+
+
+@dataclass(frozen=True)
+class MatrixLine:
+    row: Rename
+    name: str
+    which: str
+    """`old` or `new`."""
+    cells: tuple[Cell, ...]
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """Per-library behaviour of every old and new name over ranges of releases."""
+
+    library: str
+    columns: tuple[str, ...]
+    lines: tuple[MatrixLine, ...]
+
+
+@dataclass(frozen=True)
+class Event:
+    """A point on a library's deprecation timeline."""
+
+    when: str
+    """A date (YYYY-MM-DD), or `planned` for what has no release yet."""
+    version: str
+    what: str
+
+
+def _ranges(table: Table, library: str) -> list[tuple[str, Version, Version | None, bool]]:
+    """(label, first version, last version, planned) per column: listed releases split at each `since`, then removals."""
+    rows = [r for r in table.renames if r.library == library]
+    cuts = sorted({Version(r.since) for r in rows if r.since})
+    groups: dict[int, list[Version]] = {}
+    for release in table.releases_of(library):
+        v = Version(release.version)
+        groups.setdefault(sum(v >= c for c in cuts), []).append(v)
+    columns = []
+    for index in sorted(groups):
+        versions = groups[index]
+        if index == 0 and cuts:
+            label = f"≤ {versions[-1]}"
+        else:
+            label = f"{versions[0]}" if len(versions) == 1 else f"{versions[0]} – {versions[-1]}"
+        columns.append((label, versions[0], versions[-1], False))
+    for removal in sorted({Version(r.removal) for r in rows if r.removal}):
+        columns.append((f"{removal} (planned)", removal, None, True))
+    return columns
+
+
+def _cell(row: Rename, which: str, first: Version) -> Cell:
+    since = Version(row.since) if row.since else None
+    removal = Version(row.removal) if row.removal else None
+    if row.status == "planned" or since is None:
+        return Cell("works", "works") if which == "old" else Cell("absent", "not in any release yet")
+    if which == "new":
+        return Cell("absent", "absent") if first < since else Cell("works", "works")
+    if first < since:
+        return Cell("works", "works, silent")
+    if removal is not None and first >= removal:
+        return Cell("removed", "removed")
+    warning = row.warning
+    return Cell("warns", f"works, warns ({warning.category})" if warning else "works")
+
+
+def matrices(table: Table) -> list[Matrix]:
+    """One matrix per library that has renames, in the order of `libraries`."""
+    out = []
+    for library in table.libraries:
+        rows = [r for r in table.renames if r.library == library]
+        if not rows:
+            continue
+        columns = _ranges(table, library)
+        lines = [
+            MatrixLine(row, getattr(row, which), which, tuple(_cell(row, which, first) for _, first, _, _ in columns))
+            for row in rows
+            for which in ("old", "new")
+        ]
+        out.append(Matrix(library, tuple(label for label, *_ in columns), tuple(lines)))
+    return out
+
+
+def timeline(table: Table) -> dict[str, list[Event]]:
+    """Per library with releases or renames: its listed releases, what each brought, and what is planned."""
+    events: dict[str, list[Event]] = {}
+    for library in table.libraries:
+        rows = [r for r in table.renames if r.library == library]
+        releases = table.releases_of(library)
+        if not rows and not releases:
+            continue
+        items = []
+        for release in releases:
+            added = [r for r in rows if r.since and Version(r.since) == Version(release.version)]
+            what = release.note or "listed release"
+            if added:
+                warned = sum(1 for r in added if r.warning)
+                what += f" ({len(added)} new names; {warned} old names now warn)"
+            items.append(Event(release.date.isoformat(), release.version, what))
+        for removal in sorted({Version(r.removal) for r in rows if r.removal}):
+            gone = [r for r in rows if r.removal and Version(r.removal) == removal]
+            items.append(Event("planned", str(removal), f"planned removal of {len(gone)} old names"))
+        planned = [r for r in rows if r.status == "planned"]
+        if planned:
+            items.append(Event("planned", "no release yet", f"{len(planned)} names not renamed yet"))
+        events[library] = items
+    return events
+
+
+def warning_filters(table: Table) -> list[WarningFilter]:
+    """Each distinct recorded warning once, with the old names that emit it, in table order."""
+    olds: dict[EmittedWarning, list[str]] = {}
+    for row in table.renames:
+        if row.warning and row.old not in olds.setdefault(row.warning, []):
+            olds[row.warning].append(row.old)
+    return [WarningFilter(w, tuple(names)) for w, names in olds.items()]
+
+
+def distinct_warnings(rows: list[Rename]) -> list[EmittedWarning]:
+    """The warnings of `rows`, each once, in row order."""
+    return list(dict.fromkeys(r.warning for r in rows if r.warning))
+
+
+def context(table: Table) -> dict[str, Any]:
+    """Everything the templates may use."""
+    shipped = [r for r in table.renames if r.status == "shipped"]
+    first_since = {}
+    for row in shipped:
+        if row.since and (row.library not in first_since or Version(row.since) < Version(first_since[row.library])):
+            first_since[row.library] = row.since
+    return {
+        "table": table,
+        "libraries": table.libraries,
+        "shipped": shipped,
+        "planned": [r for r in table.renames if r.status == "planned"],
+        "by_audience": {a: [r for r in shipped if a in r.audience] for a in AUDIENCES},
+        "planned_by_audience": {a: [r for r in table.renames if r.status == "planned" and a in r.audience] for a in AUDIENCES},
+        "first_since": first_since,
+        "matrices": matrices(table),
+        "timeline": timeline(table),
+        "filters": warning_filters(table),
+        "row": lambda library, old: _find(table, library, old),
+        "distinct_warnings": distinct_warnings,
+    }
+
+
+def _find(table: Table, library: str, old: str) -> Rename:
+    """The first row of `library` renaming `old`; templates use it to name things without typing them."""
+    for row in table.renames:
+        if row.library == library and row.old == old:
+            return row
+    raise LookupError(f"the table has no rename of '{old}' in {library}")

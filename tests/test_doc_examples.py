@@ -1,0 +1,113 @@
+"""Guards for the Markdown doc tests configured in the root conftest.py.
+
+The Sybil lexer there decides which ```pycon fences run. These tests check it against a
+deliberately simple scan of the raw text, so no pycon fence in docs/ can go untested
+without a failure, and every fence holds at least one `>>>` example.
+"""
+
+from __future__ import annotations
+
+import doctest
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = sorted((ROOT / "docs").rglob("*.md"))
+
+Blocks = Callable[[str | Path], list[tuple[int, str]]]
+
+
+def scan_pycon_fences(text: str) -> list[int]:
+    """Line numbers of every line whose stripped text starts with ```pycon."""
+    return [
+        n
+        for n, line in enumerate(text.split("\n"), 1)
+        if line.strip().startswith("```pycon")
+    ]
+
+
+@pytest.fixture(scope="session")
+def pycon_blocks(pytestconfig: pytest.Config) -> Blocks:
+    """The root conftest's pycon_blocks(), taken from the loaded plugin: any conftest.py
+    outside a package is imported as `conftest`, so `import conftest` is ambiguous."""
+    for plugin in pytestconfig.pluginmanager.get_plugins():
+        file = getattr(plugin, "__file__", None)
+        if file and Path(file).resolve() == ROOT / "conftest.py":
+            return plugin.pycon_blocks  # type: ignore[no-any-return]
+    pytest.fail(
+        f"{ROOT / 'conftest.py'} is not loaded; run pytest from the repository root"
+    )
+
+
+def test_docs_folder_has_pages() -> None:
+    # Without pages the two tests below would only be skipped (empty parameter set).
+    assert PAGES, f"no Markdown pages under {ROOT / 'docs'}"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_pycon_fence_is_collected(page: Path, pycon_blocks: Blocks) -> None:
+    scanned = scan_pycon_fences(page.read_text(encoding="utf-8"))
+    lexed = [line for line, _ in pycon_blocks(page)]
+    assert lexed == scanned, (
+        f"pycon fences at lines {scanned} but the doc-test lexer found {lexed}"
+    )
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_pycon_fence_has_an_example(page: Path, pycon_blocks: Blocks) -> None:
+    empty = [
+        line
+        for line, source in pycon_blocks(page)
+        if not doctest.DocTestParser().get_examples(source)
+    ]
+    assert not empty, f"pycon fences with no `>>>` statement at lines {empty}"
+
+
+PAGE_WITH_ATTRIBUTES = """\
+# Page
+
+```pycon
+>>> 1 + 1
+2
+```
+
+```pycon title="train.py" hl_lines="2"
+>>> x = 3
+>>> x
+3
+```
+
+=== "Before"
+
+    ```pycon
+    >>> print("a")
+    a
+    ```
+
+=== "After"
+
+    ```pycon title="x.py"
+    >>> print("b")
+    b
+    ```
+
+```python
+not_a_pycon_block = True
+```
+"""
+
+
+def test_lexer_accepts_attributes_and_content_tabs(
+    tmp_path: Path, pycon_blocks: Blocks
+) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(PAGE_WITH_ATTRIBUTES, encoding="utf-8")
+    assert pycon_blocks(page) == [
+        (3, ">>> 1 + 1\n2\n"),
+        (8, ">>> x = 3\n>>> x\n3\n"),
+        (16, '>>> print("a")\na\n'),
+        (23, '>>> print("b")\nb\n'),
+    ]
+    assert scan_pycon_fences(PAGE_WITH_ATTRIBUTES) == [3, 8, 16, 23]

@@ -1,0 +1,119 @@
+"""The generator end to end: CLI behaviour, fresh committed pages, a new row reaching every page, escaping."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from generator import render
+from generator.__main__ import main
+from generator.table import load
+
+ROOT = render.ROOT
+
+PLANNED_ROW = """
+  - library: transformers
+    kind: method
+    owner: PreTrainedModel
+    old: enable_input_require_grads
+    new: enable_input_grads_for_checkpointing
+    status: planned
+    note: "Row added by a test: <script>alert(1)</script> | not a cell break"
+"""
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A copy of the table, templates and docs to render into."""
+    shutil.copy(ROOT / "aliases.yaml", tmp_path / "aliases.yaml")
+    shutil.copytree(ROOT / "docs", tmp_path / "docs")
+    return tmp_path
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "generator", *args], cwd=ROOT, capture_output=True, text=True)
+
+
+def test_committed_pages_are_what_the_table_renders() -> None:
+    result = run_cli("render", "--check")
+    assert result.returncode == 0, f"stale generated pages; run `python -m generator render`:\n{result.stderr}"
+
+
+def test_check_accepts_the_real_table() -> None:
+    result = run_cli("check")
+    assert result.returncode == 0 and result.stderr == ""
+    assert "renames" in result.stdout
+
+
+def test_a_new_row_appears_in_every_page_that_lists_renames(repo: Path) -> None:
+    (repo / "aliases.yaml").write_text((repo / "aliases.yaml").read_text() + PLANNED_ROW)
+    assert main(["render", "--table", str(repo / "aliases.yaml"), "--docs", str(repo / "docs")]) == 0
+    generated = repo / "docs" / render.GENERATED_DIR
+    guide = (generated / "migration-guide.md").read_text()
+    timeline = (generated / "timeline.md").read_text()
+    assert guide.count("<code>enable_input_grads_for_checkpointing</code>") >= 2  # "not renamed yet" and its section
+    matrix = timeline[timeline.index("## Behaviour by release") :]
+    assert "<code>enable_input_require_grads</code> (old)" in matrix
+    assert "<code>enable_input_grads_for_checkpointing</code> (new)" in matrix
+    # The table's text is data: it can neither inject HTML nor break a table row.
+    assert "<script>" not in guide and "&lt;script&gt;alert(1)&lt;/script&gt; \\| not a cell break" in guide
+
+
+def test_render_writes_only_what_changed(repo: Path) -> None:
+    args = ["render", "--table", str(repo / "aliases.yaml"), "--docs", str(repo / "docs")]
+    assert main(args) == 0
+    page = repo / "docs" / render.GENERATED_DIR / "timeline.md"
+    page.unlink()
+    before = {p: p.stat().st_mtime_ns for p in (repo / "docs" / render.GENERATED_DIR).iterdir()}
+    assert main(args) == 0
+    assert page.exists()
+    assert all(p.stat().st_mtime_ns == mtime for p, mtime in before.items())
+
+
+def test_render_check_names_stale_pages_and_writes_nothing(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (repo / "aliases.yaml").write_text((repo / "aliases.yaml").read_text() + PLANNED_ROW)
+    snapshot = {p: p.read_text() for p in (repo / "docs").rglob("*.md")}
+    code = main(["render", "--check", "--table", str(repo / "aliases.yaml"), "--docs", str(repo / "docs")])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "migration-guide.md: stale" in err and "timeline.md: stale" in err
+    assert {p: p.read_text() for p in (repo / "docs").rglob("*.md")} == snapshot
+
+
+def test_a_malformed_table_gets_positions_exit_1_no_traceback_and_no_writes(repo: Path) -> None:
+    table = repo / "aliases.yaml"
+    text = table.read_text()
+    broken = text.replace("status: shipped", "status: shiped", 1).replace("kind: method", "kind: methd", 1)
+    table.write_text(broken)
+    snapshot = {p: p.read_bytes() for p in (repo / "docs").rglob("*.md")}
+    result = subprocess.run(
+        [sys.executable, "-m", "generator", "render", "--table", str(table), "--docs", str(repo / "docs")],
+        cwd=ROOT, capture_output=True, text=True,
+    )
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.splitlines()
+    shiped = broken.splitlines().index(next(l for l in broken.splitlines() if "status: shiped" in l)) + 1
+    assert any(l.startswith(f"{table}:{shiped}:") and "did you mean 'shipped'?" in l for l in lines), lines
+    assert any("unknown kind 'methd'; did you mean 'method'?" in l for l in lines), lines
+    assert lines[-1].endswith("nothing was written.")
+    assert {p: p.read_bytes() for p in (repo / "docs").rglob("*.md")} == snapshot
+
+
+def test_a_template_mistake_names_the_template_line(tmp_path: Path) -> None:
+    templates = tmp_path / "templates"
+    shutil.copytree(ROOT / "templates", templates)
+    page = templates / "timeline.md.j2"
+    page.write_text(page.read_text() + "\n{{ no_such_variable }}\n")
+    line = page.read_text().count("\n")
+    with pytest.raises(render.RenderError, match=rf"timeline\.md\.j2:{line}: UndefinedError"):
+        render.render_pages(load(ROOT / "aliases.yaml"), templates)
+
+
+def test_usage_errors_exit_2() -> None:
+    assert run_cli("nonsense").returncode == 2
+    assert run_cli().returncode == 2

@@ -1,0 +1,258 @@
+"""The built site, checked for what a reader would notice.
+
+The site is built through the MkDocs API (load_config, startup event, build, shutdown), but in
+a child process and from a copy of the repository in a temporary directory:
+
+- the hook (`generator/hook.py`) reloads the generator modules, which in this process would
+  replace the classes that other test modules already imported (`pytest.raises(TableError)`
+  would then miss the reloaded `TableError`);
+- the hook writes docs/generated/*.md when they are stale, which would repair the working tree
+  before the freshness test looks at it.
+
+One build serves the whole session; two more, each with one broken link, check that strict
+mode fails on it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import NamedTuple
+from urllib.parse import urljoin
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+MERMAID = Path("docs/assets/javascripts/mermaid.min.js")
+
+# The nav of the fixed interface: title -> built page (use_directory_urls).
+NAV = {
+    "Home": "index.html",
+    "Migration guide": "generated/migration-guide/index.html",
+    "Naming comparison": "generated/naming-comparison/index.html",
+    "Deprecation timeline": "generated/timeline/index.html",
+    "API reference": "reference/index.html",
+}
+
+# Runs in the child: the MkDocs API, as mkdocstrings' own tests use it. Exit code 3 means
+# MkDocs aborted the build (strict-mode warnings, or an error raised by the hook), as opposed
+# to a crash or an invalid config (1).
+_BUILD = """
+import json, logging, sys
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+from mkdocs.exceptions import Abort
+
+# The mkdocs CLI sets up logging; without this, warnings are counted but never shown.
+logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+config = load_config(sys.argv[1], site_dir=sys.argv[2], strict=True)
+with open(sys.argv[3], "w", encoding="utf-8") as f:
+    json.dump(config.nav, f)
+config.plugins.run_event("startup", command="build", dirty=False)
+try:
+    build(config)
+except Abort as exc:
+    print(f"ABORTED: {exc}", file=sys.stderr)
+    sys.exit(3)
+finally:
+    config.plugins.run_event("shutdown")
+"""
+
+
+class Build(NamedTuple):
+    returncode: int
+    log: str
+    site: Path
+    nav: list[dict[str, str]]
+
+
+def _copy_repo(dest: Path) -> Path:
+    """Copy what a build can read: everything but dot-directories, site/ and bytecode."""
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        top = Path(folder) == ROOT
+        skip = {n for n in names if n == "__pycache__" or n.endswith(".pyc")}
+        return skip | {n for n in names if top and (n.startswith(".") or n == "site")}
+
+    return Path(shutil.copytree(ROOT, dest, ignore=ignore))
+
+
+def _build(repo: Path) -> Build:
+    site, nav = repo.parent / "site", repo.parent / "nav.json"
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    proc = subprocess.run(
+        [sys.executable, "-c", _BUILD, str(repo / "mkdocs.yml"), str(site), str(nav)],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    return Build(proc.returncode, proc.stdout + proc.stderr, site, json.loads(nav.read_text()) if nav.exists() else [])
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Build:
+    result = _build(_copy_repo(tmp_path_factory.mktemp("build") / "repo"))
+    assert result.returncode == 0, f"strict build failed:\n{result.log}"
+    return result
+
+
+def _html(built: Build, page: str) -> str:
+    return (built.site / page).read_text(encoding="utf-8")
+
+
+class _Resources(HTMLParser):
+    """Collect the URLs that make a browser fetch something (not plain <a> links)."""
+
+    ATTRS = {"script": "src", "link": "href", "img": "src", "iframe": "src", "source": "src"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: list[str] = []
+        self.scripts: list[dict[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attr = dict(attrs)
+        if tag == "script":
+            self.scripts.append(attr)
+        if tag == "link" and attr.get("rel") in ("canonical", "prev", "next"):
+            return  # navigation metadata, not fetched
+        if (url := attr.get(self.ATTRS.get(tag, ""))) is not None:
+            self.urls.append(url)
+
+
+class _NavLinks(HTMLParser):
+    """Text -> href of the links in Material's navigation sidebar."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: dict[str, str] = {}
+        self._href: str | None = None
+        self._text: list[str] = []
+
+    @classmethod
+    def of(cls, html: str) -> dict[str, str]:
+        parser = cls()
+        parser.feed(html)
+        return parser.links
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attr = dict(attrs)
+        if tag == "a" and "md-nav__link" in (attr.get("class") or "").split():
+            self._href, self._text = attr.get("href") or "", []
+
+    def handle_data(self, data: str) -> None:
+        if self._href is not None:
+            self._text.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "a" and self._href is not None:
+            self.links.setdefault(" ".join("".join(self._text).split()), self._href)
+            self._href = None
+
+
+def _resources(html: str) -> _Resources:
+    parser = _Resources()
+    parser.feed(html)
+    return parser
+
+
+def test_nav_is_the_documented_one(built: Build) -> None:
+    assert [next(iter(item)) for item in built.nav] == list(NAV)
+
+
+@pytest.mark.parametrize(("title", "page"), NAV.items())
+def test_every_nav_page_is_built(built: Build, title: str, page: str) -> None:
+    assert (built.site / page).is_file(), f"{title}: no {page}"
+    if page != "index.html":  # Material titles the home page with the site name alone
+        assert f"<title>{title} - " in _html(built, page)
+    sidebar = _NavLinks.of(_html(built, "index.html"))
+    assert title in sidebar, f"home page sidebar: {sidebar}"
+    assert urljoin("/", sidebar[title]) == "/" + page.removesuffix("index.html")
+
+
+def test_migration_guide_has_content_tabs(built: Build) -> None:
+    html = _html(built, NAV["Migration guide"])
+    assert 'class="tabbed-set' in html
+    assert '"content.tabs.link"' in html  # tab sets switch together
+
+
+def test_timeline_has_a_mermaid_diagram_with_the_vendored_script(built: Build) -> None:
+    html = _html(built, NAV["Deprecation timeline"])
+    assert '<pre class="mermaid">' in html
+    srcs = [s.get("src") or "" for s in _resources(html).scripts]
+    # Material loads unpkg.com unless the global `mermaid` exists by DOMContentLoaded, so the
+    # vendored script must come after the bundle as a plain script (no async/defer/module).
+    [mermaid] = [s for s in _resources(html).scripts if (s.get("src") or "").endswith(MERMAID.name)]
+    assert not {"async", "defer", "type"} & mermaid.keys()
+    assert any("bundle." in s for s in srcs[: srcs.index(mermaid["src"])])
+
+
+def test_api_reference_documents_the_generator(built: Build) -> None:
+    html = _html(built, NAV["API reference"])
+    assert 'id="generator.table"' in html
+    assert len(re.findall(r'id="generator\.\w+\.\w+"', html)) >= 2  # members, not just headings
+
+
+def test_search_index_has_every_page(built: Build) -> None:
+    index = json.loads((built.site / "search/search_index.json").read_text(encoding="utf-8"))
+    titles = {doc["title"] for doc in index["docs"] if "#" not in doc["location"]}
+    assert set(NAV) - {"Home"} <= titles
+
+
+def test_no_page_loads_anything_from_another_host(built: Build) -> None:
+    offenders = []
+    for page in sorted(built.site.rglob("*.html")):
+        html = page.read_text(encoding="utf-8")
+        external = [u for u in _resources(html).urls if re.match(r"(?i)(https?:)?//", u)]
+        cdn = re.findall(r"(?i)https?://[^\s\"'<>]*(?:unpkg|cdn|googleapis|gstatic)[^\s\"'<>]*", html)
+        if 'data-md-component="source"' in html:  # repo_url: browsers would call api.github.com
+            cdn.append("repo_url widget")
+        if external or cdn:
+            offenders.append(f"{page.relative_to(built.site)}: {external + cdn}")
+    assert not offenders, "\n".join(offenders)
+
+
+def test_no_source_or_test_files_are_published(built: Build) -> None:
+    published = [p.relative_to(built.site) for p in built.site.rglob("*") if p.suffix in (".py", ".pyc")]
+    assert not published
+
+
+def test_vendored_mermaid_is_the_pinned_release() -> None:
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    pinned = re.search(r"^# mermaid (\d+\.\d+\.\d+) sha256 ([0-9a-f]{64})$", config, re.MULTILINE)
+    assert pinned, "mkdocs.yml lost its '# mermaid X.Y.Z sha256 ...' provenance line"
+    data = (ROOT / MERMAID).read_bytes()
+    assert hashlib.sha256(data).hexdigest() == pinned[2]
+    assert f'{{version:"{pinned[1]}"}}'.encode() in data  # the version the bundle reports
+    assert MERMAID.relative_to("docs").as_posix() in config  # listed in extra_javascript
+
+
+def test_published_mermaid_is_the_vendored_file(built: Build) -> None:
+    published = built.site / MERMAID.relative_to("docs")
+    assert published.read_bytes() == (ROOT / MERMAID).read_bytes()
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        "nope.md#missing",  # a missing page
+        "reference.md#no-such-heading",  # a missing anchor: only `validation: links: anchors: warn` fails on it
+    ],
+)
+def test_broken_link_fails_the_strict_build(tmp_path: Path, link: str) -> None:
+    repo = _copy_repo(tmp_path / "repo")
+    with (repo / "docs/index.md").open("a", encoding="utf-8") as page:  # hand-written: the hook leaves it alone
+        page.write(f"\n[x]({link})\n")
+    result = _build(repo)
+    assert result.returncode == 3, result.log
+    assert f"'{link.partition('#')[0]}'" in result.log
+    assert "Aborted with 1 warnings in strict mode" in result.log, result.log  # and nothing else is wrong

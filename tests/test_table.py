@@ -1,0 +1,122 @@
+"""Validation of the alias table: every class of mistake is reported with its line and column, all at once."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from generator.render import TABLE_PATH
+from generator.table import TableError, load, parse
+
+VALID = textwrap.dedent(
+    """\
+    libraries:
+      transformers:
+        pypi: transformers
+        term: activation checkpointing
+        docs: https://huggingface.co/docs/transformers
+        checked: "5.24.0"
+        api: [PreTrainedModel.activation_checkpointing_enable]
+        config: [--activation_checkpointing]
+    releases:
+      - library: transformers
+        version: "5.23.0"
+        date: 2026-11-13
+    renames:
+      - library: transformers
+        kind: method
+        owner: PreTrainedModel
+        old: gradient_checkpointing_enable
+        new: activation_checkpointing_enable
+        status: shipped
+        since: "5.23.0"
+        removal: "6.0.0"
+        warning:
+          category: FutureWarning
+          message: "`gradient_checkpointing_enable` is deprecated."
+    """
+)
+
+
+def problems(text: str) -> list[str]:
+    with pytest.raises(TableError) as info:
+        parse(text, "t.yaml")
+    return [str(p) for p in info.value.problems]
+
+
+def test_the_valid_example_and_the_real_table_load() -> None:
+    table = parse(VALID, "t.yaml")
+    assert [r.new for r in table.renames] == ["activation_checkpointing_enable"]
+    assert table.renames[0].position.line == 14
+    real = load(TABLE_PATH)
+    assert any(r.status == "shipped" for r in real.renames)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        pytest.param("  - library: transformers\n    kind: method", "  - library: transformers\n    kind: method\n    sinse: x", "t.yaml:16:5: unknown field 'sinse' in rename; did you mean 'since'?", id="unknown-field"),
+        pytest.param("    status: shipped\n", "    status: shiped\n", "t.yaml:19:13: unknown status 'shiped'; did you mean 'shipped'?", id="unknown-status"),
+        pytest.param("    kind: method\n", "    kind: methd\n", "t.yaml:15:11: unknown kind 'methd'; did you mean 'method'?", id="unknown-kind"),
+        pytest.param("  - library: transformers\n    kind", "  - library: transfomers\n    kind", "t.yaml:14:5: unknown library 'transfomers'; did you mean 'transformers'?", id="unknown-library"),
+        pytest.param('    removal: "6.0.0"', '    removal: "six"', "t.yaml:21:14: removal 'six' is not a valid version (PEP 440, e.g. '5.23.0')", id="invalid-version"),
+        pytest.param('    removal: "6.0.0"', '    removal: "5.0"', "t.yaml:21:14: removal 5.0 must come after since 5.23.0", id="removal-before-since"),
+        pytest.param("    new: activation_checkpointing_enable", "    new: gradient_checkpointing_enable", "t.yaml:18:10: old and new are the same name 'gradient_checkpointing_enable'; a rename needs two different names", id="old-equals-new"),
+        pytest.param("    old: gradient_checkpointing_enable", "    old: gradient-checkpointing-enable", "t.yaml:17:10: old name 'gradient-checkpointing-enable' is not a valid Python identifier, as a method name must be", id="bad-identifier"),
+        pytest.param("    warning:\n      category: FutureWarning\n      message: \"`gradient_checkpointing_enable` is deprecated.\"\n", "", "t.yaml:14:5: a shipped rename needs 'warning' (category and message, verbatim as the release emits it)", id="shipped-without-warning"),
+        pytest.param("category: FutureWarning", "category: FutureWarnin", "t.yaml:23:17: unknown warning category 'FutureWarnin'; did you mean 'FutureWarning'?", id="unknown-category"),
+        pytest.param('    since: "5.23.0"\n', "", "t.yaml:14:5: a shipped rename needs 'since': the first release with the new name", id="missing-since"),
+        pytest.param("    owner: PreTrainedModel\n", "", "t.yaml:14:5: rename is missing the required field 'owner'", id="missing-field"),
+        pytest.param('    checked: "5.24.0"', "    checked: [5]", "t.yaml:6:14: checked must be a version such as '5.23.0', not a list", id="wrong-type"),
+        pytest.param("    date: 2026-11-13", "    date: 13/11/2026", "t.yaml:12:11: date must be a date written YYYY-MM-DD, not '13/11/2026'", id="bad-date"),
+        pytest.param('    version: "5.23.0"', '    version: "5.22.0"', "t.yaml:14:5: since 5.23.0 is not a listed release of transformers (listed: 5.22.0); add it to releases", id="since-not-released"),
+        pytest.param("    docs: https://huggingface.co/docs/transformers", "    docs: huggingface.co", "t.yaml:5:11: docs must be an https:// link or null, not 'huggingface.co'", id="bad-link"),
+        pytest.param("    term: activation checkpointing\n", "    term: activation checkpointing\n    term: again\n", "t.yaml:5:5: duplicate key 'term' in library 'transformers' (first at line 4)", id="duplicate-key"),
+        pytest.param("  transformers:\n    pypi", "  transformers:\n   pypi", "t.yaml:4:9: YAML syntax error: mapping values are not allowed here", id="yaml-syntax"),
+    ],
+)
+def test_each_mistake_is_reported_with_its_position(old: str, new: str, expected: str) -> None:
+    text = VALID
+    assert old in text, old
+    assert expected in problems(text.replace(old, new, 1))
+
+
+def test_duplicates_chains_and_cycles_point_at_the_later_rows() -> None:
+    row = VALID[VALID.index("  - library: transformers\n    kind") :]
+    chained = row.replace("old: gradient_checkpointing_enable", "old: activation_checkpointing_enable").replace(
+        "new: activation_checkpointing_enable", "new: checkpointing_enable"
+    )
+    found = problems(VALID + row + chained)
+    assert "t.yaml:25:5: 'gradient_checkpointing_enable' of transformers PreTrainedModel is renamed twice (first at line 14)" in found
+    assert any(p.startswith("t.yaml:14:5: chain: 'gradient_checkpointing_enable' → 'activation_checkpointing_enable'") for p in found)
+    cycle = row.replace("old: gradient_checkpointing_enable", "old: activation_checkpointing_enable").replace(
+        "new: activation_checkpointing_enable", "new: gradient_checkpointing_enable"
+    )
+    assert sum("chain:" in p for p in problems(VALID + cycle)) == 2
+
+
+def test_a_section_of_the_wrong_shape() -> None:
+    text = VALID[: VALID.index("renames:")] + "renames: {}\n"
+    assert problems(text) == ["t.yaml:13:10: renames must be a list, not a mapping"]
+
+
+def test_every_problem_is_reported_at_once_in_file_order() -> None:
+    broken = VALID.replace("kind: method", "kind: methd").replace("status: shipped", "status: shiped")
+    broken = broken.replace('removal: "6.0.0"', 'removal: "x"')
+    found = problems(broken)
+    assert [p.split(":")[1] for p in found] == ["15", "19", "21"]
+
+
+def test_empty_and_non_mapping_tables() -> None:
+    assert problems("") == ["t.yaml:1:1: the table is empty; it needs libraries, releases and renames"]
+    assert problems("- a\n") == ["t.yaml:1:1: the table must be a mapping, not a list"]
+    assert "t.yaml:1:1: unknown field 'librarys' in the table; did you mean 'libraries'?" in problems("librarys: {}\n")
+
+
+def test_an_unreadable_file_is_a_problem_not_a_crash(tmp_path: Path) -> None:
+    path = tmp_path / "aliases.yaml"
+    path.write_bytes(b"\xff\xfe")
+    with pytest.raises(TableError, match="cannot read the table"):
+        load(path)
