@@ -29,7 +29,8 @@ render: $(STAMP)
 	$(VENV)/bin/python -m generator render
 
 # torch goes first, on its own, so requirements.txt (transformers, accelerate) finds it installed
-# and pip never resolves torch from the index. /opt/wheels holds the CPU wheel where it exists.
+# instead of resolving a torch of its own. /opt/wheels holds the local CPU wheel where it exists.
+# (Changing TORCH here does not refresh the venv; touch requirements.txt or delete .venv.)
 $(STAMP): requirements.txt
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	if [ -d /opt/wheels ]; then links="--find-links /opt/wheels"; else links=; fi; \

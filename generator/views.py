@@ -51,7 +51,7 @@ class Cell:
     """What one name does on one range of releases."""
 
     outcome: str
-    """`works`, `warns`, `absent`, `removed`: a stable word the page styles and tests read."""
+    """`works`, `warns`, `absent`, `removed` or `unknown`: a stable word the page styles and tests read."""
     detail: str
     """Human text for the cell."""
 
@@ -105,10 +105,12 @@ def _ranges(table: Table, library: str) -> list[tuple[str, Version, Version | No
     return columns
 
 
-def _cell(row: Rename, which: str, first: Version) -> Cell:
+def _cell(row: Rename, which: str, first: Version, planned_release: bool) -> Cell:
     since = Version(row.since) if row.since else None
     removal = Version(row.removal) if row.removal else None
     if row.status == "planned" or since is None:
+        if planned_release:
+            return Cell("unknown", "no plan announced")
         return Cell("works", "works") if which == "old" else Cell("absent", "not in any release yet")
     if which == "new":
         return Cell("absent", "absent") if first < since else Cell("works", "works")
@@ -129,7 +131,7 @@ def matrices(table: Table) -> list[Matrix]:
             continue
         columns = _ranges(table, library)
         lines = [
-            MatrixLine(row, getattr(row, which), which, tuple(_cell(row, which, first) for _, first, _, _ in columns))
+            MatrixLine(row, getattr(row, which), which, tuple(_cell(row, which, first, planned) for _, first, _, planned in columns))
             for row in rows
             for which in ("old", "new")
         ]
