@@ -42,6 +42,7 @@ DEFAULT_AUDIENCE = {
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _CLI_FLAG = re.compile(r"--[A-Za-z][A-Za-z0-9_-]*\Z")
 _CONFIG_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
+_LINK = re.compile(r"https://[^\s()<>]+\Z")  # safe as the target of a Markdown link
 
 
 @dataclass(frozen=True)
@@ -280,8 +281,8 @@ def _library(r: _Reader, key: str, node: yaml.Node) -> Library | None:
         "config": r.texts(f["config"], "config") if "config" in f else None,
     }
     docs = r.text(f["docs"], "docs", nullable=True) if "docs" in f else None
-    if docs is not None and not docs.startswith("https://"):
-        r.fail(f["docs"], f"docs must be an https:// link or null, not '{docs}'")
+    if docs is not None and not _LINK.match(docs):
+        r.fail(f["docs"], f"docs must be an https:// link (no spaces, parentheses or angle brackets) or null, not '{docs}'")
     if any(v is None for v in values.values()):
         return None
     return Library(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -117,3 +118,21 @@ def test_a_template_mistake_names_the_template_line(tmp_path: Path) -> None:
 def test_usage_errors_exit_2() -> None:
     assert run_cli("nonsense").returncode == 2
     assert run_cli().returncode == 2
+
+
+def test_a_new_row_reaches_the_built_site(tmp_path: Path) -> None:
+    """The hook renders before MkDocs reads the pages, so a table edit needs no separate render step."""
+    for name in ("aliases.yaml", "mkdocs.yml"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    for name in ("generator", "templates", "docs"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "aliases.yaml").write_text((tmp_path / "aliases.yaml").read_text() + PLANNED_ROW)
+    mkdocs = Path(sys.executable).with_name("mkdocs")
+    result = subprocess.run(
+        [str(mkdocs), "build", "--strict", "-d", str(tmp_path / "site")],
+        cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    assert result.returncode == 0, result.stderr
+    for page in ("migration-guide", "timeline"):
+        html = (tmp_path / "site" / "generated" / page / "index.html").read_text()
+        assert "<code>enable_input_grads_for_checkpointing</code>" in html, page
