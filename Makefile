@@ -2,6 +2,7 @@
 # make test   - the whole test suite (site build, generator, doc examples)
 # make build  - strict build of the site into site/
 # make render - rewrite docs/generated/*.md from aliases.yaml and templates/
+# make setup  - only the environment: .venv and the pinned axe-core the browser tests inject
 # Every target first creates .venv, or refreshes it when requirements.txt changed.
 
 PYTHON ?= python3
@@ -9,17 +10,23 @@ ADDR ?= 127.0.0.1:8000
 VENV := .venv
 STAMP := $(VENV)/.requirements.stamp
 TORCH := torch==2.13.0
+# axe-core, the accessibility engine tests/test_browser.py injects into every page, from the npm registry
+# (pinned; npm checks the tarball against the registry's integrity hash). The test reads this line.
+AXE_CORE_VERSION := 4.14.1
+AXE := .cache/axe-core-$(AXE_CORE_VERSION)/axe.min.js
 
 # Material 9.8 prints a multi-line MkDocs 2.0 notice on every build; it changes nothing.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve test build render
+.PHONY: serve test build render setup
 
 # --livereload: with Click 8.2.2-8.3.x `mkdocs serve` silently runs without it.
 serve: $(STAMP)
 	$(VENV)/bin/mkdocs serve --livereload -a $(ADDR)
 
-test: $(STAMP)
+setup: $(STAMP) $(AXE)
+
+test: $(STAMP) $(AXE)
 	$(VENV)/bin/python -m pytest
 
 build: $(STAMP)
@@ -37,3 +44,9 @@ $(STAMP): requirements.txt
 	$(VENV)/bin/pip install $$links $(TORCH) && \
 	$(VENV)/bin/pip install $$links -r requirements.txt
 	touch $@
+
+# Unpacked next to nothing else, then moved into place: an interrupted download leaves no $(AXE).
+$(AXE):
+	rm -rf $(@D).tmp && mkdir -p $(@D).tmp
+	cd $(@D).tmp && npm pack --silent axe-core@$(AXE_CORE_VERSION) >/dev/null && tar -xzf axe-core-$(AXE_CORE_VERSION).tgz
+	rm -rf $(@D) && mv $(@D).tmp/package $(@D) && rm -rf $(@D).tmp

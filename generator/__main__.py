@@ -1,6 +1,7 @@
-"""Command line: `python -m generator check|render [--table PATH] [--check]`.
+"""Command line: `python -m generator check|render|matrix [--table PATH] [--check]`, and `scan|fix PATH...` (the migration tool).
 
-Exit codes: 0 done, 1 the table has problems or (with `render --check`) pages are stale, 2 usage errors.
+Exit codes: 0 done, 1 the table has problems, (with `render --check`) pages are stale or (with `matrix --check`) the
+measured data differs, 2 usage errors.
 Problems go to stderr as `PATH:LINE:COL: message`, one per line, never as a traceback.
 """
 
@@ -10,7 +11,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from generator import render
+from generator import matrix, render
+from generator.migrate import cli as migrate_cli
 from generator.table import TableError, load
 
 
@@ -23,11 +25,20 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--table", type=Path, default=render.TABLE_PATH, help="the alias table (default: %(default)s)")
     rend.add_argument("--check", action="store_true", help="write nothing; exit 1 and name the pages that are stale")
     rend.add_argument("--docs", type=Path, default=render.DOCS_DIR, help="the docs folder (default: %(default)s)")
+    scan = commands.add_parser("scan", help="report uses of the renamed names in code, notebooks, configs, scripts, Markdown")
+    fix = commands.add_parser("fix", help="rewrite what is safe to rewrite (a diff, or in place with --write)")
+    migrate_cli.add_arguments(scan, fix, render.TABLE_PATH)
+    mat = commands.add_parser("matrix", help="probe every listed release and record the outcomes under data/")
+    mat.add_argument("--table", type=Path, default=render.TABLE_PATH, help="the alias table (default: %(default)s)")
+    mat.add_argument("--check", action="store_true", help="write nothing; measure again and exit 1 with a diff on any difference")
+    mat.add_argument("--data", type=Path, default=matrix.DATA_DIR, help="the data folder (default: %(default)s)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command in ("scan", "fix"):
+        return migrate_cli.scan(args) if args.command == "scan" else migrate_cli.fix(args)
     try:
         table = load(args.table)
     except TableError as exc:
@@ -39,6 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "check":
         print(f"{args.table}: {len(table.renames)} renames, {len(table.libraries)} libraries, {len(table.releases)} releases: ok")
         return 0
+    if args.command == "matrix":
+        return matrix.command(table, args.table, args.data, check=args.check)
 
     try:
         pages = render.render_pages(table)

@@ -1,9 +1,18 @@
-"""MkDocs hook: re-render the generated pages at the start of every build, so `mkdocs serve` shows table edits.
+"""MkDocs hook: re-render the generated pages before every build (live table edits), publish the outputs after.
 
-Events used: `on_pre_build` only. `mkdocs serve` imports a hook once and caches it together with every module it
-imports, so the generator modules are reloaded here on each build; otherwise an edit to `generator/` or a
-template-facing helper would be watched (see `watch:` in mkdocs.yml) but served stale. Pages are written only
-when their content changed, which keeps the server from rebuilding in a loop.
+Events used:
+
+- `on_pre_build`: render docs/generated/*.md. `mkdocs serve` imports a hook once and caches it together with every
+  module it imports, so the generator modules are reloaded here on each rebuild; otherwise an edit to `generator/` or
+  a template-facing helper would be watched (see `watch:` in mkdocs.yml) but served stale. Pages are written only
+  when their content changed, which keeps the server from rebuilding in a loop.
+- `on_config`: give `site_url` back its trailing slash. mike appends the deployed version without one
+  (`…/latest`), and MkDocs then hands 404.html and Material a base path without it, so the 404 page fetched
+  /sitemap.xml and /search/ from the site root instead of the version's (found by tests/test_browser.py).
+  Hooks run after plugins, so this sees mike's value.
+- `on_post_build`: publish the machine-readable outputs into the built site (aliases.json and its JSON Schema,
+  llms.txt, llms-full.txt, each page's Markdown source; see `generator.outputs`). They are written into site_dir
+  only, never into docs/, so they need no committing and cannot trigger a rebuild.
 """
 
 from __future__ import annotations
@@ -20,22 +29,48 @@ from mkdocs.exceptions import PluginError
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import generator.oldnames  # noqa: E402
+import generator.outputs  # noqa: E402
 import generator.render  # noqa: E402
 import generator.table  # noqa: E402
 import generator.views  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.generator")
 
+_rebuild = False
+"""Whether a build already ran in this process. Before the first one the generator modules were just imported,
+so reloading them would only cost time (it is part of every `mkdocs build`; see benchmarks/build.py)."""
+_table: generator.table.Table | None = None
+"""The table the current build rendered, which `on_post_build` publishes without reading the file again."""
+
+
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    if config.site_url and not config.site_url.endswith("/"):
+        config.site_url += "/"
+    return config
+
 
 def on_pre_build(config: MkDocsConfig) -> None:
-    for module in (generator.table, generator.oldnames, generator.views, generator.render):
-        importlib.reload(module)
+    global _rebuild, _table
+    if _rebuild:
+        for module in (generator.table, generator.oldnames, generator.views, generator.render, generator.outputs):
+            importlib.reload(module)
+    _rebuild, _table = True, None
     render, table = generator.render, generator.table
     try:
-        pages = render.render_pages(table.load(render.TABLE_PATH))
+        loaded = table.load(render.TABLE_PATH)
+        pages = render.render_pages(loaded)
     except table.TableError as exc:
         raise PluginError(f"aliases.yaml has problems; the generated pages were left as they were:\n{exc}") from None
     except render.RenderError as exc:
         raise PluginError(f"a template failed; the generated pages were left as they were:\n{exc}") from None
     for path in render.write_pages(pages):
         log.info("generator: wrote %s", path.relative_to(render.ROOT))
+    _table = loaded
+
+
+def on_post_build(config: MkDocsConfig) -> None:
+    outputs = generator.outputs
+    pages = outputs.read_pages(Path(config.docs_dir), config.nav)
+    assert _table is not None, "on_pre_build failed, so MkDocs should not have built"
+    files = outputs.site_outputs(_table, pages, config.site_name, config.site_description or "")
+    outputs.write_outputs(files, Path(config.site_dir))

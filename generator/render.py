@@ -14,7 +14,8 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
-from generator import views
+from generator import matrix, measured, views
+from generator.migrate import adoption
 from generator.oldnames import OldNames, rewrite_pycon
 from generator.table import Table
 
@@ -31,6 +32,7 @@ PAGES = {
     "migration-guide.md": "migration-guide.md.j2",
     "naming-comparison.md": "naming-comparison.md.j2",
     "timeline.md": "timeline.md.j2",
+    "adoption-report.md": "adoption-report.md.j2",
 }
 """Generated page (under `docs/generated/`) → the template that renders it."""
 
@@ -161,6 +163,14 @@ def render_pages(table: Table, templates_dir: Path = TEMPLATES_DIR) -> dict[str,
     """Every generated page's Markdown, keyed by its file name under `docs/generated/`."""
     env = environment(table, templates_dir)
     context = views.context(table)
+    try:
+        context.update(measured.context(table, matrix.load_measured()))
+    except matrix.MatrixError as exc:
+        raise RenderError(str(exc)) from exc
+    try:
+        context["adoption"] = adoption.view(table, adoption.load_data())
+    except adoption.AdoptionDataError as exc:
+        raise RenderError(str(exc)) from exc
     pages = {}
     for page, template in PAGES.items():
         try:

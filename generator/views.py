@@ -1,7 +1,7 @@
-"""Pure functions from the table to what the templates show: grouped rows, filters, the matrix, the timeline.
+"""Pure functions from the table to what the templates show: grouped rows, filters, the timeline.
 
-Everything a page states about versions and behaviour is derived here from `since`, `removal` and `warning`, so
-templates only lay it out.
+Everything a page states about versions here is derived from `since`, `removal` and `warning`, so templates only
+lay it out. What the releases *do* (the behaviour matrix) is measured, not derived: see `generator.measured`.
 """
 
 from __future__ import annotations
@@ -47,34 +47,6 @@ class WarningFilter:
 
 
 @dataclass(frozen=True)
-class Cell:
-    """What one name does on one range of releases."""
-
-    outcome: str
-    """`works`, `warns`, `absent`, `removed` or `unknown`: a stable word the page styles and tests read."""
-    detail: str
-    """Human text for the cell."""
-
-
-@dataclass(frozen=True)
-class MatrixLine:
-    row: Rename
-    name: str
-    which: str
-    """`old` or `new`."""
-    cells: tuple[Cell, ...]
-
-
-@dataclass(frozen=True)
-class Matrix:
-    """Per-library behaviour of every old and new name over ranges of releases."""
-
-    library: str
-    columns: tuple[str, ...]
-    lines: tuple[MatrixLine, ...]
-
-
-@dataclass(frozen=True)
 class Event:
     """A point on a library's deprecation timeline."""
 
@@ -82,61 +54,6 @@ class Event:
     """A date (YYYY-MM-DD), or `planned` for what has no release yet."""
     version: str
     what: str
-
-
-def _ranges(table: Table, library: str) -> list[tuple[str, Version, Version | None, bool]]:
-    """(label, first version, last version, planned) per column: listed releases split at each `since`, then removals."""
-    rows = [r for r in table.renames if r.library == library]
-    cuts = sorted({Version(r.since) for r in rows if r.since})
-    groups: dict[int, list[Version]] = {}
-    for release in table.releases_of(library):
-        v = Version(release.version)
-        groups.setdefault(sum(v >= c for c in cuts), []).append(v)
-    columns = []
-    for index in sorted(groups):
-        versions = groups[index]
-        if index == 0 and cuts:
-            label = f"≤ {versions[-1]}"
-        else:
-            label = f"{versions[0]}" if len(versions) == 1 else f"{versions[0]} – {versions[-1]}"
-        columns.append((label, versions[0], versions[-1], False))
-    for removal in sorted({Version(r.removal) for r in rows if r.removal}):
-        columns.append((f"{removal} (planned)", removal, None, True))
-    return columns
-
-
-def _cell(row: Rename, which: str, first: Version, planned_release: bool) -> Cell:
-    since = Version(row.since) if row.since else None
-    removal = Version(row.removal) if row.removal else None
-    if row.status == "planned" or since is None:
-        if planned_release:
-            return Cell("unknown", "no plan announced")
-        return Cell("works", "works") if which == "old" else Cell("absent", "not in any release yet")
-    if which == "new":
-        return Cell("absent", "absent") if first < since else Cell("works", "works")
-    if first < since:
-        return Cell("works", "works, silent")
-    if removal is not None and first >= removal:
-        return Cell("removed", "removed")
-    warning = row.warning
-    return Cell("warns", f"works, warns ({warning.category})" if warning else "works")
-
-
-def matrices(table: Table) -> list[Matrix]:
-    """One matrix per library that has renames, in the order of `libraries`."""
-    out = []
-    for library in table.libraries:
-        rows = [r for r in table.renames if r.library == library]
-        if not rows:
-            continue
-        columns = _ranges(table, library)
-        lines = [
-            MatrixLine(row, getattr(row, which), which, tuple(_cell(row, which, first, planned) for _, first, _, planned in columns))
-            for row in rows
-            for which in ("old", "new")
-        ]
-        out.append(Matrix(library, tuple(label for label, *_ in columns), tuple(lines)))
-    return out
 
 
 def timeline(table: Table) -> dict[str, list[Event]]:
@@ -194,7 +111,6 @@ def context(table: Table) -> dict[str, Any]:
         "by_audience": {a: [r for r in shipped if a in r.audience] for a in AUDIENCES},
         "planned_by_audience": {a: [r for r in table.renames if r.status == "planned" and a in r.audience] for a in AUDIENCES},
         "first_since": first_since,
-        "matrices": matrices(table),
         "timeline": timeline(table),
         "filters": warning_filters(table),
         "row": lambda library, old: _find(table, library, old),

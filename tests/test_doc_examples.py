@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from generator.oldnames import OldNames
+from generator.table import load
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted((ROOT / "docs").rglob("*.md"))
 
@@ -39,6 +42,25 @@ def pycon_blocks(pytestconfig: pytest.Config) -> Blocks:
     pytest.fail(
         f"{ROOT / 'conftest.py'} is not loaded; run pytest from the repository root"
     )
+
+
+@pytest.fixture(scope="session")
+def old_name_examples(pytestconfig: pytest.Config) -> Callable[[str | Path], list[tuple[int, str]]]:
+    """The root conftest's old_name_examples(): (line, mode) of each statement the old-names pass runs."""
+    for plugin in pytestconfig.pluginmanager.get_plugins():
+        file = getattr(plugin, "__file__", None)
+        if file and Path(file).resolve() == ROOT / "conftest.py":
+            return plugin.old_name_examples  # type: ignore[no-any-return]
+    pytest.fail(f"{ROOT / 'conftest.py'} is not loaded; run pytest from the repository root")
+
+
+def renamed_statements(source: str, names: OldNames) -> list[int]:
+    """0-based line offsets of the `>>>` statements in a block that use a renamed (new) name."""
+    return [
+        example.lineno
+        for example in doctest.DocTestParser().get_examples(source)
+        if names.rewrite(example.source) != example.source
+    ]
 
 
 def test_docs_folder_has_pages() -> None:
@@ -111,3 +133,29 @@ def test_lexer_accepts_attributes_and_content_tabs(
         (23, '>>> print("b")\nb\n'),
     ]
     assert scan_pycon_fences(PAGE_WITH_ATTRIBUTES) == [3, 8, 16, 23]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_statement_with_a_renamed_name_runs_under_the_old_names(
+    page: Path, pycon_blocks: Blocks, old_name_examples: Callable[[str | Path], list[tuple[int, str]]]
+) -> None:
+    names = OldNames.from_table(load(ROOT / "aliases.yaml"))
+    blocks = pycon_blocks(page)
+    statements = [line + 1 + example.lineno for line, source in blocks for example in doctest.DocTestParser().get_examples(source)]
+    renamed = [line + 1 + offset for line, source in blocks for offset in renamed_statements(source, names)]
+    runs = dict(old_name_examples(page))
+    missing = [line for line in renamed if line not in runs]
+    assert not missing, f"statements using a renamed name at lines {missing} have no old-names example"
+    # A page that uses a renamed name runs whole (later statements need earlier ones); any other page not at all.
+    assert sorted(runs) == (statements if renamed else []), f"old-names examples at {sorted(runs)}, statements at {statements}"
+    assert set(runs.values()) <= {"rewritten", "before-tab", "unchanged", "kept"}
+
+
+def test_the_old_names_pass_covers_every_renamed_statement_of_the_site(
+    pycon_blocks: Blocks, old_name_examples: Callable[[str | Path], list[tuple[int, str]]]
+) -> None:
+    names = OldNames.from_table(load(ROOT / "aliases.yaml"))
+    renamed = sum(len(renamed_statements(source, names)) for page in PAGES for _, source in pycon_blocks(page))
+    old_names = sum(len(old_name_examples(page)) for page in PAGES)
+    # The acceptance criterion: at least as many old-names items as statements that use a renamed name.
+    assert renamed > 0 and old_names >= renamed, (old_names, renamed)

@@ -124,7 +124,7 @@ def test_a_new_row_reaches_the_built_site(tmp_path: Path) -> None:
     """The hook renders before MkDocs reads the pages, so a table edit needs no separate render step."""
     for name in ("aliases.yaml", "mkdocs.yml"):
         shutil.copy(ROOT / name, tmp_path / name)
-    for name in ("generator", "templates", "docs"):
+    for name in ("generator", "templates", "docs", "data"):  # data/: measured matrix and adoption data the pages render
         shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "aliases.yaml").write_text((tmp_path / "aliases.yaml").read_text() + PLANNED_ROW)
     mkdocs = Path(sys.executable).with_name("mkdocs")

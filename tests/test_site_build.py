@@ -19,7 +19,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -28,6 +27,7 @@ from typing import NamedTuple
 from urllib.parse import urljoin
 
 import pytest
+from sitekit import copy_repo
 
 ROOT = Path(__file__).resolve().parent.parent
 MERMAID = Path("docs/assets/javascripts/mermaid.min.js")
@@ -36,7 +36,9 @@ MERMAID = Path("docs/assets/javascripts/mermaid.min.js")
 NAV = {
     "Home": "index.html",
     "Migration guide": "generated/migration-guide/index.html",
+    "Migrate automatically": "migrate-automatically/index.html",
     "Naming comparison": "generated/naming-comparison/index.html",
+    "Adoption report": "generated/adoption-report/index.html",
     "Deprecation timeline": "generated/timeline/index.html",
     "API reference": "reference/index.html",
 }
@@ -73,17 +75,6 @@ class Build(NamedTuple):
     nav: list[dict[str, str]]
 
 
-def _copy_repo(dest: Path) -> Path:
-    """Copy what a build can read: everything but dot-directories, site/ and bytecode."""
-
-    def ignore(folder: str, names: list[str]) -> set[str]:
-        top = Path(folder) == ROOT
-        skip = {n for n in names if n == "__pycache__" or n.endswith(".pyc")}
-        return skip | {n for n in names if top and (n.startswith(".") or n == "site")}
-
-    return Path(shutil.copytree(ROOT, dest, ignore=ignore))
-
-
 def _build(repo: Path) -> Build:
     site, nav = repo.parent / "site", repo.parent / "nav.json"
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
@@ -100,7 +91,7 @@ def _build(repo: Path) -> Build:
 
 @pytest.fixture(scope="session")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Build:
-    result = _build(_copy_repo(tmp_path_factory.mktemp("build") / "repo"))
+    result = _build(copy_repo(tmp_path_factory.mktemp("build") / "repo"))
     assert result.returncode == 0, f"strict build failed:\n{result.log}"
     return result
 
@@ -249,7 +240,7 @@ def test_published_mermaid_is_the_vendored_file(built: Build) -> None:
     ],
 )
 def test_broken_link_fails_the_strict_build(tmp_path: Path, link: str) -> None:
-    repo = _copy_repo(tmp_path / "repo")
+    repo = copy_repo(tmp_path / "repo")
     with (repo / "docs/index.md").open("a", encoding="utf-8") as page:  # hand-written: the hook leaves it alone
         page.write(f"\n[x]({link})\n")
     result = _build(repo)

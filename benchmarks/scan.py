@@ -1,0 +1,109 @@
+"""Benchmark: the migration scanner against ruff and grep on the transformers 5.23.0 source tree.
+
+Run: `.venv/bin/python benchmarks/scan.py [--repeat 7]` (downloads the wheel into .cache/wheels once). Each round
+runs, back to back on the same unpacked tree:
+
+- `python -m generator.migrate scan TREE` (the scanner, lean entry point) and `python -m generator scan TREE`;
+- `ruff check --select F401 --no-cache TREE` (the target: the scanner must not be slower);
+- `grep -rn gradient_checkpointing TREE` (a floor: what a text search costs).
+
+Every command is a fresh process, so interpreter start-up and loading the alias table are included. The median
+of the rounds is reported, with ratios to ruff and to grep, and written to benchmarks/RESULTS-scan.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from generator.migrate.adoption import fetch  # noqa: E402
+
+VERSION = "5.23.0"
+RESULTS = ROOT / "benchmarks" / "RESULTS-scan.md"
+
+
+def _ruff() -> str:
+    found = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+    if not found:
+        raise SystemExit("ruff is not installed: .venv/bin/pip install -r requirements.txt")
+    return found
+
+
+def commands(tree: Path) -> dict[str, list[str]]:
+    py = sys.executable
+    return {
+        "scanner (python -m generator.migrate scan)": [py, "-m", "generator.migrate", "scan", str(tree)],
+        "scanner (python -m generator scan)": [py, "-m", "generator", "scan", str(tree)],
+        "ruff check --select F401 --no-cache": [_ruff(), "check", "--select", "F401", "--no-cache", str(tree)],
+        "grep -rn gradient_checkpointing": ["grep", "-rn", "gradient_checkpointing", str(tree)],
+    }
+
+
+def measure(argv: list[str]) -> float:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    start = time.perf_counter()
+    subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=7, help="rounds; the median is reported (default: %(default)s)")
+    parser.add_argument("--no-write", action="store_true", help=f"print the table, do not write {RESULTS.name}")
+    args = parser.parse_args()
+    wheel = fetch("transformers", VERSION)
+    tree = wheel.with_suffix("")
+    files = sum(1 for _ in tree.rglob("*.py"))
+    runs = commands(tree)
+    for argv in runs.values():  # warm the file cache and the interpreter's bytecode
+        measure(argv)
+    load_before = os.getloadavg()[0]
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(args.repeat):
+        for name, argv in runs.items():
+            times[name].append(measure(argv))
+    load_after = os.getloadavg()[0]
+    median = {name: statistics.median(t) for name, t in times.items()}
+    ruff = median["ruff check --select F401 --no-cache"]
+    grep = median["grep -rn gradient_checkpointing"]
+    lines = [
+        "# Scanner speed",
+        "",
+        f"Scanning the transformers {VERSION} source tree ({files} Python files, unpacked from `{wheel.name}`), each",
+        f"command a fresh process, {args.repeat} rounds back to back after one warm-up round; medians. Machine:",
+        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; 1-minute load average",
+        f"{load_before:.2f} before and {load_after:.2f} after the rounds (other work slows every command, the ratios less).",
+        "",
+        "| command | median (s) | ÷ ruff | ÷ grep |",
+        "|---|---|---|---|",
+    ]
+    for name, value in median.items():
+        lines.append(f"| `{name}` | {value:.3f} | {value / ruff:.2f} | {value / grep:.1f} |")
+    lean = median["scanner (python -m generator.migrate scan)"]
+    lines += [
+        "",
+        f"Target: the scanner no slower than ruff. Result: {'met' if lean <= ruff else 'NOT met'} "
+        f"(lean entry point {lean / ruff:.2f}× ruff).",
+        "",
+        "Reproduce: `.venv/bin/python benchmarks/scan.py` (writes this file; `--no-write` only prints).",
+        "",
+    ]
+    text = "\n".join(lines)
+    print(text)
+    if not args.no_write:
+        RESULTS.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

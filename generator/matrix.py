@@ -1,0 +1,285 @@
+"""The measured behaviour matrix: probe every listed release in its own environment and keep the outcomes as data.
+
+`python -m generator matrix` does three things:
+
+1. For every release the table lists of a library that has renames (transformers 5.22.2, 5.23.0, 5.24.0, PEFT,
+   TRL), it makes an environment under `.cache/matrix/`: `pip install --no-deps --target` of that one release.
+   The project's `.venv` supplies everything else (torch, accelerate, ...), so all releases share one torch install.
+   The releases' requirements must then be met by `.venv`; `environment_problems()` compares them.
+2. It runs `generator.probes` once per environment, with `PYTHONPATH` putting that release first, in parallel (one
+   process per core), and `generator.downstream` once in `.venv` itself.
+3. It writes `data/matrix.json` and `data/downstream-warnings.json` when they changed, or, with `--check`, compares
+   them with the new measurement and fails with a diff.
+
+The timeline's matrix and the guide's downstream section are rendered from these files, never from the table.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import difflib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from packaging.requirements import Requirement
+from packaging.version import Version
+
+from generator.table import Table
+
+ROOT = Path(__file__).resolve().parent.parent
+CACHE_DIR = ROOT / ".cache" / "matrix"
+"""Where the per-release environments live (ignored by git; created on demand)."""
+DATA_DIR = ROOT / "data"
+MATRIX_FILE = "matrix.json"
+DOWNSTREAM_FILE = "downstream-warnings.json"
+TIMEOUT = 600
+"""Seconds one probe run or one install may take before the measurement is abandoned."""
+
+
+class MatrixError(Exception):
+    """Measuring failed, or the recorded data cannot be read; the message says what to do."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Job:
+    """One listed release to probe, in its own environment."""
+
+    library: str
+    pypi: str
+    version: str
+
+    @property
+    def env(self) -> Path:
+        """The `--target` folder holding just this release."""
+        return CACHE_DIR / f"{self.pypi}-{self.version}"
+
+
+def jobs_of(table: Table) -> list[Job]:
+    """Every listed release of every library that has renames, in table order, oldest release first."""
+    jobs = []
+    for key, library in table.libraries.items():
+        if any(row.library == key for row in table.renames):
+            jobs.extend(Job(key, library.pypi, release.version) for release in table.releases_of(key))
+    return jobs
+
+
+# --- Environments --------------------------------------------------------------------------------------------------------
+
+
+def ensure_env(job: Job) -> Path:
+    """The job's environment, installed first if it is missing; a half-finished install is never used."""
+    done = job.env / ".complete"
+    if done.is_file():
+        return job.env
+    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f"{job.env.name}.", dir=CACHE_DIR))
+    command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-compile", "--target", str(staging),
+               f"{job.pypi}=={job.version}"]
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT, check=False)
+        if result.returncode != 0:
+            tail = "\n".join(result.stderr.strip().splitlines()[-5:])
+            raise MatrixError(f"cannot install {job.pypi}=={job.version} into {job.env}:\n{tail}")
+        (staging / ".complete").write_text(f"{job.pypi}=={job.version}\n", encoding="utf-8")
+        shutil.rmtree(job.env, ignore_errors=True)
+        staging.rename(job.env)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return job.env
+
+
+def environment_problems(job: Job) -> list[str]:
+    """Requirements of the release that the shared `.venv` does not meet (extras and markers aside)."""
+    dist = next(metadata.distributions(path=[str(job.env)]), None)
+    if dist is None:
+        return [f"{job.env} holds no installed distribution"]
+    problems = []
+    for text in dist.requires or []:
+        requirement = Requirement(text)
+        if requirement.marker is not None and not requirement.marker.evaluate({"extra": ""}):
+            continue
+        try:
+            installed = metadata.version(requirement.name)
+        except metadata.PackageNotFoundError:
+            problems.append(f"{job.pypi} {job.version} needs {requirement}, which .venv does not have")
+            continue
+        if not requirement.specifier.contains(installed, prereleases=True):
+            problems.append(f"{job.pypi} {job.version} needs {requirement}, .venv has {requirement.name} {installed}")
+    return problems
+
+
+# --- Measuring -----------------------------------------------------------------------------------------------------------
+
+
+def _run_module(module: str, args: list[str], pythonpath: list[Path]) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="matrix-") as tmp:
+        out = Path(tmp) / "out.json"
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(str(p) for p in [*pythonpath, ROOT])}
+        env.pop("PYTHONWARNINGS", None)  # the probes record warnings themselves
+        env["OMP_NUM_THREADS"] = "1"  # tiny models; several probe processes share the cores without oversubscribing
+        result = subprocess.run(
+            [sys.executable, "-m", module, *args, "--out", str(out)],
+            cwd=tmp, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False,
+        )
+        if result.returncode != 0 or not out.is_file():
+            tail = "\n".join(result.stderr.strip().splitlines()[-15:])
+            where = f" with {pythonpath[0]}" if pythonpath else ""
+            raise MatrixError(f"python -m {module}{where} failed (exit {result.returncode}):\n{tail}")
+        return json.loads(out.read_text(encoding="utf-8"))
+
+
+def probe_job(job: Job, table_path: Path) -> dict[str, Any]:
+    """Probe one release and check that it really was that release that answered."""
+    problems = environment_problems(job)
+    if problems:
+        raise MatrixError("the shared .venv does not fit this release:\n" + "\n".join(problems))
+    result = _run_module("generator.probes", ["--table", str(table_path.resolve()), "--library", job.library], [job.env])
+    measured = result["versions"].get(job.library)
+    if measured != job.version or (job.library == "transformers" and not result["transformers_path"].startswith(str(job.env))):
+        raise MatrixError(f"{job.env} should provide {job.pypi} {job.version}, but the probes ran {measured}")
+    return {"library": job.library, "release": job.version, "versions": result["versions"], "outcomes": result["outcomes"]}
+
+
+def measure(table: Table, table_path: Path, jobs: list[Job] | None = None, workers: int | None = None) -> dict[str, Any]:
+    """The matrix data for `jobs` (default: every listed release), environments created as needed."""
+    jobs = jobs_of(table) if jobs is None else jobs
+    for job in jobs:
+        ensure_env(job)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
+        results = list(pool.map(lambda job: probe_job(job, table_path), jobs))
+    return {
+        "about": "Measured by `python -m generator matrix` (generator/probes.py); never edit by hand.",
+        "python": f"{sys.version_info.major}.{sys.version_info.minor}",
+        "releases": results,
+    }
+
+
+def measure_downstream() -> dict[str, Any]:
+    """PEFT's and TRL's warnings, measured in the project's own environment (see `generator.downstream`)."""
+    result = _run_module("generator.downstream", [], [])
+    return {"about": "Measured by `python -m generator matrix` (generator/downstream.py); never edit by hand.", **result}
+
+
+def measure_all(table: Table, table_path: Path) -> dict[str, dict[str, Any]]:
+    """Both data files' content, keyed by file name; the downstream run overlaps with the release probes."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        downstream = pool.submit(measure_downstream)
+        matrix = measure(table, table_path)
+        return {MATRIX_FILE: matrix, DOWNSTREAM_FILE: downstream.result()}
+
+
+# --- Data files ----------------------------------------------------------------------------------------------------------
+
+
+def dump(data: dict[str, Any]) -> str:
+    """The committed text of a data file: stable key order, one value per line, so diffs are readable."""
+    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+
+
+def read(path: Path) -> dict[str, Any]:
+    """A data file, or `MatrixError` with `PATH:LINE:COL` when it is missing or not valid JSON."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise MatrixError(f"{path}:1:1: missing; run `python -m generator matrix` to measure it") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise MatrixError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg}); run `python -m generator matrix` to measure it again") from None
+    if not isinstance(data, dict):
+        raise MatrixError(f"{path}:1:1: expected a JSON object; run `python -m generator matrix` to measure it again")
+    return data
+
+
+def differences(recorded: dict[str, Any], measured: dict[str, Any], name: str) -> str:
+    """A unified diff from the recorded to the measured data, empty when they are equal."""
+    lines = difflib.unified_diff(
+        dump(recorded).splitlines(keepends=True), dump(measured).splitlines(keepends=True),
+        fromfile=f"data/{name} (recorded)", tofile=f"data/{name} (measured now)",
+    )
+    return "".join(lines)
+
+
+def write_if_changed(measured: dict[str, dict[str, Any]], data_dir: Path = DATA_DIR) -> list[Path]:
+    """Write each data file whose content changed, atomically; return the paths written."""
+    changed = []
+    data_dir.mkdir(parents=True, exist_ok=True)
+    for name, data in measured.items():
+        path, text = data_dir / name, dump(data)
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            tmp = path.with_name(f".{name}.tmp")
+            tmp.write_text(text, encoding="utf-8")
+            tmp.replace(path)
+            changed.append(path)
+    return changed
+
+
+# --- What the pages read -------------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Measured:
+    """The recorded outcomes, as the pages use them."""
+
+    releases: dict[str, list[str]]
+    """Per library, the measured releases, oldest first."""
+    outcomes: dict[tuple[str, str], list[dict[str, Any]]]
+    """(library, release) → outcomes in probe order."""
+    versions: dict[tuple[str, str], dict[str, str]]
+    """(library, release) → the versions of transformers, torch (and the library) that answered."""
+    downstream: dict[str, Any]
+    """The content of `data/downstream-warnings.json`."""
+
+    def of_row(self, library: str, release: str, key: dict[str, str]) -> list[dict[str, Any]]:
+        """The outcomes of one row in one release (empty when the row was not measured)."""
+        return [o for o in self.outcomes.get((library, release), []) if o["row"] == key]
+
+
+def load_measured(data_dir: Path = DATA_DIR) -> Measured:
+    """Both data files; `MatrixError` names the file and position when one is missing or malformed."""
+    matrix, downstream = read(data_dir / MATRIX_FILE), read(data_dir / DOWNSTREAM_FILE)
+    releases: dict[str, list[str]] = {}
+    outcomes, versions = {}, {}
+    try:
+        for entry in matrix["releases"]:
+            key = (entry["library"], entry["release"])
+            releases.setdefault(entry["library"], []).append(entry["release"])
+            outcomes[key], versions[key] = entry["outcomes"], entry["versions"]
+        downstream["entries"], downstream["versions"]
+    except (KeyError, TypeError) as exc:
+        raise MatrixError(f"{data_dir}: a data file lacks {exc}; run `python -m generator matrix` to measure it again") from None
+    for versions_of_library in releases.values():
+        versions_of_library.sort(key=Version)
+    return Measured(releases, outcomes, versions, downstream)
+
+
+def command(table: Table, table_path: Path, data_dir: Path, *, check: bool) -> int:
+    """`python -m generator matrix [--check]`: measure, then write the data files or compare with them."""
+    try:
+        measured = measure_all(table, table_path)
+        if check:
+            diffs = [differences(read(data_dir / name), data, name) for name, data in measured.items()]
+            diffs = [d for d in diffs if d]
+            for diff in diffs:
+                print(diff, file=sys.stderr, end="")
+            if diffs:
+                print("the releases no longer behave as recorded; run `python -m generator matrix`, then "
+                      "`python -m generator render`, and review the diff", file=sys.stderr)
+                return 1
+            print(f"{', '.join(sorted(measured))}: every outcome measured again, no difference.")
+            return 0
+    except MatrixError as exc:
+        print(exc, file=sys.stderr)
+        print("nothing was written.", file=sys.stderr)
+        return 1
+    for path in write_if_changed(measured, data_dir):
+        print(f"wrote {path}")
+    return 0

@@ -1,0 +1,219 @@
+"""Pure functions from the measured data (`data/*.json`, see `generator.matrix`) to what the templates show.
+
+The timeline's behaviour matrix and the migration guide's "Warnings you cannot fix yet" section state only what a
+probe observed: a cell says what the first use of a name did in that release, and the details list every scenario
+with its recorded warning or exception verbatim. The table decides which rows and releases there are; a row or a
+release that the data does not cover shows as *not measured* (and `tests/test_matrix.py` fails on it).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from generator.matrix import Measured
+from generator.probes import row_key
+from generator.table import EmittedWarning, Rename, Table
+from generator.views import WarningFilter
+
+NOT_MEASURED = "not measured"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """What one name does in one release."""
+
+    outcome: str
+    """`works`, `warns`, `raises`, `absent` or `not measured`: a stable word the page styles and tests read."""
+    detail: str
+    """Human text for the cell."""
+
+
+@dataclass(frozen=True)
+class MatrixLine:
+    """One name of one row across the measured releases."""
+
+    row: Rename
+    name: str
+    which: str
+    """`old` or `new`."""
+    cells: tuple[Cell, ...]
+
+
+@dataclass(frozen=True)
+class ProbeLine:
+    """One scenario of one row across the measured releases."""
+
+    scenario: str
+    uses: str
+    """`old`, `new` or `both`."""
+    cells: tuple[str, ...]
+    """Outcome, note numbers and effect per release."""
+
+
+@dataclass(frozen=True)
+class ProbeTable:
+    """Every scenario of one row, with the messages the cells refer to by number."""
+
+    row: Rename
+    lines: tuple[ProbeLine, ...]
+    notes: tuple[str, ...]
+    """`Category: message` of each distinct warning or exception, numbered from 1 in order of appearance."""
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """Per-library behaviour of every old and new name in each listed release, as measured."""
+
+    library: str
+    columns: tuple[str, ...]
+    """The listed releases, oldest first."""
+    lines: tuple[MatrixLine, ...]
+    probes: tuple[ProbeTable, ...]
+    versions: dict[str, dict[str, str]]
+    """Release → the versions that answered (transformers, torch, and the library itself)."""
+
+
+def _summary(outcome: dict[str, Any] | None) -> Cell:
+    if outcome is None:
+        return Cell(NOT_MEASURED, NOT_MEASURED)
+    kind = outcome["outcome"]
+    if outcome["scenario"] == "exists":
+        return Cell(kind, "exists" if kind == "works" else "absent")
+    if kind == "warns":
+        categories = ", ".join(dict.fromkeys(w["category"] for w in outcome["warnings"]))
+        return Cell(kind, f"works, warns ({categories})")
+    if kind == "raises":
+        return Cell(kind, f"raises {outcome['error']['type']}")
+    return Cell(kind, "works, silent" if kind == "works" else "absent")
+
+
+def _effect_text(effect: Any) -> str:
+    if isinstance(effect, dict):
+        return ", ".join(f"{key}={json.dumps(value)}" for key, value in effect.items())
+    return "" if effect is None else json.dumps(effect)
+
+
+def _probe_table(row: Rename, releases: list[str], per_release: list[list[dict[str, Any]]]) -> ProbeTable:
+    notes: list[str] = []
+
+    def note(text: str) -> int:
+        if text not in notes:
+            notes.append(text)
+        return notes.index(text) + 1
+
+    plans = [(o["scenario"], o["uses"]) for o in next((r for r in per_release if r), [])]
+    lines = []
+    for scenario, uses in plans:
+        cells = []
+        for outcomes in per_release:
+            found = next((o for o in outcomes if (o["scenario"], o["uses"]) == (scenario, uses)), None)
+            if found is None:
+                cells.append(NOT_MEASURED)
+                continue
+            refs = [note(f"{w['category']}: {w['message']}") for w in found["warnings"]]
+            if found["error"]:
+                refs.append(note(f"{found['error']['type']}: {found['error']['message']}"))
+            marks = "".join(f" ({n})" for n in refs)
+            effect = _effect_text(found["effect"])
+            cells.append(f"{found['outcome']}{marks}" + (f" → {effect}" if effect else ""))
+        lines.append(ProbeLine(scenario, uses, tuple(cells)))
+    return ProbeTable(row, tuple(lines), tuple(notes))
+
+
+def matrices(table: Table, measured: Measured) -> list[Matrix]:
+    """One matrix per library that has renames and listed releases, in the order of `libraries`."""
+    out = []
+    for library in table.libraries:
+        rows = [r for r in table.renames if r.library == library]
+        releases = [r.version for r in table.releases_of(library)]
+        if not rows or not releases:
+            continue
+        lines, probes = [], []
+        for row in rows:
+            per_release = [measured.of_row(library, release, row_key(row)) for release in releases]
+            for which in ("old", "new"):
+                firsts = [next((o for o in outcomes if o["uses"] == which), None) for outcomes in per_release]
+                lines.append(MatrixLine(row, getattr(row, which), which, tuple(_summary(o) for o in firsts)))
+            if row.status == "shipped":
+                probes.append(_probe_table(row, releases, per_release))
+        versions = {r: measured.versions[(library, r)] for r in releases if (library, r) in measured.versions}
+        out.append(Matrix(library, tuple(releases), tuple(lines), tuple(probes), versions))
+    return out
+
+
+# --- The downstream section ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DownstreamExample:
+    """Entry points that emit the same warnings from the same lines, shown with one doc-tested example."""
+
+    titles: tuple[str, ...]
+    """What the user calls, e.g. `get_peft_model()`; the first one is the example's."""
+    library: str
+    warnings: tuple[dict[str, Any], ...]
+    """Each warning with its `site` (file, line and code in the library) and `emitted_at` (transformers line)."""
+    how: str
+    pycon: str
+    """The example as a pycon session: the call with its warnings, then the same call with the narrowest filter."""
+    filters: tuple[str, ...]
+    """One `warnings.filterwarnings(...)` line per warning, as used in the example."""
+    fix: str | None
+    """A pycon session with the new names that avoids the warning, when the user's own code can (its own example)."""
+
+
+def _statement(code: str) -> list[str]:
+    lines = code.splitlines()
+    return [f">>> {lines[0]}", *(f"... {line}" for line in lines[1:])]
+
+
+def _filtered(code: str, filters: list[str]) -> list[str]:
+    body = ["with warnings.catch_warnings():", *(f"    {f}" for f in filters), *(f"    {line}" for line in code.splitlines())]
+    return _statement("\n".join(body))
+
+
+def _warning_lines(warnings: list[dict[str, Any]]) -> list[str]:
+    return [f"{w['category']}: {w['message']}" for w in warnings]
+
+
+def downstream(measured: Measured) -> list[DownstreamExample]:
+    """The measured entry points that warn, grouped by what they emit and from where, in measurement order."""
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for entry in measured.downstream["entries"]:
+        if entry["warnings"]:
+            key = tuple((w["message"], json.dumps(w["site"])) for w in entry["warnings"])
+            groups.setdefault(key, []).append(entry)
+    examples = []
+    for entries in groups.values():
+        first = entries[0]
+        filters = list(dict.fromkeys(
+            WarningFilter(EmittedWarning(w["category"], w["message"]), ()).python("ignore") for w in first["warnings"]
+        ))
+        lines = [line for code in first["setup"] for line in _statement(code)]
+        lines += _statement(first["call"]) + _warning_lines(first["warnings"])
+        lines += _filtered(first["call"], filters)
+        fix = None
+        if first["fix"] is not None:
+            fix = "\n".join(_statement(first["fix"]["code"]) + _warning_lines(first["fix"]["warnings"]))
+        examples.append(DownstreamExample(
+            titles=tuple(e["title"] for e in entries),
+            library=first["library"],
+            warnings=tuple(first["warnings"]),
+            how=first["how"],
+            pycon="\n".join(lines),
+            filters=tuple(filters),
+            fix=fix,
+        ))
+    return examples
+
+
+def context(table: Table, measured: Measured) -> dict[str, Any]:
+    """What the templates may use from the measured data."""
+    return {
+        "matrices": matrices(table, measured),
+        "downstream": downstream(measured),
+        "downstream_versions": measured.downstream["versions"],
+        "downstream_silent": [e["title"] for e in measured.downstream["entries"] if not e["warnings"]],
+    }

@@ -1,0 +1,110 @@
+"""What the migration tool reports: findings (with the edit a `fix` finding applies), file errors, and their output.
+
+A finding is one use of a renamed name. Its severity says what a person has to do: `fix` (the tool can rewrite it
+safely), `hazard` (behaviour may differ: a person must look) or `info` (nothing to change now, or nothing the tool
+can be sure of). Every message ends with a link to the guide section that explains it.
+
+Links are paths into this repository's docs (`docs/generated/migration-guide.md#training-scripts`), not URLs: the
+tool runs from a checkout of this repository (nothing is packaged), the path opens in the reader's editor or on the
+repository host without a network, it is the very file the site is built from, and `mkdocs.yml`'s `site_url` is a
+local preview address until a deployment sets `SITE_URL`, so an absolute URL taken from it would point nowhere for
+most readers. `GUIDE` is the one place the page path is spelled; a test checks each anchor against the guide's
+headings, slugged as MkDocs does.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+
+SEVERITIES = ("fix", "hazard", "info")
+"""From most to least actionable; `scan` exits 1 when a `fix` or `hazard` finding is reported."""
+
+GUIDE = "docs/generated/migration-guide.md"
+"""The migration guide, relative to the repository root; messages link to its sections."""
+
+SECTIONS = {
+    "script": "training-scripts",
+    "config": "configs-and-command-lines",
+    "model": "custom-models-and-remote-code",
+    "library": "libraries-that-call-these-names",
+    "pitfalls": "pitfalls-of-the-5230-implementation",
+}
+"""Guide sections by topic → their anchors (MkDocs' slugs of the headings)."""
+
+
+def link(section: str) -> str:
+    """The guide section `section` (a key of `SECTIONS`) as a repository path with its anchor."""
+    return f"{GUIDE}#{SECTIONS[section]}"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace `text[start:end]` (offsets into the decoded file text) with `new`."""
+
+    start: int
+    end: int
+    new: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One use of a renamed (or not-yet-renamed) name."""
+
+    path: str
+    line: int
+    """1-based line in the file."""
+    column: int
+    """1-based column, in characters."""
+    severity: str
+    """`fix`, `hazard` or `info`."""
+    old: str
+    new: str | None
+    """The name to write instead; `None` when there is none to suggest."""
+    code: str
+    """Which rule matched, e.g. `call`, `keyword`, `write`; stable, for filters and the adoption report."""
+    message: str
+    """What was found, what to do, and a link to the guide section."""
+    edits: tuple[Edit, ...] = field(default=(), compare=False, repr=False)
+    """The text edits that apply the fix (only `fix` findings have them)."""
+
+    def as_json(self) -> dict[str, object]:
+        """The public fields, as `--format json` writes them."""
+        data = asdict(self)
+        del data["edits"]
+        return data
+
+    def text(self) -> str:
+        """One linter-style line: `path:line:col: severity [code] old → new: message`."""
+        names = f"{self.old} → {self.new}" if self.new else self.old
+        return f"{self.path}:{self.line}:{self.column}: {self.severity} [{self.code}] {names}: {self.message}"
+
+
+@dataclass(frozen=True)
+class FileError:
+    """A file that could not be checked (not text, not decodable, does not parse): it is left untouched."""
+
+    path: str
+    line: int
+    column: int
+    message: str
+    """What is wrong and how to fix it."""
+
+    def text(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}: error: {self.message}"
+
+
+def sort_key(finding: Finding) -> tuple[str, int, int, str]:
+    return (finding.path, finding.line, finding.column, finding.old)
+
+
+def to_json(findings: list[Finding]) -> str:
+    """`--format json`: a JSON list of the findings' public fields."""
+    return json.dumps([f.as_json() for f in findings], indent=2, ensure_ascii=False)
+
+
+def summary(findings: list[Finding], files: int) -> str:
+    """The closing line of the text output."""
+    counts = {s: sum(1 for f in findings if f.severity == s) for s in SEVERITIES}
+    parts = ", ".join(f"{n} {s}" for s, n in counts.items())
+    return f"{len(findings)} finding{'s' * (len(findings) != 1)} ({parts}) in {files} file{'s' * (files != 1)} checked."

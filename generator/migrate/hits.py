@@ -1,0 +1,105 @@
+"""What every file handler shares: the options of a run, a found name in handler coordinates, and the verdicts.
+
+A handler (Python, YAML, JSON, shell) sees a piece of text and returns `Hit`s with offsets into that text; the file
+layer maps them to file lines and columns (a notebook cell or a Markdown fence is a piece of a bigger file). The
+verdict functions here decide the severity and write the message, so every handler says the same thing about the
+same rename: a `fix` where the gate allows the new name, otherwise an `info` with the guide's both-versions
+pattern and the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from generator.migrate.findings import Edit, link
+from generator.migrate.requirements import Allowed, Deferred
+from generator.migrate.rules import Rules
+from generator.table import Rename
+
+
+@dataclass(frozen=True)
+class Options:
+    """How one run treats every file."""
+
+    rules: Rules
+    allowed: Allowed | Deferred
+    """The transformers releases the file's project allows."""
+    planned: bool = False
+    """Also report names the table lists as planned (not renamed in any release yet)."""
+    gate: bool = True
+    """Apply the version gate; the adoption scan turns it off to classify calls as on the newest release."""
+    package: str | None = None
+    """Import name of the package being scanned (adoption report): its own API names are not transformers'."""
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A finding with offsets into the text a handler was given."""
+
+    start: int
+    """Offset of the old name in the handler's text."""
+    old: str
+    new: str | None
+    severity: str
+    code: str
+    message: str
+    edits: tuple[Edit, ...] = ()
+
+
+# What to write when releases before `since` must keep working, by what the name is; sections of the guide.
+_BOTH_VERSIONS = {
+    "method": ("look the new method up on the class: `if hasattr(type(model), '{new}')` call it, else the old one", "script"),
+    "property": ("read `model.{new}` only when `hasattr(type(model), '{new}')`, else the old property", "library"),
+    "argument": ("pass the keyword the installed release has (test for it on the class first)", "config"),
+    "field": ("pick the field name the installed release has from `dataclasses.fields(TrainingArguments)`", "config"),
+    "cli-flag": ("keep the old flag until every environment that runs it has transformers {since} or newer", "config"),
+    "config-key": ("keep the old key until every environment that reads the file has transformers {since} or newer", "config"),
+}
+
+
+def gate_reason(row: Rename, options: Options) -> str | None:
+    """Why `row.new` must not be written for this project, or `None` when every allowed release has it."""
+    if not options.gate or row.since is None or not options.allowed.allows_before(row.since):
+        return None
+    pattern, section = _BOTH_VERSIONS.get(row.kind, _BOTH_VERSIONS["method"])
+    how = (
+        f"declare transformers>={row.since} (pyproject.toml, requirements*.txt or setup.cfg) or pass "
+        f"--target transformers=={row.since}"
+        if options.allowed.specifier is None
+        else f"once the requirement is transformers>={row.since} this becomes a fix"
+    )
+    return (
+        f"not rewritten: {options.allowed.describe()}, and releases before {row.since} have no `{row.new}`. "
+        f"To support both, {pattern.format(new=row.new, since=row.since)}; {how}. See {link(section)}"
+    )
+
+
+def deprecation(row: Rename) -> str:
+    """`old` is deprecated since ... (the warning the release emits)."""
+    warns = f" and emits a {row.warning.category}" if row.warning else ""
+    removal = f", removal planned in {row.removal}" if row.removal else ""
+    return f"deprecated since transformers {row.since}{warns}{removal}"
+
+
+def rename(row: Rename, start: int, edits: tuple[Edit, ...], options: Options, *, code: str, what: str, section: str) -> Hit:
+    """The verdict for a use the tool is sure of: a `fix` with `edits`, or an `info` when the gate forbids it."""
+    reason = gate_reason(row, options)
+    if reason is not None:
+        return Hit(start, row.old, row.new, "info", code, f"{what}; {reason}")
+    return Hit(start, row.old, row.new, "fix", code, f"{what}, {deprecation(row)}: use `{row.new}`. See {link(section)}", edits)
+
+
+def hazard(row: Rename, start: int, *, code: str, what: str, section: str) -> Hit:
+    """A use whose rewrite could change behaviour: reported for a person, never rewritten."""
+    return Hit(start, row.old, row.new, "hazard", code, f"{what}. See {link(section)}")
+
+
+def info(row: Rename, start: int, *, code: str, what: str, section: str, new: str | None = None) -> Hit:
+    """A use to know about that needs no change now (or that the tool cannot place)."""
+    return Hit(start, row.old, new, "info", code, f"{what}. See {link(section)}")
+
+
+def planned_hit(rows: tuple[Rename, ...], start: int, old: str) -> Hit:
+    """A name the table lists as planned: not renamed in any release, so keep it."""
+    owners = " / ".join(f"{r.library} {r.owner}" for r in rows)
+    return Hit(start, old, None, "info", "not-renamed", f"`{old}` ({owners}) is not renamed in any release yet: keep it. See {link('model')}")

@@ -1,0 +1,156 @@
+"""A JSON parser that keeps where every value stands, so an edit can change one string and leave every other byte.
+
+`json.loads` returns values without positions; re-serialising with `json.dumps` would change indentation, key
+order, escapes and number spellings. Here each string keeps its raw token's span, and `raw_offset` maps a
+position in a decoded string back into the raw token (escapes such as `\\n` or `\\u00e9` are longer raw).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Union
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
+_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
+_LITERALS = {"true": True, "false": False, "null": None}
+
+
+class JSONPosError(ValueError):
+    """Invalid JSON at `offset`."""
+
+    def __init__(self, offset: int, message: str) -> None:
+        super().__init__(message)
+        self.offset = offset
+
+
+@dataclass(frozen=True)
+class JString:
+    start: int
+    end: int
+    value: str
+
+
+@dataclass(frozen=True)
+class JScalar:
+    start: int
+    end: int
+    value: object
+
+
+@dataclass(frozen=True)
+class JArray:
+    start: int
+    end: int
+    items: tuple[JNode, ...]
+
+
+@dataclass(frozen=True)
+class JObject:
+    start: int
+    end: int
+    items: tuple[tuple[JString, JNode], ...]
+
+    def get(self, key: str) -> JNode | None:
+        return next((v for k, v in self.items if k.value == key), None)
+
+
+JNode = Union[JString, JScalar, JArray, JObject]
+
+
+def parse(text: str) -> JNode:
+    """The value in `text` with positions; raises `JSONPosError`."""
+    node, end = _value(text, _SPACE.match(text, 0).end())  # type: ignore[union-attr]
+    end = _SPACE.match(text, end).end()  # type: ignore[union-attr]
+    if end != len(text):
+        raise JSONPosError(end, "extra data after the JSON value")
+    return node
+
+
+def _value(text: str, i: int) -> tuple[JNode, int]:
+    if i >= len(text):
+        raise JSONPosError(i, "a value was expected, the file ended")
+    char = text[i]
+    if char == "{":
+        return _object(text, i)
+    if char == "[":
+        return _array(text, i)
+    if char == '"':
+        return _string(text, i)
+    if m := _NUMBER.match(text, i):
+        return JScalar(i, m.end(), json.loads(m.group(0))), m.end()
+    for word, value in _LITERALS.items():
+        if text.startswith(word, i):
+            return JScalar(i, i + len(word), value), i + len(word)
+    raise JSONPosError(i, f"unexpected character {char!r}")
+
+
+def _string(text: str, i: int) -> tuple[JString, int]:
+    m = _STRING.match(text, i)
+    if not m:
+        raise JSONPosError(i, "invalid string (unterminated, a control character, or a bad escape)")
+    return JString(i, m.end(), json.loads(m.group(0))), m.end()
+
+
+def _skip(text: str, i: int) -> int:
+    return _SPACE.match(text, i).end()  # type: ignore[union-attr]
+
+
+def _array(text: str, i: int) -> tuple[JArray, int]:
+    start, i, items = i, _skip(text, i + 1), []
+    if text.startswith("]", i):
+        return JArray(start, i + 1, ()), i + 1
+    while True:
+        node, i = _value(text, i)
+        items.append(node)
+        i = _skip(text, i)
+        if text.startswith(",", i):
+            i = _skip(text, i + 1)
+        elif text.startswith("]", i):
+            return JArray(start, i + 1, tuple(items)), i + 1
+        else:
+            raise JSONPosError(i, "',' or ']' expected")
+
+
+def _object(text: str, i: int) -> tuple[JObject, int]:
+    start, i, items = i, _skip(text, i + 1), []
+    if text.startswith("}", i):
+        return JObject(start, i + 1, ()), i + 1
+    while True:
+        if not text.startswith('"', i):
+            raise JSONPosError(i, "a key in double quotes was expected")
+        key, i = _string(text, i)
+        i = _skip(text, i)
+        if not text.startswith(":", i):
+            raise JSONPosError(i, "':' expected after the key")
+        value, i = _value(text, _skip(text, i + 1))
+        items.append((key, value))
+        i = _skip(text, i)
+        if text.startswith(",", i):
+            i = _skip(text, i + 1)
+        elif text.startswith("}", i):
+            return JObject(start, i + 1, tuple(items)), i + 1
+        else:
+            raise JSONPosError(i, "',' or '}' expected")
+
+
+def raw_offset(raw: str, index: int) -> int | None:
+    """Offset in the raw string token `raw` (quotes included) of decoded character `index`; `None` if escaped."""
+    i, decoded = 1, 0
+    while i < len(raw) - 1:
+        if decoded == index:
+            return None if raw[i] == "\\" else i
+        if raw[i] == "\\":
+            step = 2
+            if raw[i + 1] == "u":
+                step = 6
+                high = int(raw[i + 2 : i + 6], 16)
+                if 0xD800 <= high < 0xDC00 and raw.startswith("\\u", i + 6):
+                    step = 12
+            i += step
+        else:
+            i += 1
+        decoded += 1
+    return i if decoded == index else None

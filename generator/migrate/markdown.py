@@ -1,0 +1,95 @@
+"""Markdown: check the code inside fenced blocks with the handler for the fence's language.
+
+```python / ```py fences go to the Python rules, ```bash / ```sh / ```shell to the shell rules, ```yaml and ```json
+to the config rules. A fence's content is handed over without the fence's indentation (fences inside lists and
+content tabs are indented), and every offset is mapped back. Other languages, and ```pycon sessions, are skipped.
+A ```python fence that does not parse (a fragment with `...`) is reported as `info` and left alone.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+from generator.migrate import python, shell, yaml_json
+from generator.migrate.findings import Edit
+from generator.migrate.hits import Hit, Options
+
+_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*\{?\.?(?P<lang>[\w+-]*)[^\n]*$", re.M)
+LANGUAGES = {
+    "python": "python", "py": "python", "python3": "python",
+    "bash": "shell", "sh": "shell", "shell": "shell", "zsh": "shell",
+    "yaml": "yaml", "yml": "yaml", "json": "json",
+}
+"""Fence language → handler."""
+
+
+def fences(text: str) -> list[tuple[str, list[tuple[int, str]]]]:
+    """(handler, [(file offset, line without the fence indentation)]) of each fenced block with a known language."""
+    out = []
+    pos = 0
+    while (m := _OPEN.search(text, pos)) is not None:
+        indent, fence = m.group("indent"), m.group("fence")
+        close = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$", re.M)
+        body_start = m.end() + 1
+        end = close.search(text, body_start)
+        body_end = end.start() if end else len(text)
+        lines = []
+        offset = body_start
+        for line in text[body_start:body_end].splitlines(keepends=True):
+            cut = min(len(line) - len(line.lstrip(" \t")), len(indent))
+            lines.append((offset + cut, line[cut:]))
+            offset += len(line)
+        handler = LANGUAGES.get(m.group("lang").lower())
+        if handler:
+            out.append((handler, lines))
+        pos = end.end() if end else len(text)
+    return out
+
+
+def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
+    """Hits in the fenced code of a Markdown file, with offsets into the file."""
+    if options.rules.stem not in text:
+        return []
+    hits: list[Hit] = []
+    for handler, lines in fences(text):
+        code = "".join(line for _, line in lines)
+        if options.rules.stem not in code:
+            continue
+        starts, total = [], 0
+        for _, line in lines:
+            starts.append(total)
+            total += len(line)
+
+        def to_file(offset: int, lines: list[tuple[int, str]] = lines, starts: list[int] = starts) -> int:
+            for (file_offset, _), start in zip(reversed(lines), reversed(starts), strict=True):
+                if offset >= start:
+                    return file_offset + offset - start
+            return lines[0][0] if lines else 0
+
+        try:
+            if handler == "python":
+                found = python.analyse(code, options)
+            elif handler == "shell":
+                found = shell.analyse(code, options, base)
+            elif handler == "yaml":
+                found = yaml_json.analyse_yaml(code, options)
+            else:
+                found = yaml_json.analyse_json(code, options)
+        except (SyntaxError, ValueError) as exc:
+            found = _unparsed(code, options, handler, exc)
+        for hit in found:
+            edits = tuple(Edit(to_file(e.start), to_file(e.start) + e.end - e.start, e.new) for e in hit.edits)
+            hits.append(replace(hit, start=to_file(hit.start), edits=edits))
+    return hits
+
+
+def _unparsed(code: str, options: Options, handler: str, exc: Exception) -> list[Hit]:
+    """One `info` per old name in a fence that does not parse: the fence is left alone."""
+    names = options.rules.identifiers(planned=False) | set(options.rules.flags)
+    return [
+        Hit(start, word, None, "info", "unparsed-fence", f"this ```{handler} block does not parse ({exc}), so it was not checked: rename by hand where needed")
+        for start, word in python.identifiers(code, options.rules.stem)
+        if word in names
+    ]

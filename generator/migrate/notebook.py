@@ -1,0 +1,129 @@
+"""Jupyter notebooks: check the code cells, and patch the renamed names inside the notebook's JSON text.
+
+The notebook is never re-serialised: each code cell's `source` strings are found with their spans
+(`generator.migrate.jsonpos`), the cell's code is checked as Python (shell lines `!cmd` and `%%bash` cells as
+shell), and each edit is mapped back into the raw JSON string it falls in. Indentation, key order, escapes and
+outputs keep their bytes. IPython line magics (`%...`) are blanked before parsing, keeping every offset.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+from generator.migrate import jsonpos, python, shell
+from generator.migrate.findings import Edit
+from generator.migrate.hits import Hit, Options
+from generator.migrate.yaml_json import ConfigParseError
+
+_SHELL_CELL = re.compile(r"%%(?:bash|sh|script (?:ba)?sh)\b")
+
+
+class CellError(ValueError):
+    """A code cell that does not parse as Python; `offset` is in the notebook text."""
+
+    def __init__(self, offset: int, message: str) -> None:
+        super().__init__(message)
+        self.offset = offset
+
+
+def _pieces(cell: jsonpos.JObject) -> list[jsonpos.JString]:
+    source = cell.get("source")
+    if isinstance(source, jsonpos.JString):
+        return [source]
+    if isinstance(source, jsonpos.JArray):
+        return [s for s in source.items if isinstance(s, jsonpos.JString)]
+    return []
+
+
+def _mapper(text: str, pieces: list[jsonpos.JString]):  # type: ignore[no-untyped-def]
+    """A function from an offset in the cell's code to the notebook offset (`None` where escapes interfere)."""
+    starts, total = [], 0
+    for piece in pieces:
+        starts.append(total)
+        total += len(piece.value)
+
+    def to_file(offset: int) -> int | None:
+        for piece, start in zip(reversed(pieces), reversed(starts), strict=True):
+            if offset >= start:
+                raw = jsonpos.raw_offset(text[piece.start : piece.end], offset - start)
+                return None if raw is None else piece.start + raw
+        return None
+
+    return to_file
+
+
+def _python_view(code: str) -> tuple[str, list[tuple[int, str]]]:
+    """The code with `!shell` and `%magic` lines blanked, and the shell lines (offset after `!`, text)."""
+    out, shell_lines, offset = [], [], 0
+    for line in code.splitlines(keepends=True):
+        stripped = line.lstrip()
+        if stripped.startswith(("!", "%")):
+            body = line.rstrip("\r\n")
+            if stripped.startswith("!"):
+                bang = offset + line.index("!") + 1
+                shell_lines.append((bang, body[line.index("!") + 1 :]))
+            out.append(" " * len(body) + line[len(body) :])
+        else:
+            out.append(line)
+        offset += len(line)
+    return "".join(out), shell_lines
+
+
+def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
+    """Hits in a notebook, with offsets into its JSON text; raises `ConfigParseError` or `CellError`."""
+    if options.rules.stem not in text:
+        return []
+    try:
+        root = jsonpos.parse(text)
+    except jsonpos.JSONPosError as exc:
+        raise ConfigParseError(exc.offset, f"not a valid notebook (JSON): {exc}") from None
+    cells = root.get("cells") if isinstance(root, jsonpos.JObject) else None
+    if not isinstance(cells, jsonpos.JArray):
+        raise ConfigParseError(0, "not a notebook: no \"cells\" list at the top level")
+    hits: list[Hit] = []
+    for number, cell in enumerate(cells.items, 1):
+        if not isinstance(cell, jsonpos.JObject):
+            continue
+        kind = cell.get("cell_type")
+        pieces = _pieces(cell)
+        code = "".join(p.value for p in pieces)
+        if not (isinstance(kind, jsonpos.JString) and kind.value == "code") or options.rules.stem not in code:
+            continue
+        to_file = _mapper(text, pieces)
+        found: list[Hit] = []
+        if code.startswith("%%"):
+            if _SHELL_CELL.match(code):
+                first = code.find("\n") + 1
+                found = [_shift(h, first) for h in shell.analyse(code[first:], options, base)]
+        else:
+            view, shell_lines = _python_view(code)
+            try:
+                found = python.analyse(view, options)
+            except (SyntaxError, ValueError) as exc:
+                where = python.Source(view).starts[max((getattr(exc, "lineno", 1) or 1) - 1, 0)]
+                raise CellError(to_file(where) or cells.start, f"code cell {number} does not parse as Python: {exc}; fix the cell (or run it) first") from None
+            for offset, line in shell_lines:
+                found += [_shift(h, offset) for h in shell.analyse(line, options, base)]
+        hits += [_to_file(h, to_file, text, code, number) for h in found]
+    return hits
+
+
+def _shift(hit: Hit, by: int) -> Hit:
+    edits = tuple(Edit(e.start + by, e.end + by, e.new) for e in hit.edits)
+    return replace(hit, start=hit.start + by, edits=edits)
+
+
+def _to_file(hit: Hit, to_file, text: str, code: str, cell: int) -> Hit:  # type: ignore[no-untyped-def]
+    """`hit` with notebook offsets; an edit whose name is spelled with JSON escapes becomes an `info` instead."""
+    start = to_file(hit.start)
+    edits = []
+    for edit in hit.edits:
+        s = to_file(edit.start)
+        size = edit.end - edit.start
+        if s is None or text[s : s + size] != code[edit.start : edit.end]:
+            message = f"cell {cell}: the name is written with JSON escapes, rename it by hand; {hit.message}"
+            return replace(hit, start=start or 0, severity="info", edits=(), message=message)
+        edits.append(Edit(s, s + size, edit.new))
+    return replace(hit, start=start if start is not None else 0, edits=tuple(edits), message=f"cell {cell}: {hit.message}")

@@ -1,0 +1,165 @@
+"""The lexical pass over Python sources: decide, without parsing, whether a file needs a closer look.
+
+Most files that contain the stem every old name shares still need nothing: the name is the per-module flag of
+modeling code (`self.gradient_checkpointing`), sits in a comment or in prose, or is a model config's key. These
+checks look only at the characters around each word, and they are built to never drop a word that the `ast` pass
+(`generator.migrate.python`) would report. `Source` maps `ast` positions to offsets.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+
+from generator.migrate.hits import Options
+
+_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+_CLASS_HEADER = re.compile(r"class[ \t]+([A-Za-z_]\w*)[ \t]*\(([^)]*)\)")
+_NAME = re.compile(r"[A-Za-z_]\w*")
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+_RECEIVER = re.compile(r"(\w+)\s*\.\s*\Z")
+_LOOKUP = re.compile(r"(?:get|set|has)attr\(\s*([\w.]+)\s*,\s*[\"']\Z")
+CONVENTIONAL_ARGS = ("args", "training_args")
+"""Names that conventionally hold training arguments (`self.args` on a Trainer); a guess, so never a rewrite."""
+
+
+def words(text: str, stem: str) -> Iterator[tuple[int, str]]:
+    """(offset, word) of each run of name characters and `-` that contains `stem`."""
+    size, i = len(text), text.find(stem)
+    while i >= 0:
+        start, end = i, i + len(stem)
+        while start > 0 and text[start - 1] in _WORD:
+            start -= 1
+        while end < size and text[end] in _WORD:
+            end += 1
+        yield start, text[start:end]
+        i = text.find(stem, end)
+
+
+def identifiers(text: str, stem: str) -> Iterator[tuple[int, str]]:
+    """Like `words`, but split at `-` into Python names; flags (`--name`) are yielded whole."""
+    for start, word in words(text, stem):
+        if word.startswith("--"):
+            yield start, word
+            continue
+        offset = start
+        for part in word.split("-"):
+            if stem in part:
+                yield offset, part
+            offset += len(part) + 1
+
+
+def config_subclasses(text: str, known: frozenset[str]) -> set[str]:
+    """Classes defined in `text` (by a `class X(...)` header) whose bases reach a known config class."""
+    headers = [
+        (m.group(1), set(_NAME.findall(m.group(2))))
+        for m in _CLASS_HEADER.finditer(text)
+        if not text[text.rfind("\n", 0, m.start()) + 1 : m.start()].strip()  # `class` starts its line
+    ]
+    local: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, bases in headers:
+            if name not in local and bases & (known | local):
+                local.add(name)
+                changed = True
+    return local
+
+
+class Source:
+    """A text with its line starts, to turn `ast` positions (line, UTF-8 byte column) into offsets and back.
+
+    The line starts are found only when first needed: most files are looked at without ever needing them.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._starts: list[int] | None = None
+
+    @property
+    def starts(self) -> list[int]:
+        if self._starts is None:
+            self._starts = [0, *(m.end() for m in _NEWLINE.finditer(self.text))]
+        return self._starts
+
+    def offset(self, line: int, byte_col: int) -> int:
+        starts = self.starts
+        start = starts[line - 1]
+        end = starts[line] if line < len(starts) else len(self.text)
+        row = self.text[start:end]
+        if row.isascii():
+            return start + byte_col
+        return start + len(row.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+    def line_of(self, offset: int) -> int:
+        if self._starts is None and "\r" not in self.text:
+            return self.text.count("\n", 0, offset) + 1
+        return bisect.bisect_right(self.starts, offset)
+
+
+def _in_comment(text: str, start: int) -> bool:
+    """Whether `start` follows a `#` on its line with no quote before it (so surely a comment)."""
+    line = text[text.rfind("\n", 0, start) + 1 : start]
+    hash_at = line.find("#")
+    return hash_at >= 0 and "'" not in line[:hash_at] and '"' not in line[:hash_at]
+
+
+class _Lexical:
+    """Decides from the text around a word whether the parser must look at it (never misses what it would report)."""
+
+    def __init__(self, text: str, options: Options) -> None:
+        self.text, self.rules = text, options.rules
+        self.local: set[str] | None = None
+        self.mentions: bool | None = None
+
+    def receiver_may_be_config(self, receiver: str | None) -> bool:
+        if receiver == "self":
+            if self.local is None:
+                self.local = config_subclasses(self.text, self.rules.config_classes)
+            return bool(self.local)
+        if receiver in CONVENTIONAL_ARGS:
+            return True
+        if self.mentions is None:
+            # A name bound to a constructor call or annotated with the class names the class in the file.
+            self.mentions = any(c in self.text for c in self.rules.config_classes)
+        return self.mentions
+
+    def field_use(self, start: int, name: str) -> bool:
+        """A field or keyword name: only as `x.name`, `name=`, `name:` or `getattr(x, "name")` can it matter."""
+        text = self.text
+        before = text[max(0, start - 80) : start]
+        if before.endswith("."):
+            receiver = _RECEIVER.search(before)
+            return self.receiver_may_be_config(receiver.group(1) if receiver else None)
+        if before.endswith(("'", '"')):
+            lookup = _LOOKUP.search(before)
+            return lookup is not None and self.receiver_may_be_config(lookup.group(1).split(".")[-1])
+        after = text[start + len(name) : start + len(name) + 40].lstrip(" \t")
+        return (after.startswith("=") and not after.startswith("==")) or after.startswith(":")
+
+
+def candidate_lines(text: str, options: Options, source: Source) -> list[int]:
+    """Lines holding a name worth parsing the file for; empty when the file needs no closer look."""
+    rules = options.rules
+    if rules.stem not in text:
+        return []
+    names = rules.identifiers(planned=options.planned)
+    flags = set(rules.flags) | ({n for n in rules.planned if n.startswith("-")} if options.planned else set())
+    lexical = _Lexical(text, options)
+    lines = set()
+    for start, name in identifiers(text, rules.stem):
+        if name.startswith("--"):
+            if name.split("=")[0] not in flags:
+                continue
+        elif name not in names:
+            continue
+        elif _in_comment(text, start) or text.endswith("`", 0, start):
+            continue  # a comment or prose in a docstring
+        elif not options.planned and name not in rules.members and not lexical.field_use(start, name):
+            continue
+        lines.add(source.line_of(start))
+    return sorted(lines)
+
+

@@ -1,0 +1,431 @@
+"""Python sources: find the renamed names where the syntax says what they are, and rewrite only those.
+
+Two passes keep this fast enough for a whole library tree. A lexical pass looks for the rules' names as whole
+words (after a plain substring test for the stem every old name shares); files without one are done. Only then is
+the file parsed with `ast`, and only the statements on lines with a candidate are visited.
+
+Rules, each decided from the syntax alone (the tool does not import or run the code):
+
+- `x.gradient_checkpointing_enable(...)`, `x.gradient_checkpointing_disable()`, `x.is_gradient_checkpointing`
+  (the model methods and property) are rewritten, with the method's renamed keyword in the same call; not when the
+  call unpacks `**kwargs` (they may hold the old keyword, which the new method refuses), not inside an override of
+  the old method calling `super()`, and not in a file that imports a library whose own API has the same name
+  (diffusers' `is_gradient_checkpointing` is not deprecated).
+- A method reference without a call, assigning a function to the old method on an instance, defining the old method
+  in a class, and looking the old name up by string (`getattr(model, "is_gradient_checkpointing", ...)`, which
+  warns too) are hazards.
+- Keywords of calls to `TrainingArguments` or a known subclass (measured: TRL's configs, `Seq2SeqTrainingArguments`,
+  and classes in the same file that subclass one of them), and of `.set_training(...)`, are rewritten; not when the
+  new keyword is passed too or the call also unpacks `**mapping` (hazards).
+- In a class that subclasses one of those, declaring the old field is a hazard (it warns on every instance).
+- An attribute on something that is surely training arguments (`self` in such a class, a parameter annotated with
+  one, a name assigned from a constructor call in the same function) or is conventionally named so (`args`,
+  `training_args`, `self.args`): a write is a hazard (ignored since the new field exists), unless it sits in a
+  block that only runs on releases older than the rename; a read is `info` (it mirrors the new field, silently).
+  Any other `.gradient_checkpointing` is the per-module flag of modeling code or a model config's key: not touched.
+- CLI flags inside strings are rewritten only as elements of a list literal passed to a `parse_args*` method in a
+  file that uses the renamed flags' parser, and never in a file that defines the flag itself with `add_argument`.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import re
+
+from packaging.version import InvalidVersion, Version
+
+from generator.migrate.findings import Edit
+from generator.migrate.hits import Hit, Options, hazard, info, planned_hit, rename
+from generator.migrate.pylex import CONVENTIONAL_ARGS, Source, candidate_lines, config_subclasses, identifiers
+
+__all__ = ["Source", "analyse", "identifiers"]
+from generator.table import Rename
+
+def _callee(call: ast.Call) -> str | None:
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _names_in(node: ast.AST | None) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
+        n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)
+    } if node is not None else set()
+
+
+def _old_release_only(test: ast.expr) -> Version | None:
+    """The version V when `test` holds only on transformers releases older than V (a version-gated block)."""
+    for node in ast.walk(test):
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Lt, ast.LtE)):
+            left, right = ast.unparse(node.left), node.comparators[0]
+            texts = [c.value for c in ast.walk(right) if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+            if "version" in left.lower() and "transformers" in left and texts:
+                return _version(texts[0])
+        if isinstance(node, ast.Call) and (_callee(node) or "").endswith("is_transformers_version") and len(node.args) == 2:
+            op, ver = node.args
+            if isinstance(op, ast.Constant) and op.value in ("<", "<=") and isinstance(ver, ast.Constant):
+                return _version(str(ver.value))
+    return None
+
+
+def _version(text: str) -> Version | None:
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
+
+
+class _Walk:
+    """Visits the statements on candidate lines, keeping the chain of (node, field) that leads to each node."""
+
+    def __init__(self, source: Source, tree: ast.Module, lines: list[int], options: Options) -> None:
+        self.source, self.tree, self.lines, self.options = source, tree, lines, options
+        self.rules = options.rules
+        text = source.text
+        self.config_classes = self.rules.config_classes | config_subclasses(text, self.rules.config_classes)
+        self.shared = {
+            name for name, libs in self.rules.shared.items()
+            if options.package in libs
+            or any(lib in text and re.search(rf"^[ \t]*(?:from|import)[ \t]+{re.escape(lib)}\b", text, re.M) for lib in libs)
+        }
+        self.uses_parser = any(p in text for p in self.rules.parsers)
+        flags = [*self.rules.flags, *(n for n in self.rules.planned if n.startswith("--"))]
+        self.flag_pattern = re.compile("|".join(rf"(?<![\w-]){re.escape(f)}(?![\w-])" for f in sorted(flags, key=len, reverse=True)))
+        self.own_flags = {f for f in flags if f in text and re.search(rf"add_argument\([^)]*[\"']{re.escape(f)}[\"']", text)}
+        self.stack: list[tuple[ast.AST, str]] = []
+        self.hits: list[Hit] = []
+        self.bindings: dict[int, dict[str, str]] = {}
+        self.handled: set[int] = set()
+
+    # --- traversal ---------------------------------------------------------------------------------------------------
+
+    def run(self) -> list[Hit]:
+        self._visit(self.tree)
+        return self.hits
+
+    def _touches(self, first: int, last: int | None) -> bool:
+        i = bisect.bisect_left(self.lines, first)
+        return i < len(self.lines) and self.lines[i] <= (last or first)
+
+    def _visit(self, node: ast.AST) -> None:
+        for name, value in ast.iter_fields(node):
+            for child in value if isinstance(value, list) else (value,):
+                if not isinstance(child, ast.AST):
+                    continue
+                first = getattr(child, "lineno", None)
+                if first is not None and not self._touches(first, getattr(child, "end_lineno", None)):
+                    continue
+                self.stack.append((child, name))
+                self._check(child)
+                self._visit(child)
+                self.stack.pop()
+
+    def _parent(self, up: int = 1) -> tuple[ast.AST | None, str]:
+        return self.stack[-1 - up] if len(self.stack) > up else (None, "")
+
+    def _enclosing(self, kind: type | tuple[type, ...]) -> ast.AST | None:
+        for node, _ in reversed(self.stack[:-1]):
+            if isinstance(node, kind):
+                return node
+        return None
+
+    # --- positions ---------------------------------------------------------------------------------------------------
+
+    def _at(self, line: int, col: int) -> int:
+        return self.source.offset(line, col)
+
+    def _attr_start(self, node: ast.Attribute) -> int:
+        return self._at(node.end_lineno or node.lineno, node.end_col_offset or 0) - len(node.attr)
+
+    def _edit(self, start: int, old: str, new: str) -> Edit:
+        return Edit(start, start + len(old), new)
+
+    # --- what a receiver is ------------------------------------------------------------------------------------------
+
+    def _is_config_class(self, node: ast.AST | None) -> bool:
+        return isinstance(node, ast.ClassDef) and bool(_names_in_bases(node) & self.config_classes)
+
+    def _config_receiver(self, expr: ast.expr) -> str | None:
+        """`sure` or `guess` when `expr` holds training arguments, else `None`."""
+        if isinstance(expr, ast.Name):
+            if expr.id == "self":
+                return "sure" if self._is_config_class(self._enclosing(ast.ClassDef)) else None
+            if self._bound_to_config(expr.id):
+                return "sure"
+            return "guess" if expr.id in CONVENTIONAL_ARGS else None
+        if isinstance(expr, ast.Attribute) and expr.attr in CONVENTIONAL_ARGS:
+            return "guess"
+        return None
+
+    def _bound_to_config(self, name: str) -> bool:
+        scope = self._enclosing((ast.FunctionDef, ast.AsyncFunctionDef)) or self.tree
+        if id(scope) not in self.bindings:
+            found: dict[str, str] = {}
+            if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for arg in [*scope.args.posonlyargs, *scope.args.args, *scope.args.kwonlyargs]:
+                    if _names_in(arg.annotation) & self.config_classes:
+                        found[arg.arg] = "annotation"
+            for node in ast.walk(scope):
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _callee(node.value) in self.config_classes:
+                    for target in node.targets:
+                        if isinstance(target, ast.Name):
+                            found[target.id] = "constructor"
+            self.bindings[id(scope)] = found
+        return name in self.bindings[id(scope)]
+
+    def _dead_before(self) -> Version | None:
+        """V when the current node only runs on transformers older than V (inside `if <older than V>:`)."""
+        for (node, _), (_, child_field) in zip(self.stack, self.stack[1:], strict=False):
+            if isinstance(node, ast.If) and child_field == "body" and (v := _old_release_only(node.test)):
+                return v
+        return None
+
+    # --- checks ------------------------------------------------------------------------------------------------------
+
+    def _check(self, node: ast.AST) -> None:
+        rules = self.rules
+        if isinstance(node, ast.Attribute):
+            if node.attr in rules.members:
+                self._member(node)
+            elif node.attr in rules.fields:
+                self._field_attribute(node)
+            elif self.options.planned and node.attr in rules.planned:
+                self.hits.append(planned_hit(rules.planned[node.attr], self._attr_start(node), node.attr))
+        elif isinstance(node, ast.keyword) and node.arg is not None:
+            self._keyword(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self._definition(node)
+        elif isinstance(node, ast.AnnAssign):
+            self._declaration(node)
+        elif isinstance(node, ast.Call):
+            self._string_lookup(node)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "--" in node.value:
+            if not isinstance(self._parent()[0], ast.Expr):  # a docstring or a bare string is prose
+                self._flags(node)
+        elif self.options.planned and isinstance(node, ast.Name) and node.id in rules.planned:
+            self.hits.append(planned_hit(rules.planned[node.id], self._at(node.lineno, node.col_offset), node.id))
+        elif self.options.planned and isinstance(node, ast.alias) and node.name.split(".")[-1] in rules.planned:
+            name = node.name.split(".")[-1]
+            start = self.source.text.find(name, self._at(node.lineno, node.col_offset))
+            self.hits.append(planned_hit(rules.planned[name], start, name))
+
+    def _member(self, node: ast.Attribute) -> None:
+        row = self.rules.members[node.attr]
+        start = self._attr_start(node)
+        parent, _ = self._parent()
+        section = "model" if self._enclosing(ast.ClassDef) else "script"
+        if isinstance(node.ctx, ast.Store):
+            what = f"assigns to `{node.attr}` on an instance: the function replaces the deprecated method and stays the entry point until v6 (it runs, and warns, when `{row.new}` is called); wrap `{row.new}` instead"
+            self.hits.append(hazard(row, start, code="instance-override", what=what, section="model"))
+            return
+        if node.attr in self.shared:
+            libs = ", ".join(self.rules.shared[node.attr])
+            what = f"`{node.attr}` is also the (not deprecated) name in {libs}, which this file imports: rename it only where the object is a transformers model"
+            self.hits.append(hazard(row, start, code="shared-name", what=what, section="library"))
+            return
+        if not (isinstance(parent, ast.Call) and parent.func is node):
+            if row.kind == "property":
+                self.hits.append(rename(row, start, (self._edit(start, row.old, row.new),), self.options,
+                                        code="property", what=f"reads `{row.old}`", section=section))
+            else:
+                what = f"refers to `{row.old}` without calling it (silent now, an AttributeError in {row.removal}); `{row.new}` has a different signature (it takes `activation_checkpointing_kwargs`), so check what the reference is used for"
+                self.hits.append(hazard(row, start, code="reference", what=what, section="library"))
+            return
+        call = parent
+        function = self._enclosing((ast.FunctionDef, ast.AsyncFunctionDef))
+        receiver = node.value
+        if (
+            function is not None and function.name in self.rules.members
+            and isinstance(receiver, ast.Call) and _callee(receiver) == "super"
+        ):
+            return  # part of an override, reported at its `def`
+        old_kwargs = self.rules.member_kwargs.get(node.attr, {})
+        kwargs = [k for k in call.keywords if k.arg in old_kwargs]
+        self.handled.update(id(k) for k in kwargs)
+        if any(k.arg is None for k in call.keywords) and old_kwargs:
+            what = f"calls `{row.old}` with `**` unpacking, which may pass `{next(iter(old_kwargs))}`: `{row.new}` accepts only `{next(iter(old_kwargs.values())).new}`"
+            self.hits.append(hazard(row, start, code="kwargs-unpacked", what=what, section="library"))
+            for k in kwargs:
+                self.hits.append(hazard(old_kwargs[k.arg], self._at(k.lineno, k.col_offset), code="keyword", what=what, section="library"))
+            return
+        edits = [self._edit(start, row.old, row.new)]
+        for k in kwargs:
+            krow = old_kwargs[k.arg or ""]
+            edits.append(self._edit(self._at(k.lineno, k.col_offset), krow.old, krow.new))
+        self.hits.append(rename(row, start, tuple(edits), self.options, code="call",
+                                what=f"calls `{row.old}()`", section=section))
+        for k, edit in zip(kwargs, edits[1:], strict=True):
+            krow = old_kwargs[k.arg or ""]
+            self.hits.append(rename(krow, edit.start, (), self.options, code="keyword",
+                                    what=f"passes `{krow.old}=` to `{row.old}()` (renamed with it)", section=section))
+
+    def _field_attribute(self, node: ast.Attribute) -> None:
+        row = self.rules.fields[node.attr]
+        kind = self._config_receiver(node.value)
+        start = self._attr_start(node)
+        if kind is None:
+            if self.options.planned and node.attr in self.rules.planned:
+                self.hits.append(planned_hit(self.rules.planned[node.attr], start, node.attr))
+            return
+        receiver = ast.unparse(node.value)
+        maybe = "" if kind == "sure" else f" (if `{receiver}` is TrainingArguments)"
+        parent, _ = self._parent()
+        store = isinstance(node.ctx, ast.Store) or (isinstance(parent, ast.AugAssign) and parent.target is node)
+        if store:
+            dead = self._dead_before()
+            if dead is not None and row.since and dead <= Version(row.since):
+                what = f"writes `{receiver}.{row.old}` only on transformers older than {dead}, where the old field is the real one: nothing to change until that branch goes"
+                self.hits.append(info(row, start, code="dead-write", what=what, section="pitfalls", new=row.new))
+                return
+            what = f"writes `{receiver}.{row.old}` after construction{maybe}: since transformers {row.since} the Trainer reads `{row.new}` and this write is ignored; write `{receiver}.{row.new}` (releases ≥ {row.since})"
+            self.hits.append(hazard(row, start, code="write", what=what, section="pitfalls"))
+        else:
+            what = f"reads `{receiver}.{row.old}`{maybe}: a silent mirror of `{row.new}` since transformers {row.since} (a write to the old field is not mirrored), removed in {row.removal}"
+            self.hits.append(info(row, start, code="read", what=what, section="pitfalls", new=row.new))
+
+    def _keyword(self, node: ast.keyword) -> None:
+        arg = node.arg or ""
+        rules = self.rules
+        if id(node) in self.handled:
+            return
+        parent, _ = self._parent()
+        if not isinstance(parent, ast.Call):
+            return
+        callee = _callee(parent) or "?"
+        start = self._at(node.lineno, node.col_offset)
+        row: Rename | None = None
+        what = ""
+        if callee in rules.member_kwargs and arg in rules.member_kwargs[callee]:
+            if callee in rules.members:
+                return  # renamed together with the method call
+            row, what, section = rules.member_kwargs[callee][arg], f"passes `{arg}=` to `{callee}()`, which takes only the new keyword", "script"
+        elif callee in rules.method_kwargs and arg in rules.method_kwargs[callee]:
+            row, what, section = rules.method_kwargs[callee][arg], f"passes `{arg}=` to `{callee}()`", "config"
+        elif callee in self.config_classes and arg in rules.fields:
+            row, what, section = rules.fields[arg], f"passes `{arg}=` to `{callee}`", "config"
+        if row is None:
+            known = rules.fields.get(arg) or next((kw[arg] for kw in rules.member_kwargs.values() if arg in kw), None)
+            if known is not None:
+                what = f"keyword `{arg}=` of `{callee}(...)`, which is not TrainingArguments, a known subclass or a model method: not rewritten"
+                self.hits.append(info(known, start, code="unknown-callee", what=what, section="config"))
+            elif self.options.planned and arg in rules.planned:
+                self.hits.append(planned_hit(rules.planned[arg], start, arg))
+            return
+        if any(k.arg == row.new for k in parent.keywords):
+            what = f"passes both `{row.old}=` and `{row.new}=` to `{callee}`: the new one wins and the old value is dropped without a word; remove one"
+            self.hits.append(hazard(row, start, code="both-names", what=what, section="pitfalls"))
+        elif any(k.arg is None for k in parent.keywords):
+            what = f"passes `{row.old}=` to `{callee}` next to `**` unpacking, which may set `{row.new}` too (then the new one wins, or the rename makes it a duplicate keyword)"
+            self.hits.append(hazard(row, start, code="kwargs-unpacked", what=what, section="config"))
+        else:
+            self.hits.append(rename(row, start, (self._edit(start, row.old, row.new),), self.options, code="keyword", what=what, section=section))
+
+    def _definition(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        if node.name not in self.rules.members or not isinstance(self._parent()[0], ast.ClassDef):
+            if self.options.planned and node.name in self.rules.planned:
+                self.hits.append(planned_hit(self.rules.planned[node.name], self._def_name(node), node.name))
+            return
+        row = self.rules.members[node.name]
+        cls = self._parent()[0]
+        assert isinstance(cls, ast.ClassDef)
+        if node.name in self.shared:
+            libs = ", ".join(self.rules.shared[node.name])
+            what = f"class `{cls.name}` defines `{node.name}`, also the (not deprecated) name in {libs}: check which API this class implements"
+            self.hits.append(hazard(row, self._def_name(node), code="shared-name", what=what, section="library"))
+            return
+        what = f"class `{cls.name}` overrides `{row.old}`: it stays the entry point until {row.removal} (`{row.new}` calls it, and it warns when it calls up); override `{row.new}` instead"
+        self.hits.append(hazard(row, self._def_name(node), code="override", what=what, section="model"))
+
+    def _def_name(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+        start = self._at(node.lineno, node.col_offset)
+        return self.source.text.index(node.name, start)
+
+    def _declaration(self, node: ast.AnnAssign) -> None:
+        target = node.target
+        if not (isinstance(target, ast.Name) and target.id in self.rules.fields):
+            return
+        cls = self._parent()[0]
+        if not self._is_config_class(cls):
+            return
+        assert isinstance(cls, ast.ClassDef)
+        row = self.rules.fields[target.id]
+        what = f"class `{cls.name}` declares the deprecated field `{row.old}`: every instance warns on transformers ≥ {row.since}, even when nobody sets it; declare `{row.new}` instead"
+        self.hits.append(hazard(row, self._at(target.lineno, target.col_offset), code="subclass-default", what=what, section="pitfalls"))
+
+    def _string_lookup(self, call: ast.Call) -> None:
+        """`getattr(x, "old")`, `hasattr`, `setattr`: the old name by string."""
+        if _callee(call) not in ("getattr", "hasattr", "setattr") or len(call.args) < 2:
+            return
+        name = call.args[1]
+        if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+            return
+        start = self._at(name.lineno, name.col_offset) + 1
+        rules = self.rules
+        if name.value in rules.members:
+            row = rules.members[name.value]
+            what = f"looks up `{row.old}` by string with `{_callee(call)}` (on a transformers model this warns like a direct use); test `hasattr(type(model), '{row.new}')` and use the new name"
+            self.hits.append(hazard(row, start, code="string-lookup", what=what, section="library"))
+        elif name.value in rules.fields and (kind := self._config_receiver(call.args[0])):
+            row = rules.fields[name.value]
+            if _callee(call) == "setattr":
+                what = f"sets `{row.old}` by string after construction{'' if kind == 'sure' else ' (if this is TrainingArguments)'}: ignored since transformers {row.since}"
+                self.hits.append(hazard(row, start, code="write", what=what, section="pitfalls"))
+            else:
+                what = f"reads `{row.old}` by string: a silent mirror of `{row.new}` since transformers {row.since}"
+                self.hits.append(info(row, start, code="read", what=what, section="pitfalls", new=row.new))
+
+    def _flags(self, node: ast.Constant) -> None:
+        rules = self.rules
+        matches = list(self.flag_pattern.finditer(str(node.value)))
+        if not matches:
+            return
+        raw_start = self._at(node.lineno, node.col_offset)
+        raw_end = self._at(node.end_lineno or node.lineno, node.end_col_offset or 0)
+        raw = self.source.text[raw_start:raw_end]
+        parent, _ = self._parent()
+        call, _ = self._parent(2)
+        exact = str(node.value).split("=")[0]
+        in_argv = (
+            isinstance(parent, (ast.List, ast.Tuple)) and isinstance(call, ast.Call)
+            and (_callee(call) or "").startswith("parse_args") and self.uses_parser
+        )
+        for match in matches:
+            flag = match.group(0)
+            offset = raw.find(flag)
+            start = raw_start + max(offset, 0)
+            if flag in rules.planned and flag not in rules.flags:
+                if self.options.planned:
+                    self.hits.append(planned_hit(rules.planned[flag], start, flag))
+                continue
+            row = rules.flags[flag]
+            if flag in self.own_flags:
+                what = f"this file defines its own `{flag}` with `add_argument`: not the TrainingArguments flag, not rewritten"
+                self.hits.append(info(row, start, code="own-flag", what=what, section="config"))
+            elif in_argv and exact == flag and offset >= 0:
+                siblings = [e.value for e in parent.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]  # type: ignore[union-attr]
+                if any(str(s).split("=")[0] in (row.new, row.new.replace("_", "-"), row.new.replace("-", "_")) for s in siblings):
+                    what = f"passes both `{flag}` and `{row.new}`: the new one wins and the old value is dropped"
+                    self.hits.append(hazard(row, start, code="both-names", what=what, section="pitfalls"))
+                else:
+                    self.hits.append(rename(row, start, (self._edit(start, flag, row.new),), self.options,
+                                            code="flag", what=f"passes the flag `{flag}`", section="config"))
+            else:
+                what = f"the flag `{flag}` inside a string: rename it by hand if a TrainingArguments parser reads it"
+                self.hits.append(info(row, start, code="string", what=what, section="config", new=row.new))
+
+
+def _names_in_bases(node: ast.ClassDef) -> set[str]:
+    names: set[str] = set()
+    for base in node.bases:
+        names |= _names_in(base)
+    return names
+
+
+def analyse(text: str, options: Options) -> list[Hit]:
+    """The hits in Python source `text`; raises `SyntaxError` (or `ValueError`) if a candidate file does not parse."""
+    source = Source(text)
+    lines = candidate_lines(text, options, source)
+    if not lines:
+        return []
+    tree = ast.parse(text)
+    return _Walk(source, tree, lines, options).run()

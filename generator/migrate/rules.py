@@ -1,0 +1,164 @@
+"""The rewrite rules, derived from the alias table's rows and from data measured in released wheels.
+
+Nothing here lists a renamed name: every old → new pair is a `shipped` row of `aliases.yaml`, sorted by what it is
+(`kind`) and whom it belongs to (`owner`). The owners also say where a name may stand: the owner of the `method`
+rows is the model base class, the owner of the `field` rows is the training-arguments dataclass, an `argument` row
+owned by `Class.method` is a keyword of calls to that method, and a `cli-flag` row's owner names the parser that
+reads the flag. `planned` rows (no release has the new name) are only ever reported, as `info`.
+
+What the table cannot say, namely which classes subclass `TrainingArguments` (TRL's configs) and which keys a
+training config file may hold, is measured from the released wheels by `generator.migrate.adoption` and committed
+as `data/training-arguments.json`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from generator.table import Rename, Table
+
+ROOT = Path(__file__).resolve().parents[2]
+CLASSES_PATH = ROOT / "data" / "training-arguments.json"
+"""Subclasses of the training-arguments class and the keys a training config may hold, measured from wheels."""
+
+_LEADING_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The table's renames, indexed by where each name may stand in code, configs and command lines."""
+
+    members: dict[str, Rename]
+    """Old model method or property name → its row (shipped `method`/`property` rows)."""
+    member_kwargs: dict[str, dict[str, Rename]]
+    """Model method name (old and new) → {old keyword: row} for `argument` rows owned by `Model.method`."""
+    fields: dict[str, Rename]
+    """Old training-arguments field → its row."""
+    method_kwargs: dict[str, dict[str, Rename]]
+    """Training-arguments method (e.g. `set_training`) → {old keyword: row}."""
+    flags: dict[str, Rename]
+    """Old CLI flag → its row."""
+    keys: dict[str, Rename]
+    """Old top-level config key → its row."""
+    planned: dict[str, tuple[Rename, ...]]
+    """Old name → the `planned` rows with that name (reported as `info` only)."""
+    shared: dict[str, tuple[str, ...]]
+    """Old member name → import names of other libraries whose API has a member of the same name."""
+    model_classes: frozenset[str]
+    """Owners of the model method rows (the model base class)."""
+    config_classes: frozenset[str]
+    """The training-arguments class and its known subclasses (measured)."""
+    config_keys: frozenset[str]
+    """Every key a training config file may hold (measured), old and new names included."""
+    parsers: frozenset[str]
+    """Classes that parse the renamed CLI flags (from the `cli-flag` rows' owners)."""
+    commands: frozenset[str]
+    """Command-line programs that parse training flags themselves (from the owners, e.g. `trl sft`)."""
+    stem: str
+    """The longest text every old name contains: files without it are skipped unread by the parsers."""
+
+    @property
+    def new_names(self) -> frozenset[str]:
+        """Every new name of a shipped row: seeing one next to its old name means both are set."""
+        rows = [*self.members.values(), *self.fields.values(), *self.flags.values(), *self.keys.values()]
+        rows += [r for kw in (*self.member_kwargs.values(), *self.method_kwargs.values()) for r in kw.values()]
+        return frozenset(r.new for r in rows)
+
+    def identifiers(self, *, planned: bool) -> frozenset[str]:
+        """Old Python names worth a closer look; with `planned`, the not-yet-renamed names too."""
+        names = {*self.members, *self.fields, *(k for kw in self.member_kwargs.values() for k in kw)}
+        names |= {k for kw in self.method_kwargs.values() for k in kw}
+        if planned:
+            names |= {n for n in self.planned if not n.startswith("-")}
+        return frozenset(names)
+
+
+def _owner_method(owner: str) -> tuple[str, str] | None:
+    if "." in owner and _LEADING_NAME.fullmatch(owner.split(".")[0]):
+        cls, _, method = owner.partition(".")
+        return cls, method
+    return None
+
+
+def _common_substring(names: list[str]) -> str:
+    """The longest substring of the first name that every name contains."""
+    first = min(names, key=len)
+    for size in range(len(first), 0, -1):
+        for start in range(len(first) - size + 1):
+            piece = first[start : start + size]
+            if all(piece in n for n in names):
+                return piece
+    return ""
+
+
+def load_classes(path: Path = CLASSES_PATH) -> dict[str, object]:
+    """The measured training-arguments data (see `generator.migrate.adoption.training_classes`)."""
+    return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+def from_table(table: Table, classes: dict[str, object] | None = None) -> Rules:
+    """The rules for `table`; `classes` defaults to the committed `data/training-arguments.json`."""
+    classes = load_classes() if classes is None else classes
+    shipped = [r for r in table.renames if r.status == "shipped"]
+    members = {r.old: r for r in shipped if r.kind in ("method", "property")}
+    model_classes = frozenset(r.owner for r in members.values())
+    fields = {r.old: r for r in shipped if r.kind == "field"}
+    field_owners = frozenset(r.owner for r in fields.values())
+
+    member_kwargs: dict[str, dict[str, Rename]] = {}
+    method_kwargs: dict[str, dict[str, Rename]] = {}
+    for row in shipped:
+        if row.kind != "argument" or (owned := _owner_method(row.owner)) is None:
+            continue
+        cls, method = owned
+        if cls in model_classes:
+            method_row = members.get(method)
+            for name in (method, method_row.new) if method_row else (method,):
+                member_kwargs.setdefault(name, {})[row.old] = row
+        elif cls in field_owners:
+            method_kwargs.setdefault(method, {})[row.old] = row
+
+    planned: dict[str, list[Rename]] = {}
+    for row in table.renames:
+        if row.status == "planned":
+            planned.setdefault(row.old, []).append(row)
+
+    shared: dict[str, list[str]] = {}
+    for key, library in table.libraries.items():
+        for api in library.api:
+            parts = api.removesuffix("()").split(".")
+            for name, row in members.items():
+                if key != row.library and parts[-1] == name:
+                    shared.setdefault(name, []).append(parts[0])
+
+    flag_rows = [r for r in table.renames if r.kind == "cli-flag"]
+    parsers = {m.group(0) for r in flag_rows if (m := _LEADING_NAME.match(r.owner))}
+    # An owner such as "TrlParser (trl sft, trl dpo, ...)" names the program that runs that parser.
+    commands = {w.split()[0] for r in flag_rows for w in re.findall(r"\(([^()]*)\)", r.owner)[:1] for w in w.split(",")}
+    commands = {c for c in commands if _LEADING_NAME.fullmatch(c) and c not in parsers and c not in field_owners}
+
+    olds = [r.old.lstrip("-") for r in table.renames]
+    subclasses = classes.get("subclasses", {})
+    assert isinstance(subclasses, dict)
+    config_keys = set(classes.get("config_keys", []))  # type: ignore[arg-type]
+    keys = {r.old: r for r in shipped if r.kind == "config-key"}
+    config_keys |= set(keys) | {r.new for r in keys.values()}
+    return Rules(
+        members=members,
+        member_kwargs=member_kwargs,
+        fields=fields,
+        method_kwargs=method_kwargs,
+        flags={r.old: r for r in shipped if r.kind == "cli-flag"},
+        keys=keys,
+        planned={k: tuple(v) for k, v in planned.items()},
+        shared={k: tuple(dict.fromkeys(v)) for k, v in shared.items()},
+        model_classes=model_classes,
+        config_classes=field_owners | frozenset(subclasses),
+        config_keys=frozenset(config_keys),
+        parsers=frozenset(parsers),
+        commands=frozenset(commands),
+        stem=_common_substring(olds),
+    )

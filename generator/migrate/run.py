@@ -1,0 +1,48 @@
+"""Check many files, in parallel when there are many: the work behind `scan`, `fix` and the adoption report.
+
+With more than `PARALLEL_FROM` files, the list is split into one share per core: forked worker processes take all
+shares but one, and this process checks the last one meanwhile, so no core waits. Most files are rejected by a
+substring test on their bytes, so the work is mostly reading and the few parses.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from generator.migrate.files import Result, check, walk
+from generator.migrate.hits import Options
+from generator.migrate.requirements import Finder
+
+PARALLEL_FROM = 200
+"""Below this many files the start-up of a worker process costs more than it saves."""
+
+_STATE: tuple[Options, Finder] | None = None
+
+
+def _init(options: Options, finder: Finder) -> None:
+    global _STATE
+    _STATE = (options, finder)
+
+
+def _check_share(paths: list[str]) -> list[Result]:
+    assert _STATE is not None
+    return [check(p, *_STATE) for p in paths]
+
+
+def check_all(paths: list[Path], options: Options, finder: Finder, workers: int | None = None) -> list[Result]:
+    """The result of every file under `paths`, in walk order."""
+    files = list(walk(paths))
+    workers = workers or min(os.cpu_count() or 1, 8)
+    import multiprocessing  # only here: most runs check a few files and never need it
+
+    if len(files) < PARALLEL_FROM or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return [check(f, options, finder) for f in files]
+    shares = [files[i::workers] for i in range(workers)]  # interleaved, so big folders are spread out
+    context = multiprocessing.get_context("fork")
+    with context.Pool(workers - 1, initializer=_init, initargs=(options, finder)) as pool:
+        pending = pool.map_async(_check_share, shares[1:])
+        mine = [check(f, options, finder) for f in shares[0]]
+        theirs = pending.get()
+    by_path = {r.path: r for share in [mine, *theirs] for r in share}
+    return [by_path[f] for f in files]

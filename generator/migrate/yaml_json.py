@@ -1,0 +1,92 @@
+"""YAML and JSON config files: rename top-level keys of training-arguments configs, at their exact positions.
+
+Only the key's own characters change; quoting, comments, indentation, key order and everything else keep their
+bytes. PyYAML's composed nodes give each key's span; JSON goes through `generator.migrate.jsonpos`.
+
+A file counts as a training-arguments config only when every top-level key is a field of `TrainingArguments`, of a
+known subclass or of a TRL dataclass (measured; what `HfArgumentParser` and `TrlParser` accept). Any other key
+means the file may belong to another tool that has its own `gradient_checkpointing` key (Axolotl does), so it is
+reported and left alone. Nested keys are never renamed: DeepSpeed's `activation_checkpointing` section and
+accelerate's `fsdp_config` options are other things with similar names.
+"""
+
+from __future__ import annotations
+
+import yaml
+
+from generator.migrate import jsonpos
+from generator.migrate.findings import Edit
+from generator.migrate.hits import Hit, Options, hazard, info, rename
+
+
+class ConfigParseError(ValueError):
+    """The file is not valid YAML or JSON; `offset` is where the parser stopped."""
+
+    def __init__(self, offset: int, message: str) -> None:
+        super().__init__(message)
+        self.offset = offset
+
+
+def _keys_hits(keys: list[tuple[str, int, str]], options: Options, fmt: str) -> list[Hit]:
+    """Hits for one mapping's top-level keys: (key, offset of the key's raw text, raw text)."""
+    rules = options.rules
+    names = [k for k, _, _ in keys]
+    olds = [(k, start, raw) for k, start, raw in keys if k in rules.keys]
+    hits = []
+    unknown = [k for k in names if k not in rules.config_keys]
+    for key, start, raw in olds:
+        row = rules.keys[key]
+        at = start + max(raw.find(key), 0)
+        if raw.find(key) < 0:
+            what = f"the key `{row.old}` is written with escapes: rename it by hand"
+            hits.append(info(row, at, code="config-key", what=what, section="config", new=row.new))
+        elif unknown:
+            what = (
+                f"not rewritten: `{unknown[0]}` is not a field of TrainingArguments or a TRL config, so this {fmt} file "
+                f"may belong to another tool with its own `{row.old}` key"
+            )
+            hits.append(info(row, at, code="foreign-config", what=what, section="config"))
+        elif row.new in names:
+            what = f"sets both `{row.old}` and `{row.new}`: the new one wins and the old value is dropped without a word; remove one"
+            hits.append(hazard(row, at, code="both-names", what=what, section="pitfalls"))
+        else:
+            hits.append(rename(row, at, (Edit(at, at + len(key), row.new),), options, code="config-key",
+                               what=f"top-level {fmt} key `{row.old}`", section="config"))
+    return hits
+
+
+def analyse_yaml(text: str, options: Options) -> list[Hit]:
+    """Hits in a YAML file (every document); raises `ConfigParseError`."""
+    if not any(k in text for k in options.rules.keys):
+        return []
+    try:
+        documents = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        raise ConfigParseError(mark.index if mark else 0, f"not valid YAML: {exc.problem or exc.context}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigParseError(0, f"not valid YAML: {exc}") from None
+    hits = []
+    for root in documents:
+        if isinstance(root, yaml.MappingNode):
+            keys = [
+                (k.value, k.start_mark.index, text[k.start_mark.index : k.end_mark.index])
+                for k, _ in root.value
+                if isinstance(k, yaml.ScalarNode)
+            ]
+            hits += _keys_hits(keys, options, "YAML")
+    return hits
+
+
+def analyse_json(text: str, options: Options) -> list[Hit]:
+    """Hits in a JSON file; raises `ConfigParseError`."""
+    if not any(k in text for k in options.rules.keys):
+        return []
+    try:
+        root = jsonpos.parse(text)
+    except jsonpos.JSONPosError as exc:
+        raise ConfigParseError(exc.offset, f"not valid JSON: {exc}") from None
+    if not isinstance(root, jsonpos.JObject):
+        return []
+    keys = [(k.value, k.start, text[k.start : k.end]) for k, _ in root.items]
+    return _keys_hits(keys, options, "JSON")

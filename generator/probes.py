@@ -1,0 +1,471 @@
+"""The probe suite: what each name of the alias table does in the transformers (or PEFT, TRL) that is importable.
+
+`python -m generator matrix` runs this module once per listed release, each time in an environment whose
+`PYTHONPATH` puts that release of transformers first, and commits what it prints. A probe uses a name the way a
+user would (a call, a read, a constructor keyword, a command line, a YAML file), records what happened (works
+silently / warns with category and message / raises with type and message / absent) and what it did (the
+checkpointing state of a tiny model, or the values the resulting `TrainingArguments` hold). Nothing here knows
+which release renamed what: the names come from the table and every outcome is observed.
+
+Shipped rows are probed in every scenario their kind has; planned rows only for whether each name exists, since
+there is nothing to compare a name that no release has with.
+
+Run as `python -m generator.probes --table aliases.yaml --library transformers --out outcomes.json`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import inspect
+import io
+import json
+import sys
+import tempfile
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, redirect_stderr
+from pathlib import Path
+from typing import Any
+
+from generator.table import Rename, Table, load
+
+ABSENT = "absent"
+"""Outcome of a name that the release does not have (no attribute, parameter, field, flag or key of that name)."""
+
+BOOL_VALUES = (True, False)
+"""Values a boolean name is set to: alone the first; together the old name gets the first, the new one the second."""
+DICT_VALUES = ({"use_reentrant": False}, {"use_reentrant": True})
+"""The same for a dict-valued name (the `*_kwargs` names)."""
+
+OWNER_OBJECTS = {
+    "trl configs (_BaseConfig: SFTConfig, DPOConfig, ...)": "trl.SFTConfig",
+    "TrlParser (trl sft, trl dpo, ...)": "trl.TrlParser",
+}
+"""Owners that are a description rather than an importable name, and the object that stands for them."""
+
+
+class ProbeError(Exception):
+    """The table has a row this suite cannot exercise; the message names the row's position."""
+
+
+@dataclasses.dataclass
+class Outcome:
+    """What one use of a name did in one release."""
+
+    row: dict[str, str]
+    """The row's identity: `library`, `kind`, `owner`, `old`, `new`."""
+    scenario: str
+    """How the name was used, e.g. `call on a fresh model`, `command line`."""
+    uses: str
+    """`old`, `new` or `both` (both names in one use, with different values)."""
+    outcome: str
+    """`works` (silently), `warns`, `raises` or `absent`."""
+    warnings: list[dict[str, str]]
+    """Each warning emitted during the use: `category` and `message`, verbatim, in order."""
+    error: dict[str, str] | None
+    """The exception the use raised: `type` and `message`."""
+    effect: Any
+    """What the use did, read back without warnings: a state, or the values of the old and new names."""
+
+
+def row_key(row: Rename) -> dict[str, str]:
+    """The fields that identify a row across table edits that do not rename anything."""
+    return {"library": row.library, "kind": row.kind, "owner": row.owner, "old": row.old, "new": row.new}
+
+
+# --- Running one use ---------------------------------------------------------------------------------------------------
+
+
+class _Tmp:
+    """A scratch folder for output_dir and YAML files; its path never reaches recorded messages."""
+
+    path = Path(tempfile.mkdtemp(prefix="probe-"))
+
+
+def _clean(text: str) -> str:
+    return text.replace(str(_Tmp.path), "<tmp>")
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """Setup and read-back are not what is measured: their warnings are dropped."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def run(
+    row: Rename,
+    scenario: str,
+    uses: str,
+    exists: bool,
+    action: Callable[[], Any],
+    effect: Callable[[Any], Any],
+) -> Outcome:
+    """Run `action` recording every warning (the transformers warnings have no stacklevel: `always` is needed)."""
+    error = None
+    result = None
+    stderr = io.StringIO()
+    with warnings.catch_warnings(record=True) as caught, redirect_stderr(stderr):
+        warnings.simplefilter("always")
+        try:
+            result = action()
+        except Exception as exc:  # noqa: BLE001 - any exception is the outcome being measured
+            error = {"type": type(exc).__name__, "message": _clean(str(exc))}
+        except SystemExit:  # argparse rejects a command line by printing `prog: error: ...` and exiting
+            message = stderr.getvalue().strip().splitlines()[-1].partition("error: ")[2]
+            error = {"type": "SystemExit", "message": _clean(message)}
+    recorded = [{"category": w.category.__name__, "message": _clean(str(w.message))} for w in caught]
+    if not exists:
+        outcome = ABSENT
+    elif error:
+        outcome = "raises"
+    else:
+        outcome = "warns" if recorded else "works"
+    with _quiet():
+        after = None if error else effect(result)
+    return Outcome(row_key(row), scenario, uses, outcome, recorded, error, after)
+
+
+# --- Model names: methods, properties and their keyword arguments --------------------------------------------------
+
+
+def tiny_model() -> Any:
+    """A randomly initialised two-layer Llama: built from a config, nothing is downloaded."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    config = LlamaConfig(
+        vocab_size=64, hidden_size=16, intermediate_size=32, num_hidden_layers=2, num_attention_heads=2,
+        num_key_value_heads=2,
+    )
+    with _quiet():
+        return LlamaForCausalLM(config)
+
+
+def checkpointing_state(model: Any) -> dict[str, Any]:
+    """The model's per-module flags and the keyword arguments its layers pass to `torch.utils.checkpoint`.
+
+    Read through the per-module `gradient_checkpointing` flag and `_gradient_checkpointing_func`, which neither
+    release renamed, so the same reader works on all of them and emits nothing.
+    """
+    flagged = [m for m in model.modules() if hasattr(m, "gradient_checkpointing")]
+    func = next((m._gradient_checkpointing_func for m in flagged if m.gradient_checkpointing), None)
+    return {
+        "checkpointing": any(m.gradient_checkpointing for m in flagged),
+        "checkpoint_kwargs": dict(func.keywords) if func is not None and hasattr(func, "keywords") else None,
+    }
+
+
+def checkpointing_model() -> Any:
+    """A tiny model with checkpointing on, set through the private `_set_gradient_checkpointing`, which no release
+    renamed, with `use_reentrant=False` as both public names default to."""
+    from functools import partial
+
+    from torch.utils.checkpoint import checkpoint
+
+    model = tiny_model()
+    with _quiet():
+        model._set_gradient_checkpointing(enable=True, gradient_checkpointing_func=partial(checkpoint, use_reentrant=False))
+    return model
+
+
+def _model_method(row: Rename, table: Table) -> Iterator[Outcome]:
+    for scenario, make in (("call on a fresh model", tiny_model), ("call on a checkpointing model", checkpointing_model)):
+        for uses in ("old", "new"):
+            name, model = getattr(row, uses), make()
+            exists = callable(getattr(type(model), name, None))
+            yield run(row, scenario, uses, exists, lambda m=model, n=name: getattr(m, n)(), lambda _, m=model: checkpointing_state(m))
+
+
+def _model_property(row: Rename, table: Table) -> Iterator[Outcome]:
+    for scenario, make in (("read on a fresh model", tiny_model), ("read on a checkpointing model", checkpointing_model)):
+        for uses in ("old", "new"):
+            name, model = getattr(row, uses), make()
+            exists = isinstance(getattr(type(model), name, None), property)
+            yield run(row, scenario, uses, exists, lambda m=model, n=name: getattr(m, n), lambda value: {"value": value})
+
+
+def _method_pair(row: Rename, table: Table) -> tuple[str, str]:
+    """Old and new name of the method that `row` (a keyword argument) belongs to, from the table."""
+    method = row.owner.split(".", 1)[1]
+    for other in table.renames:
+        if other.library == row.library and other.kind == "method" and other.old == method and other.status == "shipped":
+            return other.old, other.new
+    raise ProbeError(f"{row.position}: no shipped method row renames '{method}', the owner of this argument")
+
+
+def _accepts(func: Any, keyword: str) -> bool:
+    parameters = inspect.signature(func).parameters
+    return keyword in parameters or any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+
+
+def _model_argument(row: Rename, table: Table) -> Iterator[Outcome]:
+    old_method, new_method = _method_pair(row, table)
+    value, other_value = DICT_VALUES
+    plans = [
+        ("with its own method", "old", old_method, {row.old: value}),
+        ("with its own method", "new", new_method, {row.new: value}),
+        ("with the other method", "old", new_method, {row.old: value}),
+        ("with the other method", "new", old_method, {row.new: value}),
+        ("together, with the old method", "both", old_method, {row.old: value, row.new: other_value}),
+        ("together, with the new method", "both", new_method, {row.old: value, row.new: other_value}),
+    ]
+    for scenario, uses, method, kwargs in plans:
+        model = tiny_model()
+        func = getattr(type(model), method, None)
+        exists = callable(func) and all(_accepts(func, k) for k in kwargs)
+        yield run(
+            row, f"{scenario} ({method})", uses, exists,
+            lambda m=model, f=method, k=kwargs: getattr(m, f)(**k), lambda _, m=model: checkpointing_state(m),
+        )
+
+
+# --- TrainingArguments: fields, method arguments, command-line flags, config-file keys ---------------------------------
+
+
+def _training_arguments() -> Any:
+    from transformers import TrainingArguments
+
+    return TrainingArguments
+
+
+def _base() -> dict[str, Any]:
+    return {"output_dir": str(_Tmp.path / "out"), "report_to": "none"}
+
+
+def _fields() -> dict[str, Any]:
+    return {f.name: f for f in dataclasses.fields(_training_arguments())}
+
+
+def values_for(field_name: str) -> tuple[Any, Any]:
+    """The probe values for a field, by its annotation in this release (`dict` for the `*_kwargs` fields).
+
+    Read from the class annotations, not `dataclasses.fields`: `HfArgumentParser` rewrites `Field.type` in place
+    (`dict | str | None` becomes `str`), so the field objects depend on whether a parser was built before.
+    """
+    annotations: dict[str, Any] = {}
+    for klass in reversed(_training_arguments().__mro__):
+        annotations.update(getattr(klass, "__annotations__", {}))
+    if field_name not in annotations:
+        raise ProbeError(f"TrainingArguments has no field '{field_name}' to take the value type from")
+    return DICT_VALUES if "dict" in str(annotations[field_name]) else BOOL_VALUES
+
+
+def field_pair(row: Rename) -> tuple[str, str]:
+    """The `TrainingArguments` field names a flag or key row stands for."""
+    return row.old.lstrip("-").replace("-", "_"), row.new.lstrip("-").replace("-", "_")
+
+
+def _read_fields(args: Any, names: tuple[str, str]) -> dict[str, Any]:
+    """The values of the old and new field after the use; a name that is not a field is left out."""
+    fields = _fields()
+    return {name: getattr(args, name) for name in names if name in fields}
+
+
+def _args_field(row: Rename, table: Table) -> Iterator[Outcome]:
+    cls, names, fields = _training_arguments(), (row.old, row.new), _fields()
+    value, other = values_for(row.old)
+    read = lambda args: _read_fields(args, names)
+    for uses in ("old", "new"):
+        name = getattr(row, uses)
+        yield run(row, "set in the constructor", uses, name in fields, lambda n=name: cls(**_base(), **{n: value}), read)
+    yield run(
+        row, "set both in the constructor", "both", all(n in fields for n in names),
+        lambda: cls(**_base(), **{row.old: value, row.new: other}), read,
+    )
+    for uses in ("old", "new"):
+        name = getattr(row, uses)
+        with _quiet():
+            args = cls(**_base(), **{row.old: value})
+        yield run(row, "read after setting the old name", uses, name in fields, lambda a=args, n=name: getattr(a, n), lambda v: {"value": v})
+    for uses in ("old", "new"):
+        name = getattr(row, uses)
+        with _quiet():
+            args = cls(**_base())
+        yield run(
+            row, "written after construction", uses, name in fields,
+            lambda a=args, n=name: setattr(a, n, value), lambda _, a=args: _read_fields(a, names),
+        )
+
+
+def _args_method_argument(row: Rename, table: Table) -> Iterator[Outcome]:
+    cls, method = _training_arguments(), row.owner.split(".", 1)[1]
+    names = (row.old, row.new)
+    value, other = values_for(row.old)
+    func = getattr(cls, method)
+    read = lambda args: _read_fields(args, names)
+    plans = [("call", "old", {row.old: value}), ("call", "new", {row.new: value}),
+             ("call with both", "both", {row.old: value, row.new: other})]
+    for scenario, uses, kwargs in plans:
+        with _quiet():
+            args = cls(**_base())
+        exists = all(_accepts(func, k) for k in kwargs)
+        yield run(row, f"{scenario} ({method})", uses, exists, lambda a=args, k=kwargs: getattr(a, method)(**k), read)
+
+
+def _parser() -> Any:
+    from transformers import HfArgumentParser
+
+    return HfArgumentParser(_training_arguments())
+
+
+def _flag_words(flag: str, value: Any, explicit: bool) -> list[str]:
+    if isinstance(value, dict):
+        return [flag, json.dumps(value)]
+    return [flag, str(value).lower()] if explicit else [flag]
+
+
+def _cli_flag(row: Rename, table: Table) -> Iterator[Outcome]:
+    names = field_pair(row)
+    value, other = values_for(names[0])
+    parser = _parser()
+    known = parser._option_string_actions
+    read = lambda result: _read_fields(result[0], names)
+    base = ["--output_dir", str(_Tmp.path / "out"), "--report_to", "none"]
+    for uses in ("old", "new"):
+        flag = getattr(row, uses)
+        words = base + _flag_words(flag, value, explicit=False)
+        yield run(row, "command line", uses, flag in known, lambda w=words: parser.parse_args_into_dataclasses(w), read)
+    words = base + _flag_words(row.old, value, True) + _flag_words(row.new, other, True)
+    yield run(
+        row, "command line with both", "both", row.old in known and row.new in known,
+        lambda: parser.parse_args_into_dataclasses(words), read,
+    )
+
+
+def _yaml_text(keys: dict[str, Any]) -> str:
+    # JSON is YAML: no YAML library is needed to write the file, and the values keep their types.
+    return json.dumps({**_base(), **keys}, indent=2)
+
+
+def _config_key(row: Rename, table: Table) -> Iterator[Outcome]:
+    value, other = values_for(row.old)
+    parser, fields, names = _parser(), _fields(), (row.old, row.new)
+    read = lambda result: _read_fields(result[0], names)
+    plans = [("YAML file", "old", {row.old: value}), ("YAML file", "new", {row.new: value}),
+             ("YAML file with both", "both", {row.old: value, row.new: other})]
+    for index, (scenario, uses, keys) in enumerate(plans):
+        path = _Tmp.path / f"{row.old}-{index}.yaml"
+        path.write_text(_yaml_text(keys), encoding="utf-8")
+        exists = all(k in fields for k in keys)
+        yield run(row, scenario, uses, exists, lambda p=path: parser.parse_yaml_file(p), read)
+
+
+# --- Planned rows: does each name exist? ---------------------------------------------------------------------------------
+
+
+def resolve_owner(row: Rename) -> Any:
+    """The object a row's owner names: a module, class or function, imported by its dotted name."""
+    text = OWNER_OBJECTS.get(row.owner, row.owner.split(" ")[0].split("(")[0])
+    module_name = {"transformers": "transformers", "peft": "peft", "trl": "trl"}.get(row.library, row.library)
+    parts = text.split(".")
+    if parts[0] != module_name:
+        parts = [module_name, *parts]
+    obj: Any = importlib.import_module(parts[0])
+    for index, part in enumerate(parts[1:], 1):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            obj = importlib.import_module(".".join(parts[: index + 1]))
+    return obj
+
+
+def name_exists(row: Rename, name: str) -> bool:
+    """Whether the owner has `name` as the kind of name the row is."""
+    try:
+        owner = resolve_owner(row)
+    except (ImportError, AttributeError) as exc:
+        raise ProbeError(f"{row.position}: cannot import the owner '{row.owner}': {exc}") from None
+    if row.kind == "field" or row.kind == "config-key":
+        return name in {f.name for f in dataclasses.fields(owner)}
+    if row.kind == "argument":
+        return name in inspect.signature(owner).parameters
+    if row.kind == "cli-flag":
+        from trl import SFTConfig
+
+        parser = owner(SFTConfig) if row.library == "trl" else owner(_training_arguments())
+        return name in parser._option_string_actions
+    return hasattr(owner, name)
+
+
+def _existence(row: Rename, table: Table) -> Iterator[Outcome]:
+    for uses in ("old", "new"):
+        name = getattr(row, uses)
+        exists = name_exists(row, name)
+        yield Outcome(row_key(row), "exists", uses, "works" if exists else ABSENT, [], None, None)
+
+
+# --- Dispatch ------------------------------------------------------------------------------------------------------------
+
+Probe = Callable[[Rename, Table], Iterator[Outcome]]
+
+
+def probe_for(row: Rename) -> Probe:
+    """The probe that exercises `row`; `ProbeError` names the row when the suite has none for it."""
+    if row.status != "shipped":
+        return _existence
+    owner, kind = row.owner, row.kind
+    if owner == "PreTrainedModel" and kind == "method":
+        return _model_method
+    if owner == "PreTrainedModel" and kind == "property":
+        return _model_property
+    if owner.startswith("PreTrainedModel.") and kind == "argument":
+        return _model_argument
+    if owner == "TrainingArguments" and kind == "field":
+        return _args_field
+    if owner.startswith("TrainingArguments.") and kind == "argument":
+        return _args_method_argument
+    if owner == "HfArgumentParser(TrainingArguments)" and kind == "cli-flag":
+        return _cli_flag
+    if owner.startswith("TrainingArguments YAML") and kind == "config-key":
+        return _config_key
+    raise ProbeError(f"{row.position}: the probe suite cannot exercise a shipped {kind} of {owner}; add a probe to generator/probes.py")
+
+
+def probe_rows(table: Table, library: str) -> list[Outcome]:
+    """Every outcome for the rows of `library`, in table order."""
+    outcomes: list[Outcome] = []
+    for row in table.renames:
+        if row.library == library:
+            outcomes.extend(probe_for(row)(row, table))
+    return outcomes
+
+
+def installed_versions(library: str) -> dict[str, str]:
+    """The versions the outcomes were measured with: the library, transformers and torch, and where each came from."""
+    import torch
+    import transformers
+
+    versions = {"transformers": transformers.__version__, "torch": torch.__version__.split("+")[0]}
+    if library != "transformers":
+        versions[library] = importlib.import_module(library).__version__
+    return versions
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m generator.probes", description=__doc__.splitlines()[0])
+    parser.add_argument("--table", type=Path, required=True)
+    parser.add_argument("--library", required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args(argv)
+    table = load(args.table)
+    try:
+        outcomes = probe_rows(table, args.library)
+    except ProbeError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    import transformers
+
+    result = {
+        "versions": installed_versions(args.library),
+        "transformers_path": str(Path(transformers.__file__).parent),
+        "outcomes": [dataclasses.asdict(o) for o in outcomes],
+    }
+    args.out.write_text(json.dumps(result, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

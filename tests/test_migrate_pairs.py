@@ -1,0 +1,74 @@
+"""Fixture pairs: each `NAME.before.EXT` under tests/fixtures/migrate/pairs becomes `NAME.after.EXT` after
+`fix --write`, byte for byte; every other fixture is left exactly as it is; every line marked `# hazard` is
+reported as a hazard (and no other line is), and a second run changes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from generator.__main__ import main
+
+PAIRS = Path(__file__).parent / "fixtures" / "migrate" / "pairs"
+BEFORE = sorted(PAIRS.glob("*.before.*"))
+UNTOUCHED = sorted(p for p in PAIRS.iterdir() if ".before." not in p.name and ".after." not in p.name)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """The fixtures copied to a project folder, each `.before.` file under its plain name."""
+    for path in PAIRS.iterdir():
+        if ".after." not in path.name:
+            shutil.copy(path, tmp_path / path.name.replace(".before.", "."))
+    return tmp_path
+
+
+def _hazard_lines(path: Path) -> set[tuple[str, int]]:
+    text = path.read_bytes().decode("utf-8")
+    return {(path.name.replace(".before.", "."), n) for n, line in enumerate(text.splitlines(), 1) if re.search(r"#\s*hazard\b", line)}
+
+
+def test_there_are_pairs_for_every_file_type() -> None:
+    suffixes = {p.suffix for p in BEFORE}
+    assert suffixes >= {".py", ".yaml", ".yml", ".json", ".sh", ".md", ".ipynb"}
+
+
+@pytest.mark.parametrize("before", BEFORE, ids=lambda p: p.name)
+def test_fix_turns_before_into_after(project: Path, before: Path) -> None:
+    assert main(["fix", "--write", str(project)]) in (0, 1)
+    after = PAIRS / before.name.replace(".before.", ".after.")
+    assert (project / before.name.replace(".before.", ".")).read_bytes() == after.read_bytes()
+
+
+@pytest.mark.parametrize("fixture", UNTOUCHED, ids=lambda p: p.name)
+def test_fix_leaves_the_other_fixtures_alone(project: Path, fixture: Path) -> None:
+    main(["fix", "--write", str(project)])
+    assert (project / fixture.name).read_bytes() == fixture.read_bytes()
+
+
+def test_every_marked_line_and_only_those_are_hazards(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    expected = set().union(*(_hazard_lines(p) for p in PAIRS.iterdir() if ".after." not in p.name))
+    assert main(["scan", "--min-severity", "hazard", str(project)]) == 1
+    found = {
+        (Path(m.group(1)).name, int(m.group(2)))
+        for m in re.finditer(r"^(\S+?):(\d+):\d+: hazard ", capsys.readouterr().out, re.M)
+    }
+    assert found == expected
+
+
+def test_a_second_fix_changes_nothing(project: Path) -> None:
+    main(["fix", "--write", str(project)])
+    first = {p.name: p.read_bytes() for p in project.iterdir()}
+    main(["fix", "--write", str(project)])
+    assert {p.name: p.read_bytes() for p in project.iterdir()} == first
+
+
+def test_after_files_have_no_fix_left(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["fix", "--write", str(project)])
+    capsys.readouterr()
+    main(["scan", "--format", "json", str(project)])
+    assert '"severity": "fix"' not in capsys.readouterr().out
