@@ -25,14 +25,14 @@ from pathlib import Path
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 
-# MkDocs puts only this file's folder on sys.path while importing a hook; the package lives one level up.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# MkDocs puts only this file's folder on sys.path while importing a hook, and restores sys.path afterwards; the
+# package lives one level up, so the path is added here and again whenever the package is imported afresh.
+_ROOT = str(Path(__file__).resolve().parent.parent)
+sys.path.insert(0, _ROOT)
 
-import generator.oldnames  # noqa: E402
 import generator.outputs  # noqa: E402
 import generator.render  # noqa: E402
 import generator.table  # noqa: E402
-import generator.views  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.generator")
 
@@ -41,6 +41,22 @@ _rebuild = False
 so reloading them would only cost time (it is part of every `mkdocs build`; see benchmarks/build.py)."""
 _table: generator.table.Table | None = None
 """The table the current build rendered, which `on_post_build` publishes without reading the file again."""
+
+
+def _reimport_generator() -> None:
+    """Import the generator package afresh, every module of it, so no edit is served stale.
+
+    Dropping the modules and importing again, rather than `importlib.reload` one by one, needs no list of modules
+    in dependency order that would go stale as the package grows.
+    """
+    global generator
+    for name in [n for n in sys.modules if n == "generator" or n.startswith("generator.")]:
+        del sys.modules[name]
+    if _ROOT not in sys.path:
+        sys.path.insert(0, _ROOT)
+    for name in ("generator.table", "generator.render", "generator.outputs"):
+        importlib.import_module(name)
+    generator = sys.modules["generator"]
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
@@ -52,8 +68,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 def on_pre_build(config: MkDocsConfig) -> None:
     global _rebuild, _table
     if _rebuild:
-        for module in (generator.table, generator.oldnames, generator.views, generator.render, generator.outputs):
-            importlib.reload(module)
+        _reimport_generator()
     _rebuild, _table = True, None
     render, table = generator.render, generator.table
     try:

@@ -54,6 +54,9 @@ class Event:
     """A date (YYYY-MM-DD), or `planned` for what has no release yet."""
     version: str
     what: str
+    """The full story, for the table."""
+    label: str
+    """A few words for the diagram, where long text shrinks the whole drawing."""
 
 
 def timeline(table: Table) -> dict[str, list[Event]]:
@@ -67,17 +70,20 @@ def timeline(table: Table) -> dict[str, list[Event]]:
         items = []
         for release in releases:
             added = [r for r in rows if r.since and Version(r.since) == Version(release.version)]
-            what = release.note or "listed release"
+            what, label = release.note or "listed release", release.version
             if added:
                 warned = sum(1 for r in added if r.warning)
                 what += f" ({len(added)} new names; {warned} old names now warn)"
-            items.append(Event(release.date.isoformat(), release.version, what))
+                label += f" adds {len(added)} new names"
+            items.append(Event(release.date.isoformat(), release.version, what, label))
         for removal in sorted({Version(r.removal) for r in rows if r.removal}):
             gone = [r for r in rows if r.removal and Version(r.removal) == removal]
-            items.append(Event("planned", str(removal), f"planned removal of {len(gone)} old names"))
+            what = f"planned removal of {len(gone)} old names"
+            items.append(Event("planned", str(removal), what, f"{removal} removes {len(gone)} old names"))
         planned = [r for r in rows if r.status == "planned"]
         if planned:
-            items.append(Event("planned", "no release yet", f"{len(planned)} names not renamed yet"))
+            what = f"{len(planned)} names not renamed yet"
+            items.append(Event("planned", "no release yet", what, what))
         events[library] = items
     return events
 
