@@ -42,6 +42,8 @@ DEFAULT_AUDIENCE = {
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _CLI_FLAG = re.compile(r"--[A-Za-z][A-Za-z0-9_-]*\Z")
 _CONFIG_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's loader where PyYAML has it: the same nodes and marks, ten times faster (the hook runs on every build)."""
 _LINK = re.compile(r"https://[^\s()<>]+\Z")  # safe as the target of a Markdown link
 
 
@@ -105,10 +107,13 @@ class Release:
     """A published release of a library and what it did for the rename."""
 
     library: str
+    """Key of the library in `libraries`."""
     version: str
+    """The release, as PEP 440 text."""
     date: datetime.date
     """Upload date on PyPI."""
     note: str
+    """What the release did for the rename; empty by default."""
     position: Position = field(compare=False)
     """Where the release starts in the table file."""
 
@@ -128,12 +133,17 @@ class Rename:
     """One old name and its replacement."""
 
     library: str
+    """Key of the library in `libraries`."""
     kind: str
+    """One of `KINDS`; decides which names are valid and the default `audience`."""
     owner: str
     """The class, function, module or CLI the name belongs to."""
     old: str
+    """The deprecated name (a CLI flag with its dashes)."""
     new: str
+    """The name to use instead."""
     status: str
+    """One of `STATUSES`."""
     since: str | None
     """First release with the new name; `None` while planned."""
     removal: str | None
@@ -141,7 +151,9 @@ class Rename:
     warning: EmittedWarning | None
     """What using the old name emits; `None` unless shipped."""
     audience: tuple[str, ...]
+    """The migration-guide sections that list the row (`AUDIENCES`); by default from `DEFAULT_AUDIENCE`."""
     note: str
+    """What a reader must know beyond the names, as inline Markdown; empty by default."""
     position: Position = field(compare=False)
     """Where the row starts in the table file."""
 
@@ -440,7 +452,7 @@ def parse(text: str, path: str = "aliases.yaml") -> Table:
     """Validate the table text and return it typed; raise `TableError` listing every problem."""
     r = _Reader(path)
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = yaml.compose(text, Loader=_LOADER)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = Position(path, mark.line + 1, mark.column + 1) if mark else Position(path, 1, 1)
