@@ -11,9 +11,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from generator import matrix, render
-from generator.migrate import cli as migrate_cli
-from generator.table import TableError, load
+from generator.paths import DATA_DIR, DOCS_DIR, TABLE_PATH
+
+# The subcommands' modules are imported only by the subcommand that runs: `scan` should not pay for Jinja2 and the
+# renderer, nor `render` for the migration tool.
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -22,23 +23,29 @@ def _parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="validate the alias table and report every problem")
     rend = commands.add_parser("render", help="write the generated pages under docs/generated/ that changed")
     for sub in (check, rend):
-        sub.add_argument("--table", type=Path, default=render.TABLE_PATH, help="the alias table (default: %(default)s)")
+        sub.add_argument("--table", type=Path, default=TABLE_PATH, help="the alias table (default: %(default)s)")
     rend.add_argument("--check", action="store_true", help="write nothing; exit 1 and name the pages that are stale")
-    rend.add_argument("--docs", type=Path, default=render.DOCS_DIR, help="the docs folder (default: %(default)s)")
+    rend.add_argument("--docs", type=Path, default=DOCS_DIR, help="the docs folder (default: %(default)s)")
     scan = commands.add_parser("scan", help="report uses of the renamed names in code, notebooks, configs, scripts, Markdown")
     fix = commands.add_parser("fix", help="rewrite what is safe to rewrite (a diff, or in place with --write)")
-    migrate_cli.add_arguments(scan, fix, render.TABLE_PATH)
+    from generator.migrate import cli as migrate_cli
+
+    migrate_cli.add_arguments(scan, fix, TABLE_PATH)
     mat = commands.add_parser("matrix", help="probe every listed release and record the outcomes under data/")
-    mat.add_argument("--table", type=Path, default=render.TABLE_PATH, help="the alias table (default: %(default)s)")
+    mat.add_argument("--table", type=Path, default=TABLE_PATH, help="the alias table (default: %(default)s)")
     mat.add_argument("--check", action="store_true", help="write nothing; measure again and exit 1 with a diff on any difference")
-    mat.add_argument("--data", type=Path, default=matrix.DATA_DIR, help="the data folder (default: %(default)s)")
+    mat.add_argument("--data", type=Path, default=DATA_DIR, help="the data folder (default: %(default)s)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command in ("scan", "fix"):
+        from generator.migrate import cli as migrate_cli
+
         return migrate_cli.scan(args) if args.command == "scan" else migrate_cli.fix(args)
+    from generator.table import TableError, load
+
     try:
         table = load(args.table)
     except TableError as exc:
@@ -51,7 +58,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.table}: {len(table.renames)} renames, {len(table.libraries)} libraries, {len(table.releases)} releases: ok")
         return 0
     if args.command == "matrix":
+        from generator import matrix
+
         return matrix.command(table, args.table, args.data, check=args.check)
+
+    from generator import render
 
     try:
         pages = render.render_pages(table)

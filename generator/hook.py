@@ -31,6 +31,7 @@ _ROOT = str(Path(__file__).resolve().parent.parent)
 sys.path.insert(0, _ROOT)
 
 import generator.outputs  # noqa: E402
+import generator.paths  # noqa: E402
 import generator.render  # noqa: E402
 import generator.table  # noqa: E402
 
@@ -72,14 +73,14 @@ def on_pre_build(config: MkDocsConfig) -> None:
     _rebuild, _table = True, None
     render, table = generator.render, generator.table
     try:
-        loaded = table.load(render.TABLE_PATH)
+        loaded = table.load(generator.paths.TABLE_PATH)
         pages = render.render_pages(loaded)
     except table.TableError as exc:
         raise PluginError(f"aliases.yaml has problems; the generated pages were left as they were:\n{exc}") from None
     except render.RenderError as exc:
         raise PluginError(f"a template failed; the generated pages were left as they were:\n{exc}") from None
     for path in render.write_pages(pages):
-        log.info("generator: wrote %s", path.relative_to(render.ROOT))
+        log.info("generator: wrote %s", path.relative_to(generator.paths.ROOT))
     _table = loaded
 
 

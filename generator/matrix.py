@@ -32,12 +32,11 @@ from typing import Any
 from packaging.requirements import Requirement
 from packaging.version import Version
 
+from generator.paths import DATA_DIR, ROOT
 from generator.table import Table
 
-ROOT = Path(__file__).resolve().parent.parent
 CACHE_DIR = ROOT / ".cache" / "matrix"
 """Where the per-release environments live (ignored by git; created on demand)."""
-DATA_DIR = ROOT / "data"
 MATRIX_FILE = "matrix.json"
 DOWNSTREAM_FILE = "downstream-warnings.json"
 TIMEOUT = 600

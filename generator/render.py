@@ -17,14 +17,9 @@ from markupsafe import Markup
 from generator import matrix, measured, views
 from generator.migrate import adoption
 from generator.oldnames import OldNames, rewrite_pycon
+from generator.paths import DOCS_DIR, TEMPLATES_DIR
 from generator.table import Table
 
-ROOT = Path(__file__).resolve().parent.parent
-"""The repository root: `aliases.yaml`, `templates/` and `docs/` live here."""
-
-TABLE_PATH = ROOT / "aliases.yaml"
-TEMPLATES_DIR = ROOT / "templates"
-DOCS_DIR = ROOT / "docs"
 GENERATED_DIR = "generated"
 """Folder under `docs/` that only the generator writes."""
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from packaging.version import Version
 
-from generator import matrix, measured, render, views
+from generator import matrix, measured, paths, render, views
 from generator.probes import row_key
 from generator.table import Rename, load
 
@@ -122,7 +122,7 @@ def test_a_row_without_data_shows_as_not_measured() -> None:
 
 def _tampered(tmp_path: Path) -> Path:
     for name in (matrix.MATRIX_FILE, matrix.DOWNSTREAM_FILE):
-        (tmp_path / name).write_text((matrix.DATA_DIR / name).read_text(encoding="utf-8"), encoding="utf-8")
+        (tmp_path / name).write_text((paths.DATA_DIR / name).read_text(encoding="utf-8"), encoding="utf-8")
     data = json.loads((tmp_path / matrix.MATRIX_FILE).read_text(encoding="utf-8"))
     data["releases"][-1]["outcomes"][0]["outcome"] = "tampered"
     (tmp_path / matrix.MATRIX_FILE).write_text(matrix.dump(data), encoding="utf-8")
@@ -131,7 +131,7 @@ def _tampered(tmp_path: Path) -> Path:
 
 def test_check_fails_with_a_diff_and_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    recorded = {name: matrix.read(matrix.DATA_DIR / name) for name in (matrix.MATRIX_FILE, matrix.DOWNSTREAM_FILE)}
+    recorded = {name: matrix.read(paths.DATA_DIR / name) for name in (matrix.MATRIX_FILE, matrix.DOWNSTREAM_FILE)}
     monkeypatch.setattr(matrix, "measure_all", lambda table, path: recorded)  # this test is about the comparison
     data_dir = _tampered(tmp_path)
     before = {p: p.read_bytes() for p in data_dir.iterdir()}

@@ -9,12 +9,12 @@ import json
 import pytest
 from markdown.extensions.toc import slugify
 
-from generator import render
+from generator import paths, render
 from generator.migrate import adoption, findings, rules
 from generator.table import load
 
-TABLE = load(render.TABLE_PATH)
-PAGE = render.DOCS_DIR / render.GENERATED_DIR / "adoption-report.md"
+TABLE = load(paths.TABLE_PATH)
+PAGE = paths.DOCS_DIR / render.GENERATED_DIR / "adoption-report.md"
 
 # Found by reading the released sources (research notes, naming.md §3), with the effect on transformers ≥ 5.23.
 KNOWN_SITES = {
@@ -85,10 +85,10 @@ def test_measured_classes_include_trl_configs(measured: tuple[dict, dict]) -> No
 
 
 def test_every_guide_link_of_the_tool_exists() -> None:
-    guide = (render.DOCS_DIR / render.GENERATED_DIR / "migration-guide.md").read_text(encoding="utf-8")
+    guide = (paths.DOCS_DIR / render.GENERATED_DIR / "migration-guide.md").read_text(encoding="utf-8")
     anchors = {slugify(line.lstrip("#").strip().replace("`", ""), "-") for line in guide.splitlines() if line.startswith("#")}
     assert set(findings.SECTIONS.values()) <= anchors
-    assert (render.ROOT / findings.GUIDE).is_file()
+    assert (paths.ROOT / findings.GUIDE).is_file()
 
 
 @pytest.mark.parametrize(

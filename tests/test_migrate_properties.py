@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from packaging.specifiers import SpecifierSet
 
-from generator import render
+from generator import paths
 from generator.migrate import python, rules, yaml_json
 from generator.migrate.files import apply
 from generator.migrate.hits import Options
@@ -20,7 +20,7 @@ from generator.migrate.requirements import Allowed
 from generator.oldnames import OldNames
 from generator.table import load
 
-TABLE = load(render.TABLE_PATH)
+TABLE = load(paths.TABLE_PATH)
 OPTIONS = Options(rules.from_table(TABLE), Allowed(SpecifierSet(">=5.23.0"), "test"))
 REVERSE = OldNames.from_table(TABLE)
 

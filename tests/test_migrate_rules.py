@@ -12,13 +12,13 @@ import pytest
 import yaml
 from packaging.specifiers import SpecifierSet
 
-from generator import render
+from generator import paths
 from generator.__main__ import main
 from generator.migrate import rules
 from generator.migrate.requirements import Allowed
 from generator.table import load
 
-ROOT = render.ROOT
+ROOT = paths.ROOT
 NEW_ROW = """
   - library: transformers
     kind: method
@@ -46,7 +46,7 @@ def test_a_row_added_to_the_table_is_rewritten(tmp_path: Path) -> None:
 
 
 def test_every_shipped_row_has_a_place_in_the_rules() -> None:
-    table = load(render.TABLE_PATH)
+    table = load(paths.TABLE_PATH)
     r = rules.from_table(table)
     placed = {*r.members.values(), *r.fields.values(), *r.flags.values(), *r.keys.values()}
     placed |= {row for kw in (*r.member_kwargs.values(), *r.method_kwargs.values()) for row in kw.values()}

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from generator import render
+from generator import paths, render
 from generator.__main__ import main
 from generator.table import load
 
-ROOT = render.ROOT
+ROOT = paths.ROOT
 
 PLANNED_ROW = """
   - library: transformers

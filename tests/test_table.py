@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.render import TABLE_PATH
+from generator.paths import TABLE_PATH
 from generator.table import TableError, load, parse
 
 VALID = textwrap.dedent(

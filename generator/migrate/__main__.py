@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from generator.migrate import cli
-from generator.migrate.rules import ROOT
+from generator.paths import ROOT
 
 
 def main(argv: list[str] | None = None) -> int:

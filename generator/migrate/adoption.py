@@ -27,13 +27,14 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from generator import paths
 from generator.migrate import rules as rules_module
 from generator.migrate.hits import Options
 from generator.migrate.requirements import Allowed, Finder
 from generator.migrate.run import check_all
 from generator.table import Table, load
 
-ROOT = rules_module.ROOT
+ROOT = paths.ROOT
 CACHE = ROOT / ".cache" / "wheels"
 """Downloaded wheels and their unpacked trees (git-ignored)."""
 DATA_PATH = ROOT / "data" / "adoption.json"

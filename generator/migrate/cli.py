@@ -10,6 +10,7 @@ any hazard or unchecked file remains (or, without `--write`, while a fix is pend
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 import difflib
 import sys
 from pathlib import Path
@@ -77,7 +78,8 @@ def scan(args: argparse.Namespace) -> int:
     setup = _setup(args)
     if isinstance(setup, int):
         return setup
-    results = check_all(args.paths, *setup)
+    options, finder = setup
+    results = check_all(args.paths, replace(options, verify=False), finder)
     errors = _errors(results)
     findings = _findings(results)
     shown = [f for f in findings if SEVERITIES.index(f.severity) <= SEVERITIES.index(args.min_severity)]

@@ -173,7 +173,7 @@ def check(path: str, options: Options, finder: Finder) -> Result:
         findings.append(Finding(path, line, col, hit.severity, hit.old, hit.new, hit.code, hit.message, hit.edits))
     edits = [e for f in findings if f.severity == "fix" for e in f.edits]
     fixed = None
-    if edits:
+    if edits and options.verify:
         fixed = apply(text, edits)
         try:
             reparse(fixed, kind)

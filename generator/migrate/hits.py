@@ -30,6 +30,8 @@ class Options:
     """Apply the version gate; the adoption scan turns it off to classify calls as on the newest release."""
     package: str | None = None
     """Import name of the package being scanned (adoption report): its own API names are not transformers'."""
+    verify: bool = True
+    """Parse each rewritten file again before offering it; `scan`, which writes nothing, skips that cost."""
 
 
 @dataclass(frozen=True)

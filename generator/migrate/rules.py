@@ -18,10 +18,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from generator.paths import DATA_DIR
 from generator.table import Rename, Table
 
-ROOT = Path(__file__).resolve().parents[2]
-CLASSES_PATH = ROOT / "data" / "training-arguments.json"
+CLASSES_PATH = DATA_DIR / "training-arguments.json"
 """Subclasses of the training-arguments class and the keys a training config may hold, measured from wheels."""
 
 _LEADING_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
