@@ -56,6 +56,17 @@ class EntryPoint:
     """A statement with the new names that avoids the warning in the user's own code, if there is one."""
 
 
+def _peft_wrap(name: str) -> EntryPoint:
+    """Wrapping a tiny transformers model with a LoRA adapter through PEFT's `name`."""
+    return EntryPoint(
+        id=f"peft.{name}",
+        library="peft",
+        title=f"{name}()",
+        setup=(f"from peft import LoraConfig, {name}",),
+        call=f'peft_model = {name}(LlamaForCausalLM(config), LoraConfig(r=2, target_modules=["q_proj", "v_proj"]))',
+    )
+
+
 def _config_entry(name: str) -> EntryPoint:
     var = re.sub(r"(?<!^)(?=[A-Z][a-z])", "_", name).lower()
     call = f'{var} = {name}(output_dir="out", report_to="none", bf16=False)'
@@ -70,20 +81,8 @@ def _config_entry(name: str) -> EntryPoint:
 
 
 ENTRY_POINTS = (
-    EntryPoint(
-        id="peft.get_peft_model",
-        library="peft",
-        title="get_peft_model()",
-        setup=("from peft import LoraConfig, get_peft_model",),
-        call='peft_model = get_peft_model(LlamaForCausalLM(config), LoraConfig(r=2, target_modules=["q_proj", "v_proj"]))',
-    ),
-    EntryPoint(
-        id="peft.PeftModel",
-        library="peft",
-        title="PeftModel()",
-        setup=("from peft import LoraConfig, PeftModel",),
-        call='peft_model = PeftModel(LlamaForCausalLM(config), LoraConfig(r=2, target_modules=["q_proj", "v_proj"]))',
-    ),
+    _peft_wrap("get_peft_model"),
+    _peft_wrap("PeftModel"),
     EntryPoint(
         id="peft.prepare_model_for_kbit_training",
         library="peft",

@@ -18,6 +18,9 @@ ROOT = Path(__file__).resolve().parent.parent
 BUILD = ("mkdocs", "build", "--strict")
 """The one build command: `make build`, CI's deploy workflow and these tests all run it."""
 
+IN_CI = os.environ.get("CI", "").lower() not in ("", "0", "false")
+"""Under CI a test that cannot run (no Chromium, no network to PyPI) fails instead of skipping."""
+
 _SKIP = shutil.ignore_patterns(".git", ".venv", ".cache", ".pytest_cache", "site", "__pycache__", "*.pyc")
 
 

@@ -31,14 +31,13 @@ from typing import Any
 
 import pytest
 import yaml
-from sitekit import copy_repo, git_snapshot
+from sitekit import IN_CI, copy_repo, git_snapshot
 
 from generator.outputs import nav_pages
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 WORKFLOW = ROOT / ".github/workflows/docs.yml"
-IN_CI = os.environ.get("CI", "").lower() not in ("", "0", "false")
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
 TIMEOUT_MS = 20_000
 

@@ -46,8 +46,8 @@ PYTHON_VERSION = "3.12"
 """`pip download --python-version`: Axolotl 0.21.0 requires Python ≥ 3.12; the wheels are pure Python."""
 
 EFFECTS = {
-    "warns": "warns on transformers ≥ 5.23 (FutureWarning)",
-    "overrides": "overrides the old method: stays the entry point until v6, warns when it calls up",
+    "warns": "emits the deprecation warning the alias table records for the name",
+    "overrides": "overrides the old method: stays the entry point until the old name is removed, warns when it calls up",
     "silent": "silent: reads the mirrored old field, or refers to the old method without calling it",
     "lost-write": "write that no longer takes effect (the Trainer reads the new field)",
     "dead": "only runs on transformers releases older than the rename",

@@ -215,7 +215,7 @@ class _Walk:
         parent, _ = self._parent()
         section = "model" if self._enclosing(ast.ClassDef) else "script"
         if isinstance(node.ctx, ast.Store):
-            what = f"assigns to `{node.attr}` on an instance: the function replaces the deprecated method and stays the entry point until v6 (it runs, and warns, when `{row.new}` is called); wrap `{row.new}` instead"
+            what = f"assigns to `{node.attr}` on an instance: the function replaces the deprecated method and stays the entry point until {row.removal or 'the old name is removed'} (it runs, and warns, when `{row.new}` is called); wrap `{row.new}` instead"
             self.hits.append(hazard(row, start, code="instance-override", what=what, section="model"))
             return
         if node.attr in self.shared:
@@ -277,10 +277,19 @@ class _Walk:
                 what = f"writes `{receiver}.{row.old}` only on transformers older than {dead}, where the old field is the real one: nothing to change until that branch goes"
                 self.hits.append(info(row, start, code="dead-write", what=what, section="pitfalls", new=row.new))
                 return
-            what = f"writes `{receiver}.{row.old}` after construction{maybe}: since transformers {row.since} the Trainer reads `{row.new}` and this write is ignored; write `{receiver}.{row.new}` (releases ≥ {row.since})"
+        self._field_use(row, start, (f"`{receiver}.{row.old}`", f"`{receiver}.{row.new}`"), maybe, store)
+
+    def _field_use(self, row: Rename, start: int, names: tuple[str, str], maybe: str, store: bool) -> None:
+        """A write to the old field after construction (ignored since the rename), or a read (a silent mirror).
+
+        `names`: how the code spells the old field, and what to write instead.
+        """
+        used, instead = names
+        if store:
+            what = f"writes {used} after construction{maybe}: since transformers {row.since} the Trainer reads `{row.new}` and this write is ignored; write {instead} (releases ≥ {row.since})"
             self.hits.append(hazard(row, start, code="write", what=what, section="pitfalls"))
         else:
-            what = f"reads `{receiver}.{row.old}`{maybe}: a silent mirror of `{row.new}` since transformers {row.since} (a write to the old field is not mirrored), removed in {row.removal}"
+            what = f"reads {used}{maybe}: a silent mirror of `{row.new}` since transformers {row.since} (a write to the old field is not mirrored), removed in {row.removal}"
             self.hits.append(info(row, start, code="read", what=what, section="pitfalls", new=row.new))
 
     def _keyword(self, node: ast.keyword) -> None:
@@ -367,12 +376,9 @@ class _Walk:
             self.hits.append(hazard(row, start, code="string-lookup", what=what, section="library"))
         elif name.value in rules.fields and (kind := self._config_receiver(call.args[0])):
             row = rules.fields[name.value]
-            if _callee(call) == "setattr":
-                what = f"sets `{row.old}` by string after construction{'' if kind == 'sure' else ' (if this is TrainingArguments)'}: ignored since transformers {row.since}"
-                self.hits.append(hazard(row, start, code="write", what=what, section="pitfalls"))
-            else:
-                what = f"reads `{row.old}` by string: a silent mirror of `{row.new}` since transformers {row.since}"
-                self.hits.append(info(row, start, code="read", what=what, section="pitfalls", new=row.new))
+            maybe = "" if kind == "sure" else " (if this is TrainingArguments)"
+            used = f"`{row.old}` by string with `{_callee(call)}`"
+            self._field_use(row, start, (used, f"`{row.new}`"), maybe, _callee(call) == "setattr")
 
     def _flags(self, node: ast.Constant) -> None:
         rules = self.rules
