@@ -1,7 +1,7 @@
 """Benchmark: measuring three transformers releases against measuring one.
 
-Each release is probed in its own interpreter and environment (see generator/matrix.py); the environments are
-created first and not timed. `generator.matrix.measure` runs the probe processes in parallel, one per core, so
+Each release is probed in its own interpreter and environment (see generator/measure/matrix.py); the environments are
+created first and not timed. `generator.measure.matrix.measure` runs the probe processes in parallel, one per core, so
 three releases should cost well under three times one. Also times the whole `python -m generator matrix --check`
 (every listed release, PEFT and TRL, and the downstream warnings). Target: three / one ≤ 3. Run from the
 repository root:
@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from generator import matrix
+from generator.measure import matrix
 from generator.table import load
 
 

@@ -58,11 +58,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.table}: {len(table.renames)} renames, {len(table.libraries)} libraries, {len(table.releases)} releases: ok")
         return 0
     if args.command == "matrix":
-        from generator import matrix
+        from generator.measure import matrix
 
         return matrix.command(table, args.table, args.data, check=args.check)
 
-    from generator import render
+    from generator.pages import render
 
     try:
         pages = render.render_pages(table)

@@ -33,7 +33,7 @@ import pytest
 import yaml
 from sitekit import IN_CI, copy_repo, git_snapshot
 
-from generator.outputs import nav_pages
+from generator.pages.outputs import nav_pages
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from generator import downstream, matrix, measured
+from generator.measure import downstream, matrix
+from generator.pages import measured
 from generator.table import load
 
 ROOT = Path(__file__).resolve().parents[1]

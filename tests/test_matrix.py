@@ -17,8 +17,10 @@ from typing import Any
 import pytest
 from packaging.version import Version
 
-from generator import matrix, measured, paths, render, views
-from generator.probes import row_key
+from generator import paths
+from generator.measure import matrix
+from generator.pages import measured, render, views
+from generator.measure.probes import row_key
 from generator.table import Rename, load
 
 ROOT = Path(__file__).resolve().parents[1]

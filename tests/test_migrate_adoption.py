@@ -9,8 +9,10 @@ import json
 import pytest
 from markdown.extensions.toc import slugify
 
-from generator import paths, render
-from generator.migrate import adoption, findings, rules
+from generator import paths
+from generator.pages import render
+from generator.measure import adoption
+from generator.migrate import findings, rules
 from generator.table import load
 from sitekit import IN_CI
 
@@ -77,8 +79,8 @@ def measured(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict]:
 
 def test_committed_adoption_data_is_what_the_wheels_give(measured: tuple[dict, dict]) -> None:
     classes, data = measured
-    assert adoption.load_data() == json.loads(adoption.dump(data)), "run `python -m generator.migrate.adoption`"
-    assert rules.load_classes() == json.loads(adoption.dump(classes)), "run `python -m generator.migrate.adoption`"
+    assert adoption.load_data() == json.loads(adoption.dump(data)), "run `python -m generator.measure.adoption`"
+    assert rules.load_classes() == json.loads(adoption.dump(classes)), "run `python -m generator.measure.adoption`"
 
 
 def test_measured_classes_include_trl_configs(measured: tuple[dict, dict]) -> None:

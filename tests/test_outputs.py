@@ -20,7 +20,8 @@ import pytest
 import yaml
 from sitekit import build, copy_repo
 
-from generator import outputs, table
+from generator import table
+from generator.pages import outputs
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE_NAME = "gradient_checkpointing → activation_checkpointing"

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from generator import paths, render
+from generator import paths
+from generator.pages import render
 from generator.__main__ import main
 from generator.table import load
 

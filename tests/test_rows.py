@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import torch
 
-from generator.probes import (
+from generator.measure.probes import (
     checkpointing_model,
     checkpointing_state,
     field_pair,

@@ -3,7 +3,7 @@
 The site is built through the MkDocs API (load_config, startup event, build, shutdown), but in
 a child process and from a copy of the repository in a temporary directory:
 
-- the hook (`generator/hook.py`) reloads the generator modules, which in this process would
+- the hook (`generator/pages/hook.py`) reloads the generator modules, which in this process would
   replace the classes that other test modules already imported (`pytest.raises(TableError)`
   would then miss the reloaded `TableError`);
 - the hook writes docs/generated/*.md when they are stale, which would repair the working tree

@@ -7,7 +7,7 @@ owned by `Class.method` is a keyword of calls to that method, and a `cli-flag` r
 reads the flag. `planned` rows (no release has the new name) are only ever reported, as `info`.
 
 What the table cannot say, namely which classes subclass `TrainingArguments` (TRL's configs) and which keys a
-training config file may hold, is measured from the released wheels by `generator.migrate.adoption` and committed
+training config file may hold, is measured from the released wheels by `generator.measure.adoption` and committed
 as `data/training-arguments.json`.
 """
 
@@ -95,7 +95,7 @@ def _common_substring(names: list[str]) -> str:
 
 
 def load_classes(path: Path = CLASSES_PATH) -> dict[str, object]:
-    """The measured training-arguments data (see `generator.migrate.adoption.training_classes`)."""
+    """The measured training-arguments data (see `generator.measure.adoption.training_classes`)."""
     return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
 
 

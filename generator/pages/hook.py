@@ -11,7 +11,7 @@ Events used:
   /sitemap.xml and /search/ from the site root instead of the version's (found by tests/test_browser.py).
   Hooks run after plugins, so this sees mike's value.
 - `on_post_build`: publish the machine-readable outputs into the built site (aliases.json and its JSON Schema,
-  llms.txt, llms-full.txt, each page's Markdown source; see `generator.outputs`). They are written into site_dir
+  llms.txt, llms-full.txt, each page's Markdown source; see `generator.pages.outputs`). They are written into site_dir
   only, never into docs/, so they need no committing and cannot trigger a rebuild.
 """
 
@@ -27,12 +27,12 @@ from mkdocs.exceptions import PluginError
 
 # MkDocs puts only this file's folder on sys.path while importing a hook, and restores sys.path afterwards; the
 # package lives one level up, so the path is added here and again whenever the package is imported afresh.
-_ROOT = str(Path(__file__).resolve().parent.parent)
+_ROOT = str(Path(__file__).resolve().parents[2])
 sys.path.insert(0, _ROOT)
 
-import generator.outputs  # noqa: E402
+import generator.pages.outputs  # noqa: E402
 import generator.paths  # noqa: E402
-import generator.render  # noqa: E402
+import generator.pages.render  # noqa: E402
 import generator.table  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.generator")
@@ -55,7 +55,7 @@ def _reimport_generator() -> None:
         del sys.modules[name]
     if _ROOT not in sys.path:
         sys.path.insert(0, _ROOT)
-    for name in ("generator.table", "generator.render", "generator.outputs"):
+    for name in ("generator.table", "generator.pages.render", "generator.pages.outputs"):
         importlib.import_module(name)
     generator = sys.modules["generator"]
 
@@ -71,7 +71,7 @@ def on_pre_build(config: MkDocsConfig) -> None:
     if _rebuild:
         _reimport_generator()
     _rebuild, _table = True, None
-    render, table = generator.render, generator.table
+    render, table = generator.pages.render, generator.table
     try:
         loaded = table.load(generator.paths.TABLE_PATH)
         pages = render.render_pages(loaded)
@@ -85,7 +85,7 @@ def on_pre_build(config: MkDocsConfig) -> None:
 
 
 def on_post_build(config: MkDocsConfig) -> None:
-    outputs = generator.outputs
+    outputs = generator.pages.outputs
     pages = outputs.read_pages(Path(config.docs_dir), config.nav)
     assert _table is not None, "on_pre_build failed, so MkDocs should not have built"
     files = outputs.site_outputs(_table, pages, config.site_name, config.site_description or "")

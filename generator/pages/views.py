@@ -1,7 +1,7 @@
 """Pure functions from the table to what the templates show: grouped rows, filters, the timeline.
 
 Everything a page states about versions here is derived from `since`, `removal` and `warning`, so templates only
-lay it out. What the releases *do* (the behaviour matrix) is measured, not derived: see `generator.measured`.
+lay it out. What the releases *do* (the behaviour matrix) is measured, not derived: see `generator.pages.measured`.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@
    TRL), it makes an environment under `.cache/matrix/`: `pip install --no-deps --target` of that one release.
    The project's `.venv` supplies everything else (torch, accelerate, ...), so all releases share one torch install.
    The releases' requirements must then be met by `.venv`; `environment_problems()` compares them.
-2. It runs `generator.probes` once per environment, with `PYTHONPATH` putting that release first, in parallel (one
-   process per core), and `generator.downstream` once in `.venv` itself.
+2. It runs `generator.measure.probes` once per environment, with `PYTHONPATH` putting that release first, in parallel (one
+   process per core), and `generator.measure.downstream` once in `.venv` itself.
 3. It writes `data/matrix.json` and `data/downstream-warnings.json` when they changed, or, with `--check`, compares
    them with the new measurement and fails with a diff.
 
@@ -140,7 +140,7 @@ def probe_job(job: Job, table_path: Path) -> dict[str, Any]:
     problems = environment_problems(job)
     if problems:
         raise MatrixError("the shared .venv does not fit this release:\n" + "\n".join(problems))
-    result = _run_module("generator.probes", ["--table", str(table_path.resolve()), "--library", job.library], [job.env])
+    result = _run_module("generator.measure.probes", ["--table", str(table_path.resolve()), "--library", job.library], [job.env])
     measured = result["versions"].get(job.library)
     if measured != job.version or (job.library == "transformers" and not result["transformers_path"].startswith(str(job.env))):
         raise MatrixError(f"{job.env} should provide {job.pypi} {job.version}, but the probes ran {measured}")
@@ -155,16 +155,16 @@ def measure(table: Table, table_path: Path, jobs: list[Job] | None = None, worke
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
         results = list(pool.map(lambda job: probe_job(job, table_path), jobs))
     return {
-        "about": "Measured by `python -m generator matrix` (generator/probes.py); never edit by hand.",
+        "about": "Measured by `python -m generator matrix` (generator/measure/probes.py); never edit by hand.",
         "python": f"{sys.version_info.major}.{sys.version_info.minor}",
         "releases": results,
     }
 
 
 def measure_downstream() -> dict[str, Any]:
-    """PEFT's and TRL's warnings, measured in the project's own environment (see `generator.downstream`)."""
-    result = _run_module("generator.downstream", [], [])
-    return {"about": "Measured by `python -m generator matrix` (generator/downstream.py); never edit by hand.", **result}
+    """PEFT's and TRL's warnings, measured in the project's own environment (see `generator.measure.downstream`)."""
+    result = _run_module("generator.measure.downstream", [], [])
+    return {"about": "Measured by `python -m generator matrix` (generator/measure/downstream.py); never edit by hand.", **result}
 
 
 def measure_all(table: Table, table_path: Path) -> dict[str, dict[str, Any]]:

@@ -9,7 +9,7 @@ environment (the pinned transformers, PEFT and TRL) and commits the result as `d
 the migration guide renders its "Warnings you cannot fix yet" section from that file, and the doc tests run every
 example of that section again.
 
-Run as `python -m generator.downstream --out downstream.json`.
+Run as `python -m generator.measure.downstream --out downstream.json`.
 """
 
 from __future__ import annotations
@@ -230,7 +230,7 @@ def measure() -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m generator.downstream", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m generator.measure.downstream", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     try:

@@ -1,4 +1,4 @@
-"""Pure functions from the measured data (`data/*.json`, see `generator.matrix`) to what the templates show.
+"""Pure functions from the measured data (`data/*.json`, see `generator.measure.matrix`) to what the templates show.
 
 The timeline's behaviour matrix and the migration guide's "Warnings you cannot fix yet" section state only what a
 probe observed: a cell says what the first use of a name did in that release, and the details list every scenario
@@ -12,10 +12,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from generator.matrix import Measured
-from generator.probes import row_key
+from generator.measure.matrix import Measured
+from generator.measure.probes import row_key
 from generator.table import EmittedWarning, Rename, Table
-from generator.views import WarningFilter
+from generator.pages.views import WarningFilter
 
 NOT_MEASURED = "not measured"
 

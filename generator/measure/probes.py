@@ -10,7 +10,7 @@ which release renamed what: the names come from the table and every outcome is o
 Shipped rows are probed in every scenario their kind has; planned rows only for whether each name exists, since
 there is nothing to compare a name that no release has with.
 
-Run as `python -m generator.probes --table aliases.yaml --library transformers --out outcomes.json`.
+Run as `python -m generator.measure.probes --table aliases.yaml --library transformers --out outcomes.json`.
 """
 
 from __future__ import annotations
@@ -421,7 +421,7 @@ def probe_for(row: Rename) -> Probe:
         return _cli_flag
     if owner.startswith("TrainingArguments YAML") and kind == "config-key":
         return _config_key
-    raise ProbeError(f"{row.position}: the probe suite cannot exercise a shipped {kind} of {owner}; add a probe to generator/probes.py")
+    raise ProbeError(f"{row.position}: the probe suite cannot exercise a shipped {kind} of {owner}; add a probe to generator/measure/probes.py")
 
 
 def probe_rows(table: Table, library: str) -> list[Outcome]:
@@ -445,7 +445,7 @@ def installed_versions(library: str) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m generator.probes", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m generator.measure.probes", description=__doc__.splitlines()[0])
     parser.add_argument("--table", type=Path, required=True)
     parser.add_argument("--library", required=True)
     parser.add_argument("--out", type=Path, required=True)

@@ -5,7 +5,7 @@ validated [`Table`][generator.table.Table] and from the pages' Markdown, never t
 built from the table's own definitions (dataclass fields, their types and attribute docstrings, and `KINDS`,
 `STATUSES`, `AUDIENCES`), so a field added to the table shows up in the schema without a second edit.
 
-All functions are pure except [`write_outputs`][generator.outputs.write_outputs]; `generator/hook.py` calls them
+All functions are pure except [`write_outputs`][generator.pages.outputs.write_outputs]; `generator/pages/hook.py` calls them
 at the end of every MkDocs build (`on_post_build`), so the outputs exist only in the built site and are never
 committed.
 """
@@ -138,7 +138,7 @@ def _type_schema(hint: object) -> dict[str, Any]:
         if schema.get("type") == "string":
             return {**schema, "type": ["string", "null"]}
         return {"anyOf": [schema, {"type": "null"}]}
-    raise TypeError(f"no JSON Schema for the field type {hint!r}; extend generator.outputs._type_schema")
+    raise TypeError(f"no JSON Schema for the field type {hint!r}; extend generator.pages.outputs._type_schema")
 
 
 def _record_schema(cls: type, refine: Mapping[str, dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -379,7 +379,7 @@ def write_outputs(outputs: Mapping[str, str], site_dir: Path) -> list[Path]:
     """Write each output under `site_dir` (UTF-8) and return the paths written.
 
     Args:
-        outputs: Path in the site → text, as [`site_outputs`][generator.outputs.site_outputs] returns them.
+        outputs: Path in the site → text, as [`site_outputs`][generator.pages.outputs.site_outputs] returns them.
         site_dir: The built site's folder.
 
     Returns:

@@ -14,8 +14,9 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
-from generator import matrix, measured, views
-from generator.migrate import adoption
+from generator.measure import matrix
+from generator.pages import measured, views
+from generator.measure import adoption
 from generator.oldnames import OldNames, rewrite_pycon
 from generator.paths import DOCS_DIR, TEMPLATES_DIR
 from generator.table import Table

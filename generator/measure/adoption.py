@@ -12,7 +12,7 @@ The same wheels give `data/training-arguments.json`: the subclasses of the train
 configs) and the keys a training config may hold (the fields of the dataclasses TRL's scripts parse), which the
 scanner needs and the table cannot say.
 
-Refresh: `python -m generator.migrate.adoption` (then `python -m generator render`).
+Refresh: `python -m generator.measure.adoption` (then `python -m generator render`).
 """
 
 from __future__ import annotations
@@ -248,13 +248,13 @@ def load_data(path: Path = DATA_PATH) -> dict[str, object]:
     try:
         return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
     except FileNotFoundError:
-        raise AdoptionDataError(f"{path}:1:1: missing; run `python -m generator.migrate.adoption` to measure it") from None
+        raise AdoptionDataError(f"{path}:1:1: missing; run `python -m generator.measure.adoption` to measure it") from None
     except (OSError, ValueError) as exc:
-        raise AdoptionDataError(f"{path}:1:1: cannot read: {exc}; run `python -m generator.migrate.adoption`") from None
+        raise AdoptionDataError(f"{path}:1:1: cannot read: {exc}; run `python -m generator.measure.adoption`") from None
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m generator.migrate.adoption", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m generator.measure.adoption", description=__doc__.splitlines()[0])
     parser.add_argument("--table", type=Path, default=ROOT / "aliases.yaml")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if the committed data differ")
     args = parser.parse_args(argv)
