@@ -27,6 +27,7 @@ serve: $(STAMP)
 setup: $(STAMP) $(AXE)
 
 test: $(STAMP) $(AXE)
+	$(VENV)/bin/ruff check .
 	$(VENV)/bin/python -m pytest
 
 build: $(STAMP)
@@ -38,11 +39,14 @@ render: $(STAMP)
 # torch goes first, on its own, so requirements.txt (transformers, accelerate) finds it installed
 # instead of resolving a torch of its own. /opt/wheels holds the local CPU wheel where it exists.
 # (Changing TORCH here does not refresh the venv; touch requirements.txt or delete .venv.)
-$(STAMP): requirements.txt
+# Last, the project itself, editable and without dependencies (they are the pins above): that installs the
+# `checkpointing-migrate` console script and the pytest plugin's entry point.
+$(STAMP): requirements.txt pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	if [ -d /opt/wheels ]; then links="--find-links /opt/wheels"; else links=; fi; \
 	$(VENV)/bin/pip install $$links $(TORCH) && \
-	$(VENV)/bin/pip install $$links -r requirements.txt
+	$(VENV)/bin/pip install $$links -r requirements.txt && \
+	$(VENV)/bin/pip install --no-deps --no-build-isolation -e .
 	touch $@
 
 # Unpacked next to nothing else, then moved into place: an interrupted download leaves no $(AXE).

@@ -1,4 +1,4 @@
-"""Guards for the Markdown doc tests configured in the root conftest.py.
+"""Guards for the Markdown doc tests (tests/pycon_doctests.py, collected through the root conftest.py).
 
 The Sybil lexer there decides which ```pycon fences run. These tests check it against a
 deliberately simple scan of the raw text, so no pycon fence in docs/ can go untested
@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from generator.oldnames import OldNames
+from tests import pycon_doctests
 from generator.table import load
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,26 +33,15 @@ def scan_pycon_fences(text: str) -> list[int]:
 
 
 @pytest.fixture(scope="session")
-def pycon_blocks(pytestconfig: pytest.Config) -> Blocks:
-    """The root conftest's pycon_blocks(), taken from the loaded plugin: any conftest.py
-    outside a package is imported as `conftest`, so `import conftest` is ambiguous."""
-    for plugin in pytestconfig.pluginmanager.get_plugins():
-        file = getattr(plugin, "__file__", None)
-        if file and Path(file).resolve() == ROOT / "conftest.py":
-            return plugin.pycon_blocks  # type: ignore[no-any-return]
-    pytest.fail(
-        f"{ROOT / 'conftest.py'} is not loaded; run pytest from the repository root"
-    )
+def pycon_blocks() -> Blocks:
+    """The lexer's view of a page: the same `pycon_blocks()` the collector in conftest.py uses."""
+    return pycon_doctests.pycon_blocks
 
 
 @pytest.fixture(scope="session")
-def old_name_examples(pytestconfig: pytest.Config) -> Callable[[str | Path], list[tuple[int, str]]]:
-    """The root conftest's old_name_examples(): (line, mode) of each statement the old-names pass runs."""
-    for plugin in pytestconfig.pluginmanager.get_plugins():
-        file = getattr(plugin, "__file__", None)
-        if file and Path(file).resolve() == ROOT / "conftest.py":
-            return plugin.old_name_examples  # type: ignore[no-any-return]
-    pytest.fail(f"{ROOT / 'conftest.py'} is not loaded; run pytest from the repository root")
+def old_name_examples() -> Callable[[str | Path], list[tuple[int, str]]]:
+    """(line, mode) of each statement the old-names pass runs."""
+    return pycon_doctests.old_name_examples
 
 
 def renamed_statements(source: str, names: OldNames) -> list[int]:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.__main__ import main
+from generator.cli import main
 from generator.migrate.shell import commands
 
 PROJECT = Path(__file__).parent / "fixtures" / "migrate" / "project"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.__main__ import main
+from generator.cli import main
 from generator.migrate import findings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -159,12 +159,6 @@ def test_include_planned_reports_names_not_renamed_yet(project: Path, capsys: py
     assert "0 findings" in capsys.readouterr().out
     assert main(["scan", "--include-planned", str(project)]) == 0
     assert "info [not-renamed] supports_gradient_checkpointing" in capsys.readouterr().out
-
-
-def test_the_lean_entry_point_gives_the_same_output(project: Path) -> None:
-    (project / "old.py").write_text(CALL)
-    lean = subprocess.run([sys.executable, "-m", "generator.migrate", "scan", str(project)], cwd=ROOT, capture_output=True, text=True)
-    assert lean.stdout == run("scan", str(project)).stdout and lean.returncode == 1
 
 
 def test_hidden_and_cache_folders_are_skipped_but_named_files_are_not(project: Path) -> None:

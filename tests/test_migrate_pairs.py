@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.__main__ import main
+from generator.cli import main
 
 PAIRS = Path(__file__).parent / "fixtures" / "migrate" / "pairs"
 BEFORE = sorted(PAIRS.glob("*.before.*"))

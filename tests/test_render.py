@@ -12,7 +12,7 @@ import pytest
 
 from generator import paths
 from generator.pages import render
-from generator.__main__ import main
+from generator.cli import main
 from generator.table import load
 
 ROOT = paths.ROOT

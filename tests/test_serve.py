@@ -108,7 +108,7 @@ def test_a_broken_edit_keeps_the_server_and_the_pages(served: tuple[Path, str, P
 def test_an_edit_of_the_generator_code_is_served_fresh(served: tuple[Path, str, Path]) -> None:
     """`mkdocs serve` caches the hook's imports; the hook must import the generator afresh on each rebuild."""
     copy, base, log = served
-    render = copy / "generator" / "render.py"
+    render = copy / "generator" / "pages" / "render.py"
     text = render.read_text()
     assert "Do not edit. -->" in text
     render.write_text(text.replace("Do not edit. -->", "Do not edit (served fresh). -->", 1))

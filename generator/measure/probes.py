@@ -16,7 +16,9 @@ Run as `python -m generator.measure.probes --table aliases.yaml --library transf
 from __future__ import annotations
 
 import argparse
+import atexit
 import dataclasses
+import functools
 import importlib
 import inspect
 import io
@@ -78,14 +80,17 @@ def row_key(row: Rename) -> dict[str, str]:
 # --- Running one use ---------------------------------------------------------------------------------------------------
 
 
-class _Tmp:
-    """A scratch folder for output_dir and YAML files; its path never reaches recorded messages."""
-
-    path = Path(tempfile.mkdtemp(prefix="probe-"))
+@functools.cache
+def _scratch() -> Path:
+    """A scratch folder for output_dir and YAML files, made on first use and removed at exit; its path never
+    reaches recorded messages."""
+    folder = tempfile.TemporaryDirectory(prefix="probe-")
+    atexit.register(folder.cleanup)
+    return Path(folder.name)
 
 
 def _clean(text: str) -> str:
-    return text.replace(str(_Tmp.path), "<tmp>")
+    return text.replace(str(_scratch()), "<tmp>")
 
 
 @contextmanager
@@ -232,7 +237,7 @@ def _training_arguments() -> Any:
 
 
 def _base() -> dict[str, Any]:
-    return {"output_dir": str(_Tmp.path / "out"), "report_to": "none"}
+    return {"output_dir": str(_scratch() / "out"), "report_to": "none"}
 
 
 def _fields() -> dict[str, Any]:
@@ -323,7 +328,7 @@ def _cli_flag(row: Rename, table: Table) -> Iterator[Outcome]:
     parser = _parser()
     known = parser._option_string_actions
     read = lambda result: _read_fields(result[0], names)
-    base = ["--output_dir", str(_Tmp.path / "out"), "--report_to", "none"]
+    base = ["--output_dir", str(_scratch() / "out"), "--report_to", "none"]
     for uses in ("old", "new"):
         flag = getattr(row, uses)
         words = base + _flag_words(flag, value, explicit=False)
@@ -347,7 +352,7 @@ def _config_key(row: Rename, table: Table) -> Iterator[Outcome]:
     plans = [("YAML file", "old", {row.old: value}), ("YAML file", "new", {row.new: value}),
              ("YAML file with both", "both", {row.old: value, row.new: other})]
     for index, (scenario, uses, keys) in enumerate(plans):
-        path = _Tmp.path / f"{row.old}-{index}.yaml"
+        path = _scratch() / f"{row.old}-{index}.yaml"
         path.write_text(_yaml_text(keys), encoding="utf-8")
         exists = all(k in fields for k in keys)
         yield run(row, scenario, uses, exists, lambda p=path: parser.parse_yaml_file(p), read)

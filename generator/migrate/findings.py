@@ -4,24 +4,27 @@ A finding is one use of a renamed name. Its severity says what a person has to d
 safely), `hazard` (behaviour may differ: a person must look) or `info` (nothing to change now, or nothing the tool
 can be sure of). Every message ends with a link to the guide section that explains it.
 
-Links are paths into this repository's docs (`docs/generated/migration-guide.md#training-scripts`), not URLs: the
-tool runs from a checkout of this repository (nothing is packaged), the path opens in the reader's editor or on the
-repository host without a network, it is the very file the site is built from, and `mkdocs.yml`'s `site_url` is a
-local preview address until a deployment sets `SITE_URL`, so an absolute URL taken from it would point nowhere for
-most readers. `GUIDE` is the one place the page path is spelled; a test checks each anchor against the guide's
-headings, slugged as MkDocs does.
+Links point at the guide the site is built from: in a checkout, the Markdown file itself (it opens in an editor or
+on the repository host, and matches the code being run); in an installed wheel, the hosted page, whose address is
+the `Documentation` URL in the package's metadata (set once, in pyproject.toml). A test checks each anchor.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import asdict, dataclass, field
+
+from generator.paths import IN_CHECKOUT
 
 SEVERITIES = ("fix", "hazard", "info")
 """From most to least actionable; `scan` exits 1 when a `fix` or `hazard` finding is reported."""
 
 GUIDE = "docs/generated/migration-guide.md"
 """The migration guide, relative to the repository root; messages link to its sections."""
+
+DISTRIBUTION = "checkpointing-migrate"
+"""The installed distribution's name (`[project] name` in pyproject.toml), whose metadata holds the site's URL."""
 
 SECTIONS = {
     "script": "training-scripts",
@@ -34,8 +37,19 @@ SECTIONS = {
 
 
 def link(section: str) -> str:
-    """The guide section `section` (a key of `SECTIONS`) as a repository path with its anchor."""
-    return f"{GUIDE}#{SECTIONS[section]}"
+    """The guide section `section` (a key of `SECTIONS`): a repository path in a checkout, else the hosted page."""
+    return f"{_guide()}#{SECTIONS[section]}"
+
+
+@functools.cache
+def _guide() -> str:
+    if IN_CHECKOUT:
+        return GUIDE
+    from importlib import metadata
+
+    urls = dict(u.split(", ", 1) for u in metadata.metadata(DISTRIBUTION).get_all("Project-URL") or [])
+    page = GUIDE.removeprefix("docs/").removesuffix(".md")
+    return f"{urls['Documentation'].rstrip('/')}/{page}/"
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.paths import DATA_DIR
+from generator.paths import TRAINING_ARGUMENTS_PATH
 from generator.table import Rename, Table
 
-CLASSES_PATH = DATA_DIR / "training-arguments.json"
+CLASSES_PATH = TRAINING_ARGUMENTS_PATH
 """Subclasses of the training-arguments class and the keys a training config may hold, measured from wheels."""
 
 _LEADING_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -1,0 +1,94 @@
+"""`checkpointing-migrate` (also `python -m generator`): the one command line of the project.
+
+`scan` and `fix` migrate users' code and need only PyYAML and packaging; `check`, `render` and `matrix` work on the
+table, the pages and the measured data of a checkout and need the `site`/`measure` extras. Each subcommand imports
+only its own modules, so `scan` starts as fast as a linter. Exit codes: 0 done, 1 problems found (see each
+subcommand's help), 2 usage errors; problems go to stderr as `PATH:LINE:COL: message`, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from generator import paths
+
+if TYPE_CHECKING:
+    from generator.table import Table
+
+PROG = "checkpointing-migrate"
+"""The console script's name (`[project.scripts]` in pyproject.toml); `python -m generator` runs the same parser."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    scan = commands.add_parser("scan", help="report uses of the renamed names in code, notebooks, configs, scripts, Markdown")
+    fix = commands.add_parser("fix", help="rewrite what is safe to rewrite (a diff, or in place with --write)")
+    from generator.migrate import cli as migrate_cli
+
+    migrate_cli.add_arguments(scan, fix, paths.TABLE_PATH)
+
+    check = commands.add_parser("check", help="validate the alias table and report every problem")
+    rend = commands.add_parser("render", help="write the generated pages under docs/generated/ that changed")
+    mat = commands.add_parser("matrix", help="probe every listed release and record the outcomes under data/")
+    for sub in (check, rend, mat):
+        sub.add_argument("--table", type=Path, default=paths.TABLE_PATH, help="the alias table (default: %(default)s)")
+    rend.add_argument("--check", action="store_true", help="write nothing; exit 1 and name the pages that are stale")
+    rend.add_argument("--docs", type=Path, default=paths.DOCS_DIR, help="the docs folder (default: %(default)s)")
+    mat.add_argument("--check", action="store_true", help="write nothing; measure again and exit 1 with a diff on any difference")
+    mat.add_argument("--data", type=Path, default=paths.DATA_DIR, help="the data folder (default: %(default)s)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command in ("scan", "fix"):
+        from generator.migrate import cli as migrate_cli
+
+        return migrate_cli.scan(args) if args.command == "scan" else migrate_cli.fix(args)
+    if not paths.IN_CHECKOUT and args.command in ("render", "matrix"):
+        print(f"error: `{args.command}` works on a checkout of the project (its templates, docs and data); "
+              "run it there, after `make setup`", file=sys.stderr)
+        return 2
+    from generator.table import TableError, load
+
+    try:
+        table = load(args.table)
+    except TableError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        count = len(exc.problems)
+        print(f"{count} problem{'s' * (count != 1)} in {args.table}; nothing was written.", file=sys.stderr)
+        return 1
+    if args.command == "check":
+        print(f"{args.table}: {len(table.renames)} renames, {len(table.libraries)} libraries, {len(table.releases)} releases: ok")
+        return 0
+    if args.command == "matrix":
+        from generator.measure import matrix
+
+        return matrix.command(table, args.table, args.data, check=args.check)
+    return _render(table, args.docs, check=args.check)
+
+
+def _render(table: Table, docs: Path, *, check: bool) -> int:
+    from generator.pages import render
+
+    try:
+        pages = render.render_pages(table)
+    except render.RenderError as exc:
+        print(exc, file=sys.stderr)
+        print("nothing was written.", file=sys.stderr)
+        return 1
+    if check:
+        stale = render.stale_pages(pages, docs)
+        for path in stale:
+            print(f"{path}: stale; run `python -m generator render`", file=sys.stderr)
+        return 1 if stale else 0
+    changed = render.write_pages(pages, docs)
+    for path in changed:
+        print(f"wrote {path}")
+    print(f"{len(changed)} of {len(pages)} pages changed.")
+    return 0
