@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from generator.measure import downstream, matrix
+from generator.measure import data, downstream
 from generator.pages import measured
 from generator.table import load
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = load(ROOT / "aliases.yaml")
-EXAMPLES = measured.downstream(matrix.load_measured())
+EXAMPLES = measured.downstream(data.load_measured())
 ENTRIES = {entry.id: entry for entry in downstream.ENTRY_POINTS}
 RECORDED = list(dict.fromkeys(row.warning for row in TABLE.renames if row.warning))
 

@@ -18,14 +18,15 @@ import pytest
 from packaging.version import Version
 
 from generator import paths
+from generator.measure import data as measured_data
 from generator.measure import matrix
+from generator.measure.data import row_key
 from generator.pages import measured, render, views
-from generator.measure.probes import row_key
 from generator.table import Rename, load
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = load(ROOT / "aliases.yaml")
-DATA = matrix.load_measured()
+DATA = measured_data.load_measured()
 SHIPPED = [row for row in TABLE.renames if row.status == "shipped"]
 
 
@@ -97,7 +98,7 @@ def test_downstream_warnings_are_ones_the_table_records() -> None:
     assert DATA.downstream["versions"]["transformers"] == max((r.version for r in TABLE.releases_of("transformers")), key=Version)
 
 
-def _timeline(data: matrix.Measured) -> str:
+def _timeline(data: measured_data.Measured) -> str:
     env = render.environment(TABLE)
     context = {**views.context(TABLE), **measured.context(TABLE, data)}
     return env.get_template("timeline.md.j2").render(**context)
@@ -117,23 +118,23 @@ def test_the_matrix_page_is_rendered_from_the_data() -> None:
 
 
 def test_a_row_without_data_shows_as_not_measured() -> None:
-    empty = matrix.Measured(DATA.releases, {}, DATA.versions, DATA.downstream)
+    empty = measured_data.Measured(DATA.releases, {}, DATA.versions, DATA.downstream)
     page = _timeline(empty)
     assert page.count(measured.NOT_MEASURED) >= 2 * len(TABLE.renames)
 
 
 def _tampered(tmp_path: Path) -> Path:
-    for name in (matrix.MATRIX_FILE, matrix.DOWNSTREAM_FILE):
+    for name in (measured_data.MATRIX_FILE, measured_data.DOWNSTREAM_FILE):
         (tmp_path / name).write_text((paths.DATA_DIR / name).read_text(encoding="utf-8"), encoding="utf-8")
-    data = json.loads((tmp_path / matrix.MATRIX_FILE).read_text(encoding="utf-8"))
+    data = json.loads((tmp_path / measured_data.MATRIX_FILE).read_text(encoding="utf-8"))
     data["releases"][-1]["outcomes"][0]["outcome"] = "tampered"
-    (tmp_path / matrix.MATRIX_FILE).write_text(matrix.dump(data), encoding="utf-8")
+    (tmp_path / measured_data.MATRIX_FILE).write_text(matrix.dump(data), encoding="utf-8")
     return tmp_path
 
 
 def test_check_fails_with_a_diff_and_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    recorded = {name: matrix.read(paths.DATA_DIR / name) for name in (matrix.MATRIX_FILE, matrix.DOWNSTREAM_FILE)}
+    recorded = {name: measured_data.read(paths.DATA_DIR / name) for name in (measured_data.MATRIX_FILE, measured_data.DOWNSTREAM_FILE)}
     monkeypatch.setattr(matrix, "measure_all", lambda table, path: recorded)  # this test is about the comparison
     data_dir = _tampered(tmp_path)
     before = {p: p.read_bytes() for p in data_dir.iterdir()}
@@ -147,17 +148,17 @@ def test_check_fails_with_a_diff_and_writes_nothing(tmp_path: Path, monkeypatch:
 
 
 def test_broken_data_is_reported_with_its_position(tmp_path: Path) -> None:
-    (tmp_path / matrix.MATRIX_FILE).write_text('{"releases": [\n  {"library": }\n]}\n', encoding="utf-8")
-    (tmp_path / matrix.DOWNSTREAM_FILE).write_text("{}", encoding="utf-8")
-    with pytest.raises(matrix.MatrixError, match=rf"{tmp_path / matrix.MATRIX_FILE}:2:15: not valid JSON"):
-        matrix.load_measured(tmp_path)
-    with pytest.raises(matrix.MatrixError, match="missing; run `python -m generator matrix`"):
-        matrix.load_measured(tmp_path / "nowhere")
+    (tmp_path / measured_data.MATRIX_FILE).write_text('{"releases": [\n  {"library": }\n]}\n', encoding="utf-8")
+    (tmp_path / measured_data.DOWNSTREAM_FILE).write_text("{}", encoding="utf-8")
+    with pytest.raises(measured_data.MatrixError, match=rf"{tmp_path / measured_data.MATRIX_FILE}:2:15: not valid JSON"):
+        measured_data.load_measured(tmp_path)
+    with pytest.raises(measured_data.MatrixError, match="missing; run `python -m generator matrix`"):
+        measured_data.load_measured(tmp_path / "nowhere")
 
 
 def test_render_reports_missing_data_without_a_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    load = matrix.load_measured
-    monkeypatch.setattr(matrix, "load_measured", lambda: load(tmp_path))
+    load = measured_data.load_measured
+    monkeypatch.setattr(measured_data, "load_measured", lambda: load(tmp_path))
     with pytest.raises(render.RenderError, match="matrix.json:1:1: missing"):
         render.render_pages(TABLE)
 

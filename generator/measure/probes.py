@@ -31,6 +31,7 @@ from contextlib import contextmanager, redirect_stderr
 from pathlib import Path
 from typing import Any
 
+from generator.measure.data import row_key
 from generator.table import Rename, Table, load
 
 ABSENT = "absent"
@@ -70,11 +71,6 @@ class Outcome:
     """The exception the use raised: `type` and `message`."""
     effect: Any
     """What the use did, read back without warnings: a state, or the values of the old and new names."""
-
-
-def row_key(row: Rename) -> dict[str, str]:
-    """The fields that identify a row across table edits that do not rename anything."""
-    return {"library": row.library, "kind": row.kind, "owner": row.owner, "old": row.old, "new": row.new}
 
 
 # --- Running one use ---------------------------------------------------------------------------------------------------

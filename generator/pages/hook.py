@@ -30,10 +30,10 @@ from mkdocs.exceptions import PluginError
 _ROOT = str(Path(__file__).resolve().parents[2])
 sys.path.insert(0, _ROOT)
 
-import generator.pages.outputs  # noqa: E402
-import generator.paths  # noqa: E402
-import generator.pages.render  # noqa: E402
-import generator.table  # noqa: E402
+import generator.pages.outputs
+import generator.pages.render
+import generator.paths
+import generator.table
 
 log = logging.getLogger("mkdocs.hooks.generator")
 

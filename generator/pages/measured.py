@@ -12,10 +12,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from generator.measure.matrix import Measured
-from generator.measure.probes import row_key
-from generator.table import EmittedWarning, Rename, Table
+from generator.measure.data import Measured, row_key
 from generator.pages.views import WarningFilter
+from generator.table import EmittedWarning, Rename, Table
 
 NOT_MEASURED = "not measured"
 
