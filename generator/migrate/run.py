@@ -34,9 +34,11 @@ def check_all(paths: list[Path], options: Options, finder: Finder, workers: int 
     """The result of every file under `paths`, in walk order."""
     files = list(walk(paths))
     workers = workers or min(os.cpu_count() or 1, 8)
-    import multiprocessing  # only here: most runs check a few files and never need it
+    if len(files) < PARALLEL_FROM or workers < 2:
+        return [check(f, options, finder) for f in files]
+    import multiprocessing  # only here: most runs (a pre-commit hook's) check a few files and never need it
 
-    if len(files) < PARALLEL_FROM or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if "fork" not in multiprocessing.get_all_start_methods():
         return [check(f, options, finder) for f in files]
     shares = [files[i::workers] for i in range(workers)]  # interleaved, so big folders are spread out
     context = multiprocessing.get_context("fork")
