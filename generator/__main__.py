@@ -1,4 +1,4 @@
-"""Command line: `python -m generator check|render|matrix [--table PATH] [--check]`, and `scan|fix PATH...` (the migration tool).
+"""Command line: `python -m generator check|render|matrix [--table PATH] [--check]`, and `scan|fix PATH...`, `rules`, `explain CODE` (the migration tool).
 
 Exit codes: 0 done, 1 the table has problems, (with `render --check`) pages are stale or (with `matrix --check`) the
 measured data differs, 2 usage errors.
@@ -31,6 +31,8 @@ def _parser() -> argparse.ArgumentParser:
     from generator.migrate import cli as migrate_cli
 
     migrate_cli.add_arguments(scan, fix, TABLE_PATH)
+    migrate_cli.add_rules_arguments(commands.add_parser("rules", help="list every finding code: code, severity, effect, summary"))
+    migrate_cli.add_explain_arguments(commands.add_parser("explain", help="what a finding code means, with an example"))
     mat = commands.add_parser("matrix", help="probe every listed release and record the outcomes under data/")
     mat.add_argument("--table", type=Path, default=TABLE_PATH, help="the alias table (default: %(default)s)")
     mat.add_argument("--check", action="store_true", help="write nothing; measure again and exit 1 with a diff on any difference")
@@ -40,10 +42,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    if args.command in ("scan", "fix"):
+    if args.command in ("scan", "fix", "rules", "explain"):
         from generator.migrate import cli as migrate_cli
 
-        return migrate_cli.scan(args) if args.command == "scan" else migrate_cli.fix(args)
+        return {"scan": migrate_cli.scan, "fix": migrate_cli.fix, "rules": migrate_cli.rules, "explain": migrate_cli.explain}[args.command](args)
     from generator.table import TableError, load
 
     try:

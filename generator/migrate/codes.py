@@ -18,7 +18,7 @@ class Code:
     code: str
     """The stable name shown in brackets (`[call]`), in JSON and SARIF, and given to `--select`."""
     severity: str
-    """`fix`, `hazard` or `info`. A `fix` code is reported as `info` where the tool will not rewrite that use: the
+    """`fix`, `hazard`, `info`, or `error` (only `file-error`, which is not a finding). A `fix` code is reported as `info` where the tool will not rewrite that use: the
     version gate forbids the new name (see `gated`), or a config key is spelt with escapes."""
     effect: str | None
     """What the old name does on transformers ≥ the rename's release, in the adoption report's vocabulary (its
@@ -213,10 +213,20 @@ _CODES = (
         "hand where needed.",
         ("README.md", "```python\nmodel.gradient_checkpointing_enable(\n```\n"),
     ),
+    Code(
+        "file-error", "error", None, None,
+        "a file that could not be checked: not text, not decodable, does not parse (it is left untouched)",
+        "The file is reported with the line and column of the problem and what to do, and nothing in it is "
+        "checked or rewritten. It is always reported: `--select` and `--ignore` do not take it.",
+        ("train.py", "model.gradient_checkpointing_enable(\n"),
+    ),
 )
 
 CODES: dict[str, Code] = {c.code: c for c in _CODES}
-"""Every code, in the order `rules` lists them (the renames first, then hazards, then infos)."""
+"""Every code, in the order `rules` lists them (the renames first, then hazards, then infos, then file errors)."""
+
+FILE_ERROR = "file-error"
+"""The code of a file that could not be checked (`findings.FileError`) in JSON, GitHub and SARIF output."""
 
 
 class UnknownCode(KeyError):
@@ -245,6 +255,9 @@ def suggest(code: str) -> str:
 def parse_list(text: str) -> frozenset[str]:
     """The codes of a comma-separated `--select`/`--ignore` value; raises `UnknownCode` for the first unknown one."""
     names = [part.strip() for part in text.split(",") if part.strip()]
+    if not names:
+        raise UnknownCode("expected one or more codes separated by commas; `rules` lists every code")
     for name in names:
-        get(name)
+        if get(name).code == FILE_ERROR:
+            raise UnknownCode(f"`{FILE_ERROR}` cannot be selected or ignored: a file that could not be checked is always reported")
     return frozenset(names)

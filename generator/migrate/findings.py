@@ -14,7 +14,6 @@ headings, slugged as MkDocs does.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 
 SEVERITIES = ("fix", "hazard", "info")
@@ -96,11 +95,6 @@ class FileError:
 
 def sort_key(finding: Finding) -> tuple[str, int, int, str]:
     return (finding.path, finding.line, finding.column, finding.old)
-
-
-def to_json(findings: list[Finding]) -> str:
-    """`--format json`: a JSON list of the findings' public fields."""
-    return json.dumps([f.as_json() for f in findings], indent=2, ensure_ascii=False)
 
 
 def summary(findings: list[Finding], files: int) -> str:
