@@ -76,7 +76,7 @@ def test_the_adoption_report_reads_effects_from_the_registry(code: codes.Code) -
 
 def test_the_site_lists_every_code() -> None:
     page = (paths.DOCS_DIR / "generated" / "finding-codes.md").read_text(encoding="utf-8")
-    rows = re.findall(r"^\| <code>([^<]+)</code> \| (\w+)[^|]*\| ([^|]+) \|", page, re.M)
+    rows = re.findall(r"^\| <code>([^<]+)</code> \| (\w+)[^|]*\| ([^|]+) \|", page, re.MULTILINE)
     assert [(c, s, e.strip()) for c, s, e in rows] == [(c.code, c.severity, c.effect or "—") for c in codes.CODES.values()]
     guide = (paths.DOCS_DIR / "generated" / "migration-guide.md").read_text(encoding="utf-8")
     for anchor in re.findall(r"\]\(migration-guide\.md#([^)]+)\)", page):

@@ -129,7 +129,7 @@ def test_github_escaping_of_properties_and_message() -> None:
 
 
 def test_the_vendored_schema_is_the_recorded_file() -> None:
-    recorded = re.search(r"^sha256: ([0-9a-f]{64})$", (FIXTURES / "sarif-schema-2.1.0.md").read_text(), re.M)
+    recorded = re.search(r"^sha256: ([0-9a-f]{64})$", (FIXTURES / "sarif-schema-2.1.0.md").read_text(), re.MULTILINE)
     assert recorded and hashlib.sha256(SCHEMA.read_bytes()).hexdigest() == recorded.group(1)
     assert json.loads(SCHEMA.read_text())["id"].endswith("/sarif-schema-2.1.0.json")
 

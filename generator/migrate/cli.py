@@ -10,10 +10,10 @@ could not be checked, or (`fix --diff`) a rewrite is pending; 2 usage error (bad
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 import difflib
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 

@@ -83,50 +83,50 @@ _CODES = (
         "the old and the new name set together: the new one wins, the old value is dropped",
         "When both names are given, the old value is silently dropped. Remove one of them; which one is for a "
         "person to decide.",
-        ("train.py", "from transformers import TrainingArguments\n\n"
-                     "args = TrainingArguments(output_dir='out', gradient_checkpointing=True, activation_checkpointing=False)\n"),
+        ("train.py", ("from transformers import TrainingArguments\n\n"
+                      "args = TrainingArguments(output_dir='out', gradient_checkpointing=True, activation_checkpointing=False)\n")),
     ),
     Code(
         "write", "hazard", "lost-write", "pitfalls",
         "a write to the old training-arguments field after construction, which the Trainer no longer reads",
         "Since the rename the Trainer reads the new field, and a write to the old one after construction is not "
         "mirrored: it is ignored. Write the new field (releases with the rename).",
-        ("train.py", "from transformers import TrainingArguments\n\n"
-                     "args = TrainingArguments(output_dir='out')\nargs.gradient_checkpointing = False\n"),
+        ("train.py", ("from transformers import TrainingArguments\n\n"
+                      "args = TrainingArguments(output_dir='out')\nargs.gradient_checkpointing = False\n")),
     ),
     Code(
         "read", "info", "silent", "pitfalls",
         "a read of the old training-arguments field (a silent mirror of the new one)",
         "The old field mirrors the new one when it is read, without a warning, until the aliases are removed. "
         "Nothing breaks now; read the new field once every supported release has it.",
-        ("train.py", "from transformers import TrainingArguments\n\n"
-                     "args = TrainingArguments(output_dir='out')\nprint(args.gradient_checkpointing)\n"),
+        ("train.py", ("from transformers import TrainingArguments\n\n"
+                      "args = TrainingArguments(output_dir='out')\nprint(args.gradient_checkpointing)\n")),
     ),
     Code(
         "dead-write", "info", "dead", "pitfalls",
         "a write to the old field in a branch that only runs on releases before the rename",
         "The branch runs only on releases where the old field is the real one, so the write is right there. "
         "Nothing to change until the branch is removed.",
-        ("train.py", "import transformers\nfrom packaging.version import Version\n\n\ndef setup(args):\n"
-                     "    if Version(transformers.__version__) < Version('5.23.0'):\n"
-                     "        args.gradient_checkpointing = True\n"),
+        ("train.py", ("import transformers\nfrom packaging.version import Version\n\n\ndef setup(args):\n"
+                      "    if Version(transformers.__version__) < Version('5.23.0'):\n"
+                      "        args.gradient_checkpointing = True\n")),
     ),
     Code(
         "subclass-default", "hazard", "warns", "pitfalls",
         "a TrainingArguments subclass that declares the old field",
         "Declaring the old field gives it a default, so every instance warns, even when nobody sets it. Declare "
         "the new field instead.",
-        ("args.py", "from transformers import TrainingArguments\n\n\nclass MyArguments(TrainingArguments):\n"
-                    "    gradient_checkpointing: bool = True\n"),
+        ("args.py", ("from transformers import TrainingArguments\n\n\nclass MyArguments(TrainingArguments):\n"
+                     "    gradient_checkpointing: bool = True\n")),
     ),
     Code(
         "override", "hazard", "overrides", "model",
         "a model class that overrides the old method",
         "An override of the old method stays the entry point until the old name is removed (the new method calls "
         "it, and it warns when it calls up). Override the new method instead.",
-        ("modeling.py", "from transformers import PreTrainedModel\n\n\nclass MyModel(PreTrainedModel):\n"
-                        "    def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None):\n"
-                        "        super().gradient_checkpointing_enable(gradient_checkpointing_kwargs)\n"),
+        ("modeling.py", ("from transformers import PreTrainedModel\n\n\nclass MyModel(PreTrainedModel):\n"
+                         "    def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None):\n"
+                         "        super().gradient_checkpointing_enable(gradient_checkpointing_kwargs)\n")),
     ),
     Code(
         "instance-override", "hazard", "overrides", "model",
@@ -154,8 +154,8 @@ _CODES = (
         "an old name next to `**` unpacking, which may pass the other spelling too",
         "With `**kwargs` in the call, the tool cannot see every keyword: the unpacked ones may hold the old or the "
         "new name, so a rewrite could drop a value or raise a duplicate-keyword error. Check what is unpacked.",
-        ("train.py", "kwargs = {'gradient_checkpointing_kwargs': {'use_reentrant': False}}\n"
-                     "model.gradient_checkpointing_enable(**kwargs)\n"),
+        ("train.py", ("kwargs = {'gradient_checkpointing_kwargs': {'use_reentrant': False}}\n"
+                      "model.gradient_checkpointing_enable(**kwargs)\n")),
     ),
     Code(
         "shared-name", "hazard", "not-deprecated", "library",
