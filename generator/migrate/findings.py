@@ -61,7 +61,7 @@ class Finding:
     new: str | None
     """The name to write instead; `None` when there is none to suggest."""
     code: str
-    """Which rule matched, e.g. `call`, `keyword`, `write`; stable, for filters and the adoption report."""
+    """Which rule matched, e.g. `call`, `keyword`, `write`: a key of `generator.migrate.codes.CODES`; stable."""
     message: str
     """What was found, what to do, and a link to the guide section."""
     edits: tuple[Edit, ...] = field(default=(), compare=False, repr=False)
