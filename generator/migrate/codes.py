@@ -24,7 +24,9 @@ class Code:
     """What the old name does on transformers ≥ the rename's release, in the adoption report's vocabulary (its
     `EFFECTS`); `None` when the tool cannot tell what the name refers to, so no effect is claimed."""
     section: str | None
-    """Key of `findings.SECTIONS`: the guide section that explains it; `None` when no section is about it."""
+    """Key of `findings.SECTIONS`: the guide section that explains it (SARIF's help link, the site's list); `None`
+    when no section is about it. A message may link a closer section for its context: a call inside a class
+    links the custom-models section."""
     summary: str
     """One line, for `rules` and the site."""
     explanation: str
