@@ -108,3 +108,12 @@ def test_explain_shows_the_meaning_and_the_example(capsys: pytest.CaptureFixture
 def test_explain_an_unknown_code_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", "overide"]) == 2
     assert "unknown finding code `overide`; did you mean `override`" in capsys.readouterr().err
+
+
+def test_a_keyword_next_to_unpacking_is_reported_under_the_unpacking_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # It used to be a `keyword` hazard, while `keyword` is otherwise a rewrite: one code, one severity (and effect).
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "train.py").write_text("model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={}, **extra)\n")
+    main(["scan", "--format", "json", str(tmp_path / "train.py")])
+    found = json.loads(capsys.readouterr().out)
+    assert [(f["column"], f["code"], f["severity"]) for f in found] == [(7, "kwargs-unpacked", "hazard"), (37, "kwargs-unpacked", "hazard")]
