@@ -231,7 +231,11 @@ FILE_ERROR = "file-error"
 """The code of a file that could not be checked (`findings.FileError`) in JSON, GitHub and SARIF output."""
 
 
-class UnknownCode(KeyError):
+class RegistryError(Exception):
+    """A hit that the registry does not allow (a programming error): never taken for a problem of the file."""
+
+
+class UnknownCode(RegistryError, KeyError):
     """A code that is not in the registry; the message suggests the nearest ones."""
 
     def __str__(self) -> str:

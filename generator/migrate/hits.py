@@ -57,10 +57,11 @@ class Hit:
     edits: tuple[Edit, ...] = ()
 
     def __post_init__(self) -> None:
-        # Every hit passes here: a code missing from the registry, or a severity it cannot have, fails on first use.
+        # Every hit passes here: a code missing from the registry, or a severity it cannot have, fails on first use
+        # (not as a ValueError, which the file layer would report as a file that does not parse).
         entry = codes.get(self.code)
         if self.severity != entry.severity and not (entry.gated and self.severity == "info"):
-            raise ValueError(f"`{self.code}` is a {entry.severity} code, not {self.severity}")
+            raise codes.RegistryError(f"`{self.code}` is a {entry.severity} code, not {self.severity}")
 
 
 # What to write when releases before `since` must keep working, by what the name is; sections of the guide.
