@@ -1,6 +1,6 @@
 """`checkpointing-migrate` (also `python -m generator`): the one command line of the project.
 
-`scan` and `fix` migrate users' code and need only PyYAML and packaging; `check`, `render` and `matrix` work on the
+`scan`, `fix`, `rules` and `explain` migrate users' code and need only PyYAML and packaging; `check`, `render` and `matrix` work on the
 table, the pages and the measured data of a checkout and need the `site`/`measure` extras. Each subcommand imports
 only its own modules, so `scan` starts as fast as a linter. Exit codes: 0 done, 1 problems found (see each
 subcommand's help), 2 usage errors; problems go to stderr as `PATH:LINE:COL: message`, never as a traceback.
@@ -18,6 +18,9 @@ from generator import paths
 if TYPE_CHECKING:
     from generator.table import Table
 
+_MIGRATE = ("scan", "fix", "rules", "explain")
+"""The subcommands of the migration tool: each is the function of that name in `generator.migrate.cli`."""
+
 PROG = "checkpointing-migrate"
 """The console script's name (`[project.scripts]` in pyproject.toml); `python -m generator` runs the same parser."""
 
@@ -30,6 +33,8 @@ def _parser() -> argparse.ArgumentParser:
     from generator.migrate import cli as migrate_cli
 
     migrate_cli.add_arguments(scan, fix, paths.TABLE_PATH)
+    migrate_cli.add_rules_arguments(commands.add_parser("rules", help="list every finding code: code, severity, effect, summary"))
+    migrate_cli.add_explain_arguments(commands.add_parser("explain", help="what a finding code means, with an example"))
 
     check = commands.add_parser("check", help="validate the alias table and report every problem")
     rend = commands.add_parser("render", help="write the generated pages under docs/generated/ that changed")
@@ -45,10 +50,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    if args.command in ("scan", "fix"):
+    if args.command in _MIGRATE:
         from generator.migrate import cli as migrate_cli
 
-        return migrate_cli.scan(args) if args.command == "scan" else migrate_cli.fix(args)
+        return getattr(migrate_cli, args.command)(args)  # type: ignore[no-any-return]
     if not paths.IN_CHECKOUT and args.command in ("render", "matrix"):
         print(f"error: `{args.command}` works on a checkout of the project (its templates, docs and data); "
               "run it there, after `make setup`", file=sys.stderr)

@@ -37,6 +37,7 @@ NAV = {
     "Home": "index.html",
     "Migration guide": "generated/migration-guide/index.html",
     "Migrate automatically": "migrate-automatically/index.html",
+    "Finding codes": "generated/finding-codes/index.html",
     "Naming comparison": "generated/naming-comparison/index.html",
     "Adoption report": "generated/adoption-report/index.html",
     "Deprecation timeline": "generated/timeline/index.html",

@@ -2,6 +2,7 @@
 
 Rules come from the alias table (`generator.migrate.rules`); each file type has a handler that returns hits with
 offsets (`python`, `notebook`, `yaml_json`, `shell`, `markdown`); `files` decodes, maps hits to findings, applies
-edits and writes atomically; `requirements` is the version gate; `cli` is `python -m generator scan|fix`; and
+edits and writes atomically; `requirements` is the version gate; `codes` is the registry of finding codes;
+`formats` writes JSON, GitHub annotations and SARIF; `cli` is `scan|fix|rules|explain`; and
 `adoption` runs the scanner over released libraries for the adoption report.
 """

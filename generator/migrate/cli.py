@@ -1,23 +1,26 @@
-"""`python -m generator scan PATH...` and `python -m generator fix PATH... [--write]`: the migration tool's CLI.
+"""`python -m generator scan|fix PATH...`, `rules` and `explain CODE`: the migration tool's CLI.
 
-scan: one line per finding (`path:line:col: severity [code] old → new: message`) or `--format json`; exit 1 when
-a `fix` or `hazard` finding (or a file that could not be checked) is reported, 0 when clean, 2 on usage errors.
-fix: without `--write`, a unified diff of what would change (nothing is written); with it, the files are rewritten
-in place. Findings that were not rewritten (hazards, version-gated renames) are listed on stderr; exit 1 while
-any hazard or unchecked file remains (or, without `--write`, while a fix is pending), else 0.
+scan: one line per finding (`path:line:col: severity [code] old → new: message`), or `--format json|github|sarif`
+(`generator.migrate.formats`); fix: `--diff` (the default) prints a unified diff and writes nothing, `--write`
+rewrites in place; its remaining findings go to stderr. `--select`/`--ignore CODES` keep or drop codes (a dropped
+finding is neither reported nor fixed). Exit codes: 0 clean; 1 a `fix` or `hazard` finding is reported, a file
+could not be checked, or (`fix --diff`) a rewrite is pending; 2 usage error (bad option, unknown code or path).
 """
 
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 import difflib
+import json
 import sys
+from dataclasses import replace
 from pathlib import Path
+from typing import TextIO
 
+from generator.migrate import codes, formats
 from generator.migrate import rules as rules_module
 from generator.migrate.files import Result, write_atomically
-from generator.migrate.findings import SEVERITIES, Finding, summary, to_json
+from generator.migrate.findings import GUIDE, SEVERITIES, FileError, Finding, link, summary
 from generator.migrate.hits import Options
 from generator.migrate.requirements import Allowed, Finder, parse_target
 from generator.migrate.run import check_all
@@ -31,12 +34,40 @@ def add_arguments(scan: argparse.ArgumentParser, fix: argparse.ArgumentParser, t
         sub.add_argument("--target", metavar="REQ", help="the transformers releases to support, e.g. 'transformers==5.20.0' (default: the project's requirement)")
         sub.add_argument("--include-planned", action="store_true", help="also report names not renamed in any release yet, as info")
         sub.add_argument("--table", type=Path, default=table_default, help="the alias table (default: %(default)s)")
-    scan.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+        sub.add_argument("--select", metavar="CODES", help="report (and fix) only these codes, comma-separated (`rules` lists them)")
+        sub.add_argument("--ignore", metavar="CODES", help="neither report nor fix these codes, comma-separated")
+    scan.add_argument("--format", choices=formats.FORMATS, default="text", help="output format (default: text)")
+    fix.add_argument("--format", choices=formats.FORMATS, default="text", help="format of the findings left for a person, on stderr (default: text)")
     scan.add_argument("--min-severity", choices=SEVERITIES[::-1], default="info", help="hide findings below this severity (default: info)")
-    fix.add_argument("--write", action="store_true", help="rewrite the files in place (default: print a diff)")
+    mode = fix.add_mutually_exclusive_group()
+    mode.add_argument("--diff", action="store_true", help="print a unified diff of the rewrites and write nothing (the default)")
+    mode.add_argument("--write", action="store_true", help="rewrite the files in place")
+
+
+def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
+    """`rules`: list every finding code."""
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+
+
+def add_explain_arguments(parser: argparse.ArgumentParser) -> None:
+    """`explain CODE`: what a code means, with an example."""
+    parser.add_argument("code", metavar="CODE", help="a finding code, as shown in brackets (`rules` lists them)")
+
+
+def _selection(args: argparse.Namespace) -> tuple[frozenset[str] | None, frozenset[str]] | int:
+    try:
+        select = codes.parse_list(args.select) if args.select is not None else None
+        ignore = codes.parse_list(args.ignore) if args.ignore is not None else frozenset()
+    except codes.UnknownCode as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return select, ignore
 
 
 def _setup(args: argparse.Namespace) -> tuple[Options, Finder] | int:
+    selection = _selection(args)
+    if isinstance(selection, int):
+        return selection
     missing = [p for p in args.paths if not p.exists()]
     if missing:
         for p in missing:
@@ -59,19 +90,24 @@ def _setup(args: argparse.Namespace) -> tuple[Options, Finder] | int:
     except (OSError, ValueError) as exc:
         print(f"{rules_module.CLASSES_PATH}: cannot read the measured class data: {exc}", file=sys.stderr)
         return 2
-    options = Options(rules, target or Allowed(None, ""), planned=args.include_planned)
+    options = Options(rules, target or Allowed(None, ""), planned=args.include_planned, select=selection[0], ignore=selection[1])
     return options, Finder(target)
 
 
-def _errors(results: list[Result]) -> int:
-    errors = [r.error for r in results if r.error is not None]
-    for error in errors:
-        print(error.text(), file=sys.stderr)
-    return len(errors)
+def _errors(results: list[Result]) -> list[FileError]:
+    return [r.error for r in results if r.error is not None]
 
 
 def _findings(results: list[Result]) -> list[Finding]:
     return sorted((f for r in results for f in r.findings), key=lambda f: (f.path, f.line, f.column, f.old))
+
+
+def _report(fmt: str, findings: list[Finding], errors: list[FileError], out: TextIO) -> None:
+    """The findings and file errors in a machine-readable format (text output is written by each command)."""
+    render = {"json": formats.to_json, "github": formats.to_github, "sarif": formats.to_sarif}[fmt]
+    text = render(findings, errors)
+    if text:
+        print(text, file=out)
 
 
 def scan(args: argparse.Namespace) -> int:
@@ -83,12 +119,14 @@ def scan(args: argparse.Namespace) -> int:
     errors = _errors(results)
     findings = _findings(results)
     shown = [f for f in findings if SEVERITIES.index(f.severity) <= SEVERITIES.index(args.min_severity)]
-    if args.format == "json":
-        print(to_json(shown))
-    else:
+    if args.format == "text":
+        for error in errors:
+            print(error.text(), file=sys.stderr)
         for finding in shown:
             print(finding.text())
         print(summary(shown, len(results)))
+    else:
+        _report(args.format, shown, errors, sys.stdout)
     return 1 if errors or any(f.severity in ("fix", "hazard") for f in findings) else 0
 
 
@@ -112,13 +150,62 @@ def fix(args: argparse.Namespace) -> int:
             )
     findings = _findings(results)
     left = [f for f in findings if f.severity != "fix" or f.path not in {r.path for r in changed}]
-    for finding in left:
-        print(finding.text(), file=sys.stderr)
-    fixed = sum(1 for f in findings if f.severity == "fix") - sum(1 for f in left if f.severity == "fix")
-    verb = "rewrote" if args.write else "would rewrite"
-    print(f"{verb} {fixed} name{'s' * (fixed != 1)} in {len(changed)} file{'s' * (len(changed) != 1)}; {len(left)} finding{'s' * (len(left) != 1)} left for a person.", file=sys.stderr)
+    if args.format == "text":
+        for error in errors:
+            print(error.text(), file=sys.stderr)
+        for finding in left:
+            print(finding.text(), file=sys.stderr)
+        fixed = sum(1 for f in findings if f.severity == "fix") - sum(1 for f in left if f.severity == "fix")
+        verb = "rewrote" if args.write else "would rewrite"
+        print(f"{verb} {fixed} name{'s' * (fixed != 1)} in {len(changed)} file{'s' * (len(changed) != 1)}; {len(left)} finding{'s' * (len(left) != 1)} left for a person.", file=sys.stderr)
+    else:
+        _report(args.format, left, errors, sys.stderr)
     pending = bool(changed) and not args.write
     return 1 if errors or pending or any(f.severity in ("fix", "hazard") for f in left) else 0
+
+
+def rules(args: argparse.Namespace) -> int:
+    """List every code: code, severity, effect, summary (or `--format json`: the registry's public fields)."""
+    entries = list(codes.CODES.values())
+    if args.format == "json":
+        data = [
+            {"code": c.code, "severity": c.severity, "gated": c.gated, "effect": c.effect,
+             "guide": link(c.section) if c.section else GUIDE, "summary": c.summary}
+            for c in entries
+        ]
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return 0
+    width = max(len(c.code) for c in entries)
+    for c in entries:
+        severity = f"{c.severity}/info" if c.gated else c.severity
+        print(f"{c.code:<{width}}  {severity:<8}  {c.effect or '-':<14}  {c.summary}")
+    return 0
+
+
+def explain(args: argparse.Namespace) -> int:
+    """What `args.code` means, when it is `info` instead, its effect, the guide section, and an example."""
+    try:
+        c = codes.get(args.code)
+    except codes.UnknownCode as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    severity = f"{c.severity} (info when this use is not rewritten, e.g. an allowed release predates the rename)" if c.gated else c.severity
+    name, example = c.example
+    lines = [
+        f"{c.code}: {c.summary}",
+        "",
+        f"severity: {severity}",
+        f"effect on transformers releases with the rename: {c.effect or 'not determined (the tool cannot tell what the name refers to)'}",
+        f"guide: {link(c.section) if c.section else GUIDE}",
+        "",
+        c.explanation,
+        "",
+        f"Example ({name}{', scanned with ' + ' '.join(c.args) if c.args else ''}):",
+        "",
+        *(f"    {line}" for line in example.splitlines()),
+    ]
+    print("\n".join(lines))
+    return 0
 
 
 def _diff_names(name: str) -> tuple[str, str]:

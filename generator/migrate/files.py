@@ -169,6 +169,8 @@ def check(path: str, options: Options, finder: Finder) -> Result:
         return Result(path, error=FileError(path, 1, 1, f"does not parse: {exc}"))
     findings = []
     for hit in hits:
+        if not options.reports(hit.code):
+            continue  # `--select`/`--ignore`: an unreported finding applies no edit either
         line, col = _position(source, hit.start)
         findings.append(Finding(path, line, col, hit.severity, hit.old, hit.new, hit.code, hit.message, hit.edits))
     edits = [e for f in findings if f.severity == "fix" for e in f.edits]

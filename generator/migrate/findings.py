@@ -12,7 +12,6 @@ the `Documentation` URL in the package's metadata (set once, in pyproject.toml).
 from __future__ import annotations
 
 import functools
-import json
 from dataclasses import asdict, dataclass, field
 
 from generator.paths import IN_CHECKOUT
@@ -76,7 +75,7 @@ class Finding:
     new: str | None
     """The name to write instead; `None` when there is none to suggest."""
     code: str
-    """Which rule matched, e.g. `call`, `keyword`, `write`; stable, for filters and the adoption report."""
+    """Which rule matched, e.g. `call`, `keyword`, `write`: a key of `generator.migrate.codes.CODES`; stable."""
     message: str
     """What was found, what to do, and a link to the guide section."""
     edits: tuple[Edit, ...] = field(default=(), compare=False, repr=False)
@@ -110,11 +109,6 @@ class FileError:
 
 def sort_key(finding: Finding) -> tuple[str, int, int, str]:
     return (finding.path, finding.line, finding.column, finding.old)
-
-
-def to_json(findings: list[Finding]) -> str:
-    """`--format json`: a JSON list of the findings' public fields."""
-    return json.dumps([f.as_json() for f in findings], indent=2, ensure_ascii=False)
 
 
 def summary(findings: list[Finding], files: int) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from generator.migrate import codes
 from generator.migrate.findings import Edit, link
 from generator.migrate.requirements import Allowed, Deferred
 from generator.migrate.rules import Rules
@@ -32,6 +33,14 @@ class Options:
     """Import name of the package being scanned (adoption report): its own API names are not transformers'."""
     verify: bool = True
     """Parse each rewritten file again before offering it; `scan`, which writes nothing, skips that cost."""
+    select: frozenset[str] | None = None
+    """`--select`: report (and fix) only these codes; `None` for all."""
+    ignore: frozenset[str] = frozenset()
+    """`--ignore`: never report (nor fix) these codes."""
+
+    def reports(self, code: str) -> bool:
+        """Whether findings of `code` are kept (their edits applied) in this run."""
+        return (self.select is None or code in self.select) and code not in self.ignore
 
 
 @dataclass(frozen=True)
@@ -46,6 +55,13 @@ class Hit:
     code: str
     message: str
     edits: tuple[Edit, ...] = ()
+
+    def __post_init__(self) -> None:
+        # Every hit passes here: a code missing from the registry, or a severity it cannot have, fails on first use
+        # (not as a ValueError, which the file layer would report as a file that does not parse).
+        entry = codes.get(self.code)
+        if self.severity != entry.severity and not (entry.gated and self.severity == "info"):
+            raise codes.RegistryError(f"`{self.code}` is a {entry.severity} code, not {self.severity}")
 
 
 # What to write when releases before `since` must keep working, by what the name is; sections of the guide.

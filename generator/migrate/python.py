@@ -246,7 +246,7 @@ class _Walk:
             what = f"calls `{row.old}` with `**` unpacking, which may pass `{next(iter(old_kwargs))}`: `{row.new}` accepts only `{next(iter(old_kwargs.values())).new}`"
             self.hits.append(hazard(row, start, code="kwargs-unpacked", what=what, section="library"))
             for k in kwargs:
-                self.hits.append(hazard(old_kwargs[k.arg], self._at(k.lineno, k.col_offset), code="keyword", what=what, section="library"))
+                self.hits.append(hazard(old_kwargs[k.arg], self._at(k.lineno, k.col_offset), code="kwargs-unpacked", what=what, section="library"))
             return
         edits = [self._edit(start, row.old, row.new)]
         for k in kwargs:

@@ -29,6 +29,7 @@ PAGES = {
     "naming-comparison.md": "naming-comparison.md.j2",
     "timeline.md": "timeline.md.j2",
     "adoption-report.md": "adoption-report.md.j2",
+    "finding-codes.md": "finding-codes.md.j2",
 }
 """Generated page (under `docs/generated/`) → the template that renders it."""
 

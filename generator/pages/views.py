@@ -12,6 +12,7 @@ from typing import Any
 
 from packaging.version import Version
 
+from generator.migrate import codes, findings
 from generator.table import AUDIENCES, EmittedWarning, Rename, Table
 
 
@@ -102,6 +103,23 @@ def distinct_warnings(rows: list[Rename]) -> list[EmittedWarning]:
     return list(dict.fromkeys(r.warning for r in rows if r.warning))
 
 
+@dataclass(frozen=True)
+class CodeRow:
+    """One finding code as the "Finding codes" page lists it."""
+
+    code: codes.Code
+    guide: str | None
+    """Link from `docs/generated/` to the guide section that explains it."""
+
+
+def finding_codes() -> list[CodeRow]:
+    """The registry of the migration tool's codes (`generator.migrate.codes`, a leaf module), in its order."""
+    # `pages` reads the migration tool's registry rather than a copy: the leaf modules `codes` and `findings` import
+    # nothing of the project, so the renderer does not load the scanner.
+    guide = findings.GUIDE.rsplit("/", 1)[-1]
+    return [CodeRow(c, f"{guide}#{findings.SECTIONS[c.section]}" if c.section else None) for c in codes.CODES.values()]
+
+
 def context(table: Table) -> dict[str, Any]:
     """Everything the templates may use."""
     shipped = [r for r in table.renames if r.status == "shipped"]
@@ -121,6 +139,7 @@ def context(table: Table) -> dict[str, Any]:
         "filters": warning_filters(table),
         "row": lambda library, old: _find(table, library, old),
         "distinct_warnings": distinct_warnings,
+        "finding_codes": finding_codes(),
     }
 
 

@@ -1,0 +1,128 @@
+"""The machine-readable outputs of `scan` (and of `fix`'s remaining findings): JSON, GitHub annotations, SARIF 2.1.0.
+
+Each takes the findings and the files that could not be checked, and returns the whole text; a file error is an
+entry of the output like a finding (code `file-error`, severity `error`), so no format loses it. Rule metadata
+(summary, explanation, guide section, level) comes from the registry in `generator.migrate.codes`.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import metadata
+from pathlib import PurePath
+from urllib.parse import quote
+
+from generator import paths
+from generator.migrate import codes
+from generator.migrate.findings import GUIDE, FileError, Finding, link
+
+FORMATS = ("text", "json", "github", "sarif")
+"""The values of `--format`."""
+
+TOOL = "checkpointing-migrate"
+"""The tool's name in SARIF (the distribution name, also used to look its version up)."""
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+"""`$schema` of the SARIF log: the address GitHub code scanning and the SARIF SDK write."""
+
+_SARIF_LEVEL = {"fix": "warning", "hazard": "error", "info": "note", "error": "error"}
+"""Severity → SARIF `level`: a hazard needs a person, like an error; a fix is a warning the tool can clear."""
+
+_GITHUB_COMMAND = {"fix": "warning", "hazard": "error", "info": "notice", "error": "error"}
+"""Severity → GitHub workflow command, with the same reasoning as the SARIF levels."""
+
+
+def error_entry(error: FileError) -> dict[str, object]:
+    """A file error as a JSON entry with the same keys as a finding."""
+    return {"path": error.path, "line": error.line, "column": error.column, "severity": "error", "old": None,
+            "new": None, "code": codes.FILE_ERROR, "message": error.message}
+
+
+def to_json(findings: list[Finding], errors: list[FileError]) -> str:
+    """A JSON list: one object per finding (`Finding.as_json`), then one per file error (`error_entry`)."""
+    entries = [f.as_json() for f in findings] + [error_entry(e) for e in errors]
+    return json.dumps(entries, indent=2, ensure_ascii=False)
+
+
+def _escape_data(text: str) -> str:
+    # GitHub's workflow-command escaping (toolkit's `escapeData`): `%` first, so the escapes are not escaped again.
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _command(kind: str, path: str, line: int, column: int, title: str, message: str) -> str:
+    props = ",".join(f"{k}={_escape_property(str(v))}" for k, v in (("file", path), ("line", line), ("col", column), ("title", title)))
+    return f"::{kind} {props}::{_escape_data(message)}"
+
+
+def to_github(findings: list[Finding], errors: list[FileError]) -> str:
+    """One GitHub Actions annotation per line: `::warning file=F,line=L,col=C,title=CODE::old → new: message`."""
+    lines = []
+    for f in findings:
+        names = f"{f.old} → {f.new}" if f.new else f.old
+        lines.append(_command(_GITHUB_COMMAND[f.severity], f.path, f.line, f.column, f.code, f"{names}: {f.message}"))
+    for e in errors:
+        lines.append(_command(_GITHUB_COMMAND["error"], e.path, e.line, e.column, codes.FILE_ERROR, e.message))
+    return "\n".join(lines)
+
+
+def _uri(path: str) -> str:
+    """A file path as a SARIF URI: relative paths stay relative (to the folder the tool ran in), absolute ones are `file:`."""
+    pure = PurePath(path)
+    return pure.as_uri() if pure.is_absolute() else quote(pure.as_posix())
+
+
+def _absolute(address: str) -> str:
+    """A guide link as the absolute URI SARIF requires: a URL as it is, a repository path as a `file:` URI."""
+    if "://" in address:
+        return address
+    path, _, anchor = address.partition("#")
+    return (paths.ROOT / path).as_uri() + (f"#{anchor}" if anchor else "")
+
+
+def _help_uri(code: codes.Code) -> str:
+    return _absolute(link(code.section) if code.section else GUIDE)
+
+
+def _rule(code: codes.Code) -> dict[str, object]:
+    example_name, example = code.example
+    return {
+        "id": code.code,
+        "shortDescription": {"text": code.summary},
+        "fullDescription": {"text": code.explanation},
+        "help": {"text": f"{code.explanation}\n\nExample ({example_name}):\n{example}"},
+        "helpUri": _help_uri(code),
+        "defaultConfiguration": {"level": _SARIF_LEVEL[code.severity]},
+        "properties": {"severity": code.severity, **({"effect": code.effect} if code.effect else {})},
+    }
+
+
+def _driver() -> dict[str, object]:
+    driver: dict[str, object] = {"name": TOOL, "informationUri": _absolute(GUIDE)}
+    try:
+        driver["version"] = metadata.version(TOOL)
+    except metadata.PackageNotFoundError:
+        pass  # run from a checkout that is not installed: SARIF's `version` is optional, and no number is invented
+    driver["rules"] = [_rule(c) for c in codes.CODES.values()]
+    return driver
+
+
+def _result(index: dict[str, int], code: str, level: str, text: str, path: str, line: int, column: int) -> dict[str, object]:
+    location = {"physicalLocation": {"artifactLocation": {"uri": _uri(path)}, "region": {"startLine": line, "startColumn": column}}}
+    return {"ruleId": code, "ruleIndex": index[code], "level": level, "message": {"text": text}, "locations": [location]}
+
+
+def to_sarif(findings: list[Finding], errors: list[FileError]) -> str:
+    """A SARIF 2.1.0 log with one run: the registry as `tool.driver.rules`, a result per finding and file error."""
+    index = {c: i for i, c in enumerate(codes.CODES)}
+    results = [
+        _result(index, f.code, _SARIF_LEVEL[f.severity], f"{f.old} → {f.new}: {f.message}" if f.new else f"{f.old}: {f.message}",
+                f.path, f.line, f.column)
+        for f in findings
+    ]
+    results += [_result(index, codes.FILE_ERROR, "error", e.message, e.path, e.line, e.column) for e in errors]
+    run = {"tool": {"driver": _driver()}, "columnKind": "unicodeCodePoints", "results": results}
+    return json.dumps({"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}, indent=2, ensure_ascii=False)

@@ -1,0 +1,119 @@
+"""The registry of finding codes: every code is produced by its own example, handlers use no code outside it, and
+the adoption report, the site's list and the CLI's `rules`/`explain` all read it."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from generator import paths
+from generator.cli import main
+from generator.measure import adoption
+from generator.migrate import codes, findings
+from generator.migrate.hits import Hit
+
+REQUIREMENT = '[project]\nname = "p"\ndependencies = ["transformers>=5.23.0"]\n'
+MIGRATE = paths.ROOT / "generator" / "migrate"
+
+
+def _scan_json(tmp_path: Path, code: codes.Code, *extra: str, capsys: pytest.CaptureFixture[str]) -> list[dict[str, object]]:
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    name, text = code.example
+    (tmp_path / name).write_text(text)
+    capsys.readouterr()
+    main(["scan", "--format", "json", *code.args, *extra, str(tmp_path / name)])
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("code", codes.CODES.values(), ids=lambda c: c.code)
+def test_every_code_is_produced_by_its_example(tmp_path: Path, code: codes.Code, capsys: pytest.CaptureFixture[str]) -> None:
+    found = _scan_json(tmp_path, code, capsys=capsys)
+    assert {"code": code.code, "severity": code.severity} in [{"code": f["code"], "severity": f["severity"]} for f in found]
+
+
+@pytest.mark.parametrize("code", [c for c in codes.CODES.values() if c.gated], ids=lambda c: c.code)
+def test_a_fix_code_is_info_when_the_gate_forbids_the_new_name(tmp_path: Path, code: codes.Code, capsys: pytest.CaptureFixture[str]) -> None:
+    found = _scan_json(tmp_path, code, "--target", "transformers>=5.20", capsys=capsys)
+    assert [f["severity"] for f in found if f["code"] == code.code] and all(f["severity"] == "info" for f in found if f["code"] == code.code)
+
+
+def test_every_code_a_handler_names_is_in_the_registry() -> None:
+    # The examples prove each code is reachable; this catches a misspelt code on a path no example takes.
+    named: set[str] = set()
+    for source in sorted(set(MIGRATE.glob("*.py")) - {MIGRATE / "codes.py"}):
+        text = source.read_text(encoding="utf-8")
+        named |= set(re.findall(r'\bcode="([^"]+)"', text))  # the verdict helpers' keyword
+        named |= set(re.findall(r'\bHit\([^()\n]*"(?:fix|hazard|info)", "([^"]+)"', text))  # `Hit(..., severity, code, ...)`
+    assert named, "the pattern no longer finds the handlers' codes"
+    assert named <= set(codes.CODES)
+    assert set(codes.CODES) - named == {codes.FILE_ERROR}  # every finding code is used by some handler
+
+
+def test_a_misspelt_code_or_a_wrong_severity_fails_at_first_use() -> None:
+    with pytest.raises(codes.UnknownCode, match="did you mean `call`"):
+        Hit(0, "x", None, "fix", "cal", "message")
+    with pytest.raises(codes.RegistryError, match="`write` is a hazard code"):
+        Hit(0, "x", None, "fix", "write", "message")
+    assert Hit(0, "x", None, "info", "call", "message").severity == "info"  # a gated rename
+
+
+def test_the_registry_is_consistent_with_the_guide_and_the_report() -> None:
+    for code in codes.CODES.values():
+        assert code.severity in (*findings.SEVERITIES, "error"), code
+        assert code.section is None or code.section in findings.SECTIONS, code
+        assert code.effect is None or code.effect in adoption.EFFECTS, code
+        assert "\n" not in code.summary and code.summary and code.explanation
+    assert {c.effect for c in codes.CODES.values()} - {None} == set(adoption.EFFECTS)  # every effect is one a code has
+
+
+@pytest.mark.parametrize("code", codes.CODES.values(), ids=lambda c: c.code)
+def test_the_adoption_report_reads_effects_from_the_registry(code: codes.Code) -> None:
+    assert adoption.effect(code.code) == (code.effect or "not-deprecated")
+
+
+def test_the_site_lists_every_code() -> None:
+    page = (paths.DOCS_DIR / "generated" / "finding-codes.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| <code>([^<]+)</code> \| (\w+)[^|]*\| ([^|]+) \|", page, re.MULTILINE)
+    assert [(c, s, e.strip()) for c, s, e in rows] == [(c.code, c.severity, c.effect or "—") for c in codes.CODES.values()]
+    guide = (paths.DOCS_DIR / "generated" / "migration-guide.md").read_text(encoding="utf-8")
+    for anchor in re.findall(r"\]\(migration-guide\.md#([^)]+)\)", page):
+        assert anchor in findings.SECTIONS.values() and guide  # anchors themselves are checked by the link tests
+
+
+def test_rules_lists_every_code(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == list(codes.CODES)
+    assert lines[0].split()[1] == "fix/info" and "hazard" in next(line for line in lines if line.startswith("write "))
+    assert main(["rules", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [(d["code"], d["severity"], d["effect"], d["summary"]) for d in data] == [
+        (c.code, c.severity, c.effect, c.summary) for c in codes.CODES.values()
+    ]
+    assert data[0]["guide"] == findings.link("script")
+
+
+def test_explain_shows_the_meaning_and_the_example(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "write"]) == 0
+    out = capsys.readouterr().out
+    code = codes.get("write")
+    assert out.startswith(f"write: {code.summary}\n") and "severity: hazard" in out and "lost-write" in out
+    assert findings.link("pitfalls") in out
+    assert all(f"    {line}" in out for line in code.example[1].splitlines())
+
+
+def test_explain_an_unknown_code_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "overide"]) == 2
+    assert "unknown finding code `overide`; did you mean `override`" in capsys.readouterr().err
+
+
+def test_a_keyword_next_to_unpacking_is_reported_under_the_unpacking_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # It used to be a `keyword` hazard, while `keyword` is otherwise a rewrite: one code, one severity (and effect).
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "train.py").write_text("model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={}, **extra)\n")
+    main(["scan", "--format", "json", str(tmp_path / "train.py")])
+    found = json.loads(capsys.readouterr().out)
+    assert [(f["column"], f["code"], f["severity"]) for f in found] == [(7, "kwargs-unpacked", "hazard"), (37, "kwargs-unpacked", "hazard")]
