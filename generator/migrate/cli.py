@@ -3,8 +3,10 @@
 scan: one line per finding (`path:line:col: severity [code] old → new: message`) or `--format json`; exit 1 when
 a `fix` or `hazard` finding (or a file that could not be checked) is reported, 0 when clean, 2 on usage errors.
 fix: without `--write`, a unified diff of what would change (nothing is written); with it, the files are rewritten
-in place. Findings that were not rewritten (hazards, version-gated renames) are listed on stderr; exit 1 while
-any hazard or unchecked file remains (or, without `--write`, while a fix is pending), else 0.
+in place, all or none (`generator/migrate/plan.py`): exit 1 with one `PATH:1:1: error:` line per problem and
+nothing written when any file cannot be written safely. Findings that were not rewritten (hazards, version-gated
+renames) are listed on stderr; exit 1 while any hazard or unchecked file remains (or, without `--write`, while a
+fix is pending), else 0.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ import sys
 from pathlib import Path
 
 from generator.migrate import rules as rules_module
-from generator.migrate.files import Result, write_atomically
+from generator.migrate.files import Result, describe_size, parse_size
 from generator.migrate.findings import SEVERITIES, Finding, summary, to_json
-from generator.migrate.hits import Options
+from generator.migrate.hits import MAX_FILE_SIZE, Options
+from generator.migrate.plan import write_all
 from generator.migrate.requirements import Allowed, Finder, parse_target
 from generator.migrate.run import check_all
 from generator.table import TableError, load
@@ -31,9 +34,18 @@ def add_arguments(scan: argparse.ArgumentParser, fix: argparse.ArgumentParser, t
         sub.add_argument("--target", metavar="REQ", help="the transformers releases to support, e.g. 'transformers==5.20.0' (default: the project's requirement)")
         sub.add_argument("--include-planned", action="store_true", help="also report names not renamed in any release yet, as info")
         sub.add_argument("--table", type=Path, default=table_default, help="the alias table (default: %(default)s)")
+        sub.add_argument("--max-file-size", type=_size, default=MAX_FILE_SIZE, metavar="SIZE",
+                         help=f"report bigger files and skip them, e.g. 50MB (default: {describe_size(MAX_FILE_SIZE)})")
     scan.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     scan.add_argument("--min-severity", choices=SEVERITIES[::-1], default="info", help="hide findings below this severity (default: info)")
     fix.add_argument("--write", action="store_true", help="rewrite the files in place (default: print a diff)")
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _setup(args: argparse.Namespace) -> tuple[Options, Finder] | int:
@@ -59,7 +71,7 @@ def _setup(args: argparse.Namespace) -> tuple[Options, Finder] | int:
     except (OSError, ValueError) as exc:
         print(f"{rules_module.CLASSES_PATH}: cannot read the measured class data: {exc}", file=sys.stderr)
         return 2
-    options = Options(rules, target or Allowed(None, ""), planned=args.include_planned)
+    options = Options(rules, target or Allowed(None, ""), planned=args.include_planned, max_size=args.max_file_size)
     return options, Finder(target)
 
 
@@ -84,7 +96,7 @@ def scan(args: argparse.Namespace) -> int:
     findings = _findings(results)
     shown = [f for f in findings if SEVERITIES.index(f.severity) <= SEVERITIES.index(args.min_severity)]
     if args.format == "json":
-        print(to_json(shown))
+        print(to_json(shown, [r.error for r in results if r.error is not None]))
     else:
         for finding in shown:
             print(finding.text())
@@ -99,17 +111,25 @@ def fix(args: argparse.Namespace) -> int:
     results = check_all(args.paths, *setup)
     errors = _errors(results)
     changed = [r for r in results if r.fixed is not None and r.error is None]
-    for result in changed:
+    if args.write and changed:
+        outcome = write_all(changed)
+        for problem in outcome.problems:
+            print(problem.text(), file=sys.stderr)
+        if outcome.problems and not outcome.written:
+            print(f"nothing was written: {len(outcome.problems)} of {len(changed)} files cannot be written safely; "
+                  "fix the problems above and run again.", file=sys.stderr)
+            return 1
+        if outcome.problems:
+            print(f"wrote {', '.join(outcome.written)}; not written: {', '.join(outcome.not_written)}. "
+                  "Run again to finish: the written files are complete and are not rewritten twice.", file=sys.stderr)
+            return 1
+    for result in changed if not args.write else ():
         assert result.fixed is not None and result.original is not None
-        if args.write:
-            write_atomically(Path(result.path), result.fixed, result.encoding)
-        else:
-            name = str(result.path)
-            sys.stdout.writelines(
-                difflib.unified_diff(
-                    result.original.splitlines(keepends=True), result.fixed.splitlines(keepends=True), *_diff_names(name)
-                )
+        sys.stdout.writelines(
+            difflib.unified_diff(
+                result.original.splitlines(keepends=True), result.fixed.splitlines(keepends=True), *_diff_names(result.path)
             )
+        )
     findings = _findings(results)
     left = [f for f in findings if f.severity != "fix" or f.path not in {r.path for r in changed}]
     for finding in left:

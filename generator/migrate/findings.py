@@ -15,6 +15,7 @@ headings, slugged as MkDocs does.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 SEVERITIES = ("fix", "hazard", "info")
@@ -93,14 +94,19 @@ class FileError:
     def text(self) -> str:
         return f"{self.path}:{self.line}:{self.column}: error: {self.message}"
 
+    def as_json(self) -> dict[str, object]:
+        """`--format json`'s entry for the file: a finding's fields, with severity `error` and code `file-error`."""
+        return {"path": self.path, "line": self.line, "column": self.column, "severity": "error", "old": None,
+                "new": None, "code": "file-error", "message": self.message}
+
 
 def sort_key(finding: Finding) -> tuple[str, int, int, str]:
     return (finding.path, finding.line, finding.column, finding.old)
 
 
-def to_json(findings: list[Finding]) -> str:
-    """`--format json`: a JSON list of the findings' public fields."""
-    return json.dumps([f.as_json() for f in findings], indent=2, ensure_ascii=False)
+def to_json(findings: list[Finding], errors: Sequence[FileError] = ()) -> str:
+    """`--format json`: a JSON list of the files that could not be checked, then the findings' public fields."""
+    return json.dumps([e.as_json() for e in errors] + [f.as_json() for f in findings], indent=2, ensure_ascii=False)
 
 
 def summary(findings: list[Finding], files: int) -> str:
