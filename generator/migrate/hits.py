@@ -16,7 +16,6 @@ from generator.migrate.requirements import Allowed, Deferred
 from generator.migrate.rules import Rules
 from generator.table import Rename
 
-
 MAX_FILE_SIZE = 10 * 10**6
 """Files bigger than this (bytes) are reported and not read, unless `--max-file-size` says otherwise."""
 
