@@ -7,6 +7,7 @@ import os
 import stat
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -187,16 +188,31 @@ def test_fifos_are_reported_and_never_opened(project: Path) -> None:
     assert run("scan", str(project / "pipe.py"), timeout=60).returncode == 1
 
 
-def test_a_thousand_nested_folders_give_an_error_not_a_recursion_error(project: Path) -> None:
-    deep = project
-    for _ in range(1000):  # one by one: `mkdir(parents=True)` itself recurses
-        deep /= "d"
-        deep.mkdir()
-    (deep / "old.py").write_text(CALL)
-    (project.joinpath(*["d"] * 10) / "near.py").write_text(CALL)
+@pytest.fixture
+def nested(project: Path) -> Iterator[list[Path]]:
+    """1000 nested folders, removed again from the bottom up: pytest's own clean-up of old temporary folders
+    recurses (`shutil.rmtree`) and would end in RecursionError on them, in every later pytest run on the machine."""
+    folders, folder = [], project
+    for _ in range(1000):  # one by one: `mkdir(parents=True)` recurses too
+        folder /= "d"
+        folder.mkdir()
+        folders.append(folder)
+    try:
+        yield folders
+    finally:
+        for folder in reversed(folders):
+            for child in folder.iterdir():
+                if not child.is_dir():
+                    child.unlink()
+            folder.rmdir()
+
+
+def test_a_thousand_nested_folders_give_an_error_not_a_recursion_error(project: Path, nested: list[Path]) -> None:
+    (nested[-1] / "old.py").write_text(CALL)
+    (nested[9] / "near.py").write_text(CALL)
     result = run("scan", str(project))
     assert result.returncode == 1 and "RecursionError" not in result.stderr and "Traceback" not in result.stderr
-    assert f"{project.joinpath(*['d'] * 257)}:1:1: error: folder nested more than 256 levels below {project}" in result.stderr
+    assert f"{nested[256]}:1:1: error: folder nested more than 256 levels below {project}" in result.stderr
     assert "near.py:1:7: fix [call]" in result.stdout and "old.py" not in result.stdout
 
 
