@@ -274,3 +274,12 @@ def test_a_target_no_release_meets_is_a_usage_error(project: Path, target: str) 
 def test_narrow_targets_some_release_meets_are_accepted(project: Path, target: str) -> None:
     (project / "old.py").write_text(CALL)
     assert main(["scan", "--target", target, str(project)]) in (0, 1)
+
+
+def test_many_uses_in_one_file_get_their_own_lines(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Past a few uses, lines come from bisecting the line starts rather than counting newlines (which was quadratic).
+    lines = [CALL if n % 3 == 0 else f"x = {n}\n" for n in range(300)]
+    (project / "many.py").write_text("".join(lines))
+    main(["scan", str(project)])
+    found = [int(line.split(":")[1]) for line in capsys.readouterr().out.splitlines() if "fix [call]" in line]
+    assert found == [n + 1 for n in range(300) if n % 3 == 0]
