@@ -221,6 +221,8 @@ def test_a_thousand_nested_folders_give_an_error_not_a_recursion_error(project: 
     [
         ("deep.json", '{"gradient_checkpointing": ' + "[" * 700 + "]" * 700 + "}", "1:227"),
         ("deep.yaml", "gradient_checkpointing: " + "[" * 700 + "]" * 700 + "\n", "1:224"),
+        ("deep.ipynb", '{"cells": [{"cell_type": "code", "source": ["model.gradient_checkpointing_enable()"], "metadata": '
+                       + "[" * 700 + "]" * 700 + "}]}", "1:296"),  # the cell is level 3: the 198th bracket is level 201
         ("deep.py", "x = " + "a + " * 20000 + "a\n" + CALL, "1:1"),
     ],
 )

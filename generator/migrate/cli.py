@@ -115,13 +115,13 @@ def fix(args: argparse.Namespace) -> int:
         outcome = write_all(changed)
         for problem in outcome.problems:
             print(problem.text(), file=sys.stderr)
-        if outcome.problems and not outcome.written:
-            print(f"nothing was written: {len(outcome.problems)} of {len(changed)} files cannot be written safely; "
-                  "fix the problems above and run again.", file=sys.stderr)
+        if outcome.not_written:  # a write failed after every check passed (a full disk): say exactly where it stopped
+            print(f"wrote {', '.join(outcome.written) or 'nothing'}; not written: {', '.join(outcome.not_written)}. "
+                  "Run again to finish: the written files are complete and are not rewritten twice.", file=sys.stderr)
             return 1
         if outcome.problems:
-            print(f"wrote {', '.join(outcome.written)}; not written: {', '.join(outcome.not_written)}. "
-                  "Run again to finish: the written files are complete and are not rewritten twice.", file=sys.stderr)
+            print(f"nothing was written: {len(outcome.problems)} of {len(changed)} files cannot be written safely; "
+                  "fix the problems above and run again.", file=sys.stderr)
             return 1
     for result in changed if not args.write else ():
         assert result.fixed is not None and result.original is not None
