@@ -73,18 +73,18 @@ def main() -> int:
     text = "\n".join([
         "# One big file",
         "",
-        f"A Python file with a use of `gradient_checkpointing_enable` on every line, scanned by a fresh process; medians of "
-        f"{args.repeat} rounds. Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}.",
+        (f"A Python file with a use of `gradient_checkpointing_enable` on every line, scanned by a fresh process; medians of "
+         f"{args.repeat} rounds. Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}."),
         "",
         "| file | scan (s) | s per MB | scan peak memory (MB) | ruff F401 (s) | ÷ ruff |",
         "|---|---|---|---|---|---|",
         *rows,
         "",
-        f"A 50 MB file with the default `--max-file-size` (10 MB) is reported and not read: {skip_t:.2f} s, "
-        f"{skip_m:.0f} MB peak.",
+        (f"A 50 MB file with the default `--max-file-size` (10 MB) is reported and not read: {skip_t:.2f} s, "
+         f"{skip_m:.0f} MB peak."),
         "",
-        "Target: time per MB about constant (no quadratic step; before the fix, line numbers were counted from the "
-        "start of the file for every use). Ruff is the baseline, not a target: it parses once and reports nothing here.",
+        ("Target: time per MB about constant (no quadratic step; before the fix, line numbers were counted from the "
+         "start of the file for every use). Ruff is the baseline, not a target: it parses once and reports nothing here."),
         "",
         "Reproduce: `.venv/bin/python benchmarks/bigfile.py` (writes this file; `--no-write` only prints).",
         "",

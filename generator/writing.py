@@ -17,7 +17,15 @@ from pathlib import Path
 
 
 def _umask() -> int:
-    mask = os.umask(0)
+    # Read where Linux shows it: setting and restoring it (the portable way) races with other threads' new files.
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
     os.umask(mask)
     return mask
 
@@ -59,12 +67,12 @@ def _sync_folder(folder: Path) -> None:
         os.close(fd)
 
 
-def stage(path: Path, data: bytes) -> Staged:
+def stage(path: Path, data: bytes, *, strict: bool = False) -> Staged:
     """Write `data` to a temporary file beside `path` (resolved through symlinks) with its mode, owner and group.
 
-    A new file gets the mode a plain `open` would give it (0o666 less the umask). Raises `OSError` when the folder
-    cannot take the file or the owner or group cannot be kept (only root may give a file to another user); nothing is
-    left behind then.
+    A new file gets the mode a plain `open` would give it (0o666 less the umask). The owner and group are kept
+    where permitted (only root may give a file to another user); with `strict`, not being permitted raises
+    `PermissionError`. Raises `OSError` when the folder cannot take the file; nothing is left behind then.
     """
     target = Path(os.path.realpath(path))
     try:
@@ -83,7 +91,11 @@ def stage(path: Path, data: bytes) -> Staged:
         else:
             mine = os.stat(tmp)
             if (mine.st_uid, mine.st_gid) != (old.st_uid, old.st_gid):
-                os.chown(tmp, old.st_uid if mine.st_uid != old.st_uid else -1, old.st_gid)
+                try:
+                    os.chown(tmp, old.st_uid if mine.st_uid != old.st_uid else -1, old.st_gid)
+                except PermissionError:
+                    if strict:
+                        raise
             os.chmod(tmp, stat.S_IMODE(old.st_mode))  # after chown, which may clear set-id bits
     except BaseException:
         tmp.unlink(missing_ok=True)

@@ -127,7 +127,7 @@ def test_a_symlink_stays_a_link_and_its_target_is_written_once(project: Path, mo
     link.symlink_to(Path("real") / "train.py")
     staged: list[Path] = []
     real = writing.stage
-    monkeypatch.setattr(plan.writing, "stage", lambda path, data: staged.append(path) or real(path, data))
+    monkeypatch.setattr(plan.writing, "stage", lambda path, data, **kw: staged.append(path) or real(path, data, **kw))
     assert main(["fix", "--write", str(project)]) == 0  # the walk meets the file twice: as the link and as itself
     assert link.is_symlink() and os.readlink(link) == str(Path("real") / "train.py")
     assert target.read_text() == NEW and staged == [target.resolve()]
@@ -285,3 +285,24 @@ def test_many_uses_in_one_file_get_their_own_lines(project: Path, capsys: pytest
     main(["scan", str(project)])
     found = [int(line.split(":")[1]) for line in capsys.readouterr().out.splitlines() if "fix [call]" in line]
     assert found == [n + 1 for n in range(300) if n % 3 == 0]
+
+
+def test_an_owner_that_cannot_be_kept_stops_fix_but_not_generated_files(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("giving a file to another user needs root (CI runs as root)")
+    script, page = project / "old.py", project / "page.md"
+    script.write_text(CALL)
+    page.write_text("old\n")
+    for path in (script, page):
+        os.chown(path, 12345, 12345)
+
+    def chown(*args: object) -> None:  # what a user other than root meets
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(writing.os, "chown", chown)
+    assert main(["fix", "--write", str(script)]) == 1
+    assert "cannot be written in place (Operation not permitted" in capsys.readouterr().err
+    assert script.read_text() == CALL and script.stat().st_uid == 12345
+    assert writing.write_if_changed({page: "new\n"}) == [page] and page.read_text() == "new\n"  # kept where permitted

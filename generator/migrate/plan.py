@@ -92,7 +92,7 @@ def write_all(results: list[Result]) -> Outcome:
         for target, result in targets.items():
             assert result.fixed is not None
             try:
-                staged.append((writing.stage(target, result.fixed.encode(result.encoding)), result))
+                staged.append((writing.stage(target, result.fixed.encode(result.encoding), strict=True), result))
             except OSError as exc:
                 why = exc.strerror or str(exc)
                 outcome.problems.append(_problem(result.path, f"cannot be written in place ({why}: the folder "
