@@ -27,7 +27,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator import paths
+from generator import paths, writing
 from generator.migrate import codes
 from generator.migrate import rules as rules_module
 from generator.migrate.hits import Options
@@ -219,13 +219,8 @@ def dump(data: object) -> str:
 
 
 def write_if_changed(path: Path, text: str) -> bool:
-    if path.is_file() and path.read_text(encoding="utf-8") == text:
-        return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
-    return True
+    """Write `text` to `path` atomically unless it already holds it; whether it was written."""
+    return bool(writing.write_if_changed({path: text}))
 
 
 def measure(table: Table, cache: Path = CACHE) -> tuple[dict[str, object], dict[str, object]]:

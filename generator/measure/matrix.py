@@ -31,6 +31,7 @@ from typing import Any
 
 from packaging.requirements import Requirement
 
+from generator import writing
 from generator.measure.data import DOWNSTREAM_FILE, MATRIX_FILE, MatrixError, read
 from generator.paths import DATA_DIR, ROOT
 from generator.table import Table
@@ -188,16 +189,8 @@ def differences(recorded: dict[str, Any], measured: dict[str, Any], name: str) -
 
 def write_if_changed(measured: dict[str, dict[str, Any]], data_dir: Path = DATA_DIR) -> list[Path]:
     """Write each data file whose content changed, atomically; return the paths written."""
-    changed = []
     data_dir.mkdir(parents=True, exist_ok=True)
-    for name, data in measured.items():
-        path, text = data_dir / name, dump(data)
-        if not path.is_file() or path.read_text(encoding="utf-8") != text:
-            tmp = path.with_name(f".{name}.tmp")
-            tmp.write_text(text, encoding="utf-8")
-            tmp.replace(path)
-            changed.append(path)
-    return changed
+    return writing.write_if_changed({data_dir / name: dump(data) for name, data in measured.items()})
 
 
 # --- What the pages read -------------------------------------------------------------------------------------------------

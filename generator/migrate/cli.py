@@ -2,9 +2,11 @@
 
 scan: one line per finding (`path:line:col: severity [code] old → new: message`), or `--format json|github|sarif`
 (`generator.migrate.formats`); fix: `--diff` (the default) prints a unified diff and writes nothing, `--write`
-rewrites in place; its remaining findings go to stderr. `--select`/`--ignore CODES` keep or drop codes (a dropped
-finding is neither reported nor fixed). Exit codes: 0 clean; 1 a `fix` or `hazard` finding is reported, a file
-could not be checked, or (`fix --diff`) a rewrite is pending; 2 usage error (bad option, unknown code or path).
+rewrites in place, all files or none (`generator.migrate.plan`: one `PATH:1:1: error:` line per file that cannot be
+written safely, and nothing written); its remaining findings go to stderr. `--select`/`--ignore CODES` keep or drop
+codes (a dropped finding is neither reported nor fixed). Exit codes: 0 clean; 1 a `fix` or `hazard` finding is
+reported, a file could not be checked or written, or (`fix --diff`) a rewrite is pending; 2 usage error (bad option,
+unknown code or path, a `--target` no release meets).
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ from typing import TextIO
 
 from generator.migrate import codes, formats
 from generator.migrate import rules as rules_module
-from generator.migrate.files import Result, write_atomically
+from generator.migrate.files import Result, describe_size, parse_size
 from generator.migrate.findings import GUIDE, SEVERITIES, FileError, Finding, link, summary
-from generator.migrate.hits import Options
+from generator.migrate.hits import MAX_FILE_SIZE, Options
+from generator.migrate.plan import write_all
 from generator.migrate.requirements import Allowed, Finder, parse_target
 from generator.migrate.run import check_all
 from generator.table import TableError, load
@@ -36,6 +39,8 @@ def add_arguments(scan: argparse.ArgumentParser, fix: argparse.ArgumentParser, t
         sub.add_argument("--table", type=Path, default=table_default, help="the alias table (default: %(default)s)")
         sub.add_argument("--select", metavar="CODES", help="report (and fix) only these codes, comma-separated (`rules` lists them)")
         sub.add_argument("--ignore", metavar="CODES", help="neither report nor fix these codes, comma-separated")
+        sub.add_argument("--max-file-size", type=_size, default=MAX_FILE_SIZE, metavar="SIZE",
+                         help=f"report bigger files and skip them, e.g. 50MB (default: {describe_size(MAX_FILE_SIZE)})")
     scan.add_argument("--format", choices=formats.FORMATS, default="text", help="output format (default: text)")
     fix.add_argument("--format", choices=formats.FORMATS, default="text", help="format of the findings left for a person, on stderr (default: text)")
     scan.add_argument("--min-severity", choices=SEVERITIES[::-1], default="info", help="hide findings below this severity (default: info)")
@@ -64,6 +69,13 @@ def _selection(args: argparse.Namespace) -> tuple[frozenset[str] | None, frozens
     return select, ignore
 
 
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _setup(args: argparse.Namespace) -> tuple[Options, Finder] | int:
     selection = _selection(args)
     if isinstance(selection, int):
@@ -90,7 +102,8 @@ def _setup(args: argparse.Namespace) -> tuple[Options, Finder] | int:
     except (OSError, ValueError) as exc:
         print(f"{rules_module.CLASSES_PATH}: cannot read the measured class data: {exc}", file=sys.stderr)
         return 2
-    options = Options(rules, target or Allowed(None, ""), planned=args.include_planned, select=selection[0], ignore=selection[1])
+    options = Options(rules, target or Allowed(None, ""), planned=args.include_planned, select=selection[0], ignore=selection[1],
+                      max_size=args.max_file_size)
     return options, Finder(target)
 
 
@@ -137,17 +150,25 @@ def fix(args: argparse.Namespace) -> int:
     results = check_all(args.paths, *setup)
     errors = _errors(results)
     changed = [r for r in results if r.fixed is not None and r.error is None]
-    for result in changed:
+    if args.write and changed:
+        outcome = write_all(changed)
+        for problem in outcome.problems:
+            print(problem.text(), file=sys.stderr)
+        if outcome.not_written:  # a write failed after every check passed (a full disk): say exactly where it stopped
+            print(f"wrote {', '.join(outcome.written) or 'nothing'}; not written: {', '.join(outcome.not_written)}. "
+                  "Run again to finish: the written files are complete and are not rewritten twice.", file=sys.stderr)
+            return 1
+        if outcome.problems:
+            print(f"nothing was written: {len(outcome.problems)} of {len(changed)} files cannot be written safely; "
+                  "fix the problems above and run again.", file=sys.stderr)
+            return 1
+    for result in changed if not args.write else ():
         assert result.fixed is not None and result.original is not None
-        if args.write:
-            write_atomically(Path(result.path), result.fixed, result.encoding)
-        else:
-            name = str(result.path)
-            sys.stdout.writelines(
-                difflib.unified_diff(
-                    result.original.splitlines(keepends=True), result.fixed.splitlines(keepends=True), *_diff_names(name)
-                )
+        sys.stdout.writelines(
+            difflib.unified_diff(
+                result.original.splitlines(keepends=True), result.fixed.splitlines(keepends=True), *_diff_names(result.path)
             )
+        )
     findings = _findings(results)
     left = [f for f in findings if f.severity != "fix" or f.path not in {r.path for r in changed}]
     if args.format == "text":

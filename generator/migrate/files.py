@@ -4,18 +4,19 @@ A file is read as bytes and decoded strictly (Python: the PEP 263 declaration, e
 with or without a BOM), without newline translation, so CRLF stays CRLF. Edits replace exact spans of the decoded
 text and the result is encoded back with the same codec. Before anything is written the result is parsed again
 (Python, YAML, JSON, notebooks); a file that was not text, could not be decoded or did not parse is reported and
-never touched. Writes go to a temporary file in the same folder that then replaces the original (`os.replace`),
-with the original's permission bits, so a crash leaves either the old file or the new one.
+never touched. Only regular files are opened (FIFOs, sockets and devices are reported, never read), files over the
+size limit are reported unread, and folders nested deeper than `MAX_DEPTH` are reported, not entered. Writing is
+`generator/migrate/plan.py`'s job.
 """
 
 from __future__ import annotations
 
 import ast
+import hashlib
 import io
 import json
 import os
 import stat
-import tempfile
 import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -37,17 +38,25 @@ SUFFIXES = {
 SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
 """Folders never entered when walking a directory (hidden folders such as .git and .venv are skipped too)."""
 
+MAX_DEPTH = 256
+"""Folders more than this many levels below a given PATH are reported and not entered."""
+
+_SPECIAL = {stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a character device",
+            stat.S_IFBLK: "a block device", stat.S_IFDIR: "a folder"}
+
 _SHELLS = (b"#!/bin/sh", b"#!/bin/bash", b"#!/usr/bin/env bash", b"#!/usr/bin/env sh", b"#!/usr/bin/bash", b"#!/bin/zsh")
 
 
 def kind_of(path: str, *, sniff: bool = True) -> str | None:
-    """The handler for `path`, by suffix, or by a shell `#!` line for files without one."""
+    """The handler for `path`, by suffix, or by a shell `#!` line for regular files without one."""
     name = os.path.basename(path)
     suffix = os.path.splitext(name)[1].lower()
     if suffix in SUFFIXES:
         return SUFFIXES[suffix]
     if sniff and not suffix:
         try:
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                return None  # a FIFO would block the read, a device may act on it
             with open(path, "rb") as f:
                 head = f.readline(64)
         except OSError:
@@ -56,18 +65,57 @@ def kind_of(path: str, *, sniff: bool = True) -> str | None:
     return None
 
 
-def walk(paths: list[Path]) -> Iterator[str]:
-    """Every file to check under `paths` (files given by name are always checked if their type is known)."""
+def walk(paths: list[Path], errors: list[FileError] | None = None) -> Iterator[str]:
+    """Every file to check under `paths` (files given by name are always checked if their type is known).
+
+    Folders deeper than `MAX_DEPTH` below their PATH, and folders that cannot be listed, are appended to `errors`.
+    """
+    for item in walk_items(paths):
+        if isinstance(item, str):
+            yield item
+        elif errors is not None:
+            errors.append(item)
+
+
+def walk_items(paths: list[Path]) -> Iterator[str | FileError]:
+    """The files `walk` yields, and in their place the folders it could not enter, as `FileError`s."""
     for path in paths:
         if path.is_dir():
-            for folder, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
-                for name in sorted(files):
-                    file = os.path.normpath(os.path.join(folder, name))
-                    if kind_of(file) is not None:
-                        yield file
+            yield from _walk_folder(str(path))
         elif kind_of(str(path)) is not None:
             yield str(path)
+
+
+def _walk_folder(top: str) -> Iterator[str | FileError]:
+    # Iterative (a recursive walk ends in RecursionError near 1000 levels); same order as `os.walk`: a folder's
+    # files, then its subfolders one by one. Symlinked folders are not entered (no cycles), as with `os.walk`.
+    stack = [(top, 0)]
+    while stack:
+        folder, depth = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            yield FileError(folder, 1, 1, f"cannot list this folder: {exc.strerror or exc}; its files were not checked")
+            continue
+        subfolders = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if not is_dir:
+                file = os.path.normpath(entry.path)
+                if kind_of(file) is not None:
+                    yield file
+            elif not entry.name.startswith(".") and entry.name not in SKIPPED_DIRS and not entry.is_symlink():
+                subfolders.append(entry.path)
+        if subfolders and depth + 1 > MAX_DEPTH:
+            for sub in subfolders:
+                yield FileError(os.path.normpath(sub), 1, 1, f"folder nested more than {MAX_DEPTH} levels below {top}; "
+                                "not checked: pass it (or a folder above it) as its own PATH")
+            continue
+        stack.extend((sub, depth + 1) for sub in reversed(subfolders))
 
 
 @dataclass(frozen=True)
@@ -81,6 +129,8 @@ class Result:
     """The file's new text when `fix` findings changed it."""
     original: str | None = None
     encoding: str = "utf-8"
+    digest: str | None = None
+    """SHA-256 of the bytes read, when `fixed` is set: `fix --write` writes only if the file still has them."""
 
 
 def decode(data: bytes, kind: str) -> tuple[str, str]:
@@ -136,14 +186,67 @@ def _position(source: python.Source, offset: int) -> tuple[int, int]:
     return line, offset - source.starts[line - 1] + 1
 
 
+def describe_size(size: int) -> str:
+    """`10 MB`, `52.4 MB`, `812 bytes`: a size as messages show it (decimal units, as `--max-file-size` reads them)."""
+    if size < 1000:
+        return f"{size} bytes"
+    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if size >= scale:
+            return f"{size / scale:.1f}".removesuffix(".0") + f" {unit}"
+    raise AssertionError(size)
+
+
+_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "kib": 2**10, "mib": 2**20, "gib": 2**30}
+
+
+def parse_size(text: str) -> int:
+    """`10MB`, `512kB`, `1MiB`, `12345` (bytes) → bytes; raises `ValueError` with the accepted forms."""
+    number = text.strip().rstrip("bBiIkKmMgG ")
+    unit = text.strip()[len(number):].strip().lower()
+    try:
+        value = float(number)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < 2**62 or unit not in _UNITS:  # also rejects nan and inf
+        raise ValueError(f"{text!r} is not a size; write bytes or a number with kB, MB, GB (or KiB, MiB, GiB), e.g. 10MB")
+    return int(value * _UNITS[unit])
+
+
+def read(path: str, limit: int | None) -> bytes | FileError:
+    """The bytes of the regular file `path`; a `FileError` for anything else, or for a file over `limit` bytes."""
+    try:
+        kind = stat.S_IFMT(os.stat(path).st_mode)
+        if kind != stat.S_IFREG:  # checked before opening: a FIFO blocks the reader, a device may act on an open
+            return FileError(path, 1, 1, f"not a regular file ({_SPECIAL.get(kind, 'a special file')}); skipped: only regular files are read")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # in case it was swapped for a FIFO since
+        with os.fdopen(fd, "rb") as f:
+            info = os.fstat(f.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                return FileError(path, 1, 1, "not a regular file; skipped: only regular files are read")
+            if limit is not None and info.st_size > limit:
+                return FileError(path, 1, 1, _too_big(info.st_size, limit))
+            data = f.read() if limit is None else f.read(limit + 1)
+    except OSError as exc:
+        return FileError(path, 1, 1, f"cannot read: {exc.strerror or exc}")
+    if limit is not None and len(data) > limit:
+        return FileError(path, 1, 1, _too_big(len(data), limit))
+    return data
+
+
+def _too_big(size: int, limit: int) -> str:
+    return (f"{describe_size(size)}, over the {describe_size(limit)} limit; skipped: "
+            f"pass --max-file-size {-(-size // 10**6)}MB (or more) to check it")
+
+
+_TOO_DEEP = "nested too deeply to check (beyond Python's recursion limit); nothing was changed: simplify it or leave it out"
+
+
 def check(path: str, options: Options, finder: Finder) -> Result:
     """Check one file; never raises for bad input (the problem is in `Result.error`)."""
     kind = kind_of(path) or "python"
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as exc:
-        return Result(path, error=FileError(path, 1, 1, f"cannot read: {exc.strerror or exc}"))
+    data = read(path, options.max_size)
+    if isinstance(data, FileError):
+        return Result(path, error=data)
     if options.rules.stem.encode() not in data:
         return Result(path)
     try:
@@ -167,6 +270,8 @@ def check(path: str, options: Options, finder: Finder) -> Result:
         return Result(path, error=FileError(path, line, col, f"{exc}; fix it, then run again"))
     except ValueError as exc:
         return Result(path, error=FileError(path, 1, 1, f"does not parse: {exc}"))
+    except RecursionError:
+        return Result(path, error=FileError(path, 1, 1, _TOO_DEEP))
     findings = []
     for hit in hits:
         if not options.reports(hit.code):
@@ -182,21 +287,7 @@ def check(path: str, options: Options, finder: Finder) -> Result:
         except (SyntaxError, ValueError, yaml.YAMLError) as exc:
             error = FileError(path, 1, 1, f"the rewrite would not parse ({exc}); nothing was written. Please report this file")
             return Result(path, tuple(findings), error=error)
-    return Result(path, tuple(findings), fixed=fixed, original=text, encoding=encoding)
-
-
-def write_atomically(path: Path, text: str, encoding: str) -> None:
-    """Replace `path` by `text` encoded as `encoding`, keeping its permission bits; never half-written."""
-    data = text.encode(encoding)
-    mode = stat.S_IMODE(path.stat().st_mode)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        except RecursionError:
+            return Result(path, tuple(findings), error=FileError(path, 1, 1, _TOO_DEEP))
+    digest = hashlib.sha256(data).hexdigest() if fixed is not None else None
+    return Result(path, tuple(findings), fixed=fixed, original=text, encoding=encoding, digest=digest)

@@ -107,6 +107,7 @@ class FileError:
         return f"{self.path}:{self.line}:{self.column}: error: {self.message}"
 
 
+
 def sort_key(finding: Finding) -> tuple[str, int, int, str]:
     return (finding.path, finding.line, finding.column, finding.old)
 

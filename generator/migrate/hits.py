@@ -17,6 +17,9 @@ from generator.migrate.requirements import Allowed, Deferred
 from generator.migrate.rules import Rules
 from generator.table import Rename
 
+MAX_FILE_SIZE = 10 * 10**6
+"""Files bigger than this (bytes) are reported and not read, unless `--max-file-size` says otherwise."""
+
 
 @dataclass(frozen=True)
 class Options:
@@ -33,6 +36,8 @@ class Options:
     """Import name of the package being scanned (adoption report): its own API names are not transformers'."""
     verify: bool = True
     """Parse each rewritten file again before offering it; `scan`, which writes nothing, skips that cost."""
+    max_size: int | None = MAX_FILE_SIZE
+    """Files bigger than this many bytes are reported and skipped; `None`: no limit."""
     select: frozenset[str] | None = None
     """`--select`: report (and fix) only these codes; `None` for all."""
     ignore: frozenset[str] = frozenset()

@@ -17,6 +17,9 @@ _STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"'
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _LITERALS = {"true": True, "false": False, "null": None}
 
+MAX_NESTING = 200
+"""Arrays and objects nested deeper than this are an error (the parser recurses; configs nest a few levels)."""
+
 
 class JSONPosError(ValueError):
     """Invalid JSON at `offset`."""
@@ -69,14 +72,16 @@ def parse(text: str) -> JNode:
     return node
 
 
-def _value(text: str, i: int) -> tuple[JNode, int]:
+def _value(text: str, i: int, depth: int = 0) -> tuple[JNode, int]:
     if i >= len(text):
         raise JSONPosError(i, "a value was expected, the file ended")
     char = text[i]
+    if char in "{[" and depth >= MAX_NESTING:
+        raise JSONPosError(i, f"nested deeper than {MAX_NESTING} levels")
     if char == "{":
-        return _object(text, i)
+        return _object(text, i, depth + 1)
     if char == "[":
-        return _array(text, i)
+        return _array(text, i, depth + 1)
     if char == '"':
         return _string(text, i)
     if m := _NUMBER.match(text, i):
@@ -98,12 +103,12 @@ def _skip(text: str, i: int) -> int:
     return _SPACE.match(text, i).end()  # type: ignore[union-attr]
 
 
-def _array(text: str, i: int) -> tuple[JArray, int]:
+def _array(text: str, i: int, depth: int) -> tuple[JArray, int]:
     start, i, items = i, _skip(text, i + 1), []
     if text.startswith("]", i):
         return JArray(start, i + 1, ()), i + 1
     while True:
-        node, i = _value(text, i)
+        node, i = _value(text, i, depth)
         items.append(node)
         i = _skip(text, i)
         if text.startswith(",", i):
@@ -114,7 +119,7 @@ def _array(text: str, i: int) -> tuple[JArray, int]:
             raise JSONPosError(i, "',' or ']' expected")
 
 
-def _object(text: str, i: int) -> tuple[JObject, int]:
+def _object(text: str, i: int, depth: int) -> tuple[JObject, int]:
     start, i, items = i, _skip(text, i + 1), []
     if text.startswith("}", i):
         return JObject(start, i + 1, ()), i + 1
@@ -125,7 +130,7 @@ def _object(text: str, i: int) -> tuple[JObject, int]:
         i = _skip(text, i)
         if not text.startswith(":", i):
             raise JSONPosError(i, "':' expected after the key")
-        value, i = _value(text, _skip(text, i + 1))
+        value, i = _value(text, _skip(text, i + 1), depth)
         items.append((key, value))
         i = _skip(text, i)
         if text.startswith(",", i):

@@ -79,7 +79,33 @@ def parse_target(text: str) -> Allowed:
         raise ValueError(f"--target {text!r} is not a requirement such as 'transformers==5.23.0': {exc}") from None
     if canonicalize_name(req.name) != PACKAGE:
         raise ValueError(f"--target names {req.name!r}; the renames belong to {PACKAGE}, e.g. '{PACKAGE}==5.23.0'")
+    if not satisfiable(req.specifier):
+        raise ValueError(f"--target {text!r} allows no release at all (its conditions contradict each other); "
+                         f"give a range some release meets, e.g. '{PACKAGE}>=5.23.0'")
     return Allowed(req.specifier, "--target")
+
+
+def satisfiable(specifier: SpecifierSet) -> bool:
+    """Whether some version (pre-releases included) meets every condition of `specifier`.
+
+    The versions a specifier set allows form intervals between the versions it names (less single points and
+    `.*` prefixes), so one probe per interval decides: every named version, one just above each (`V.0.0.0.1` sorts
+    right after `V` and its pre-releases), and `0`. A `===` (arbitrary string) condition is taken as satisfiable.
+    """
+    probes = {Version("0")}
+    for spec in specifier:
+        if spec.operator == "===":
+            return True
+        try:
+            named = Version(spec.version.removesuffix(".*"))
+        except InvalidVersion:
+            continue
+        release = f"{named.epoch}!" + ".".join(map(str, named.release))
+        pre = "".join(map(str, named.pre)) if named.pre else ""
+        probes |= {named, Version(f"{release}{pre}.post{(named.post or 0) + 1}"), Version(f"{release}.0.0.0.1")}
+        if named.dev is None and named.local is None:
+            probes.add(Version(f"{named}.dev0"))
+    return any(specifier.contains(v, prereleases=True) for v in probes)
 
 
 def _requirement(text: str, where: str) -> SpecifierSet | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from generator.migrate.files import Result, check, walk
+from generator.migrate.files import Result, check, walk_items
 from generator.migrate.hits import Options
 from generator.migrate.requirements import Finder
 
@@ -31,8 +31,14 @@ def _check_share(paths: list[str]) -> list[Result]:
 
 
 def check_all(paths: list[Path], options: Options, finder: Finder, workers: int | None = None) -> list[Result]:
-    """The result of every file under `paths`, in walk order."""
-    files = list(walk(paths))
+    """The result of every file under `paths`, in walk order (folders that could not be entered as errors)."""
+    items = list(walk_items(paths))
+    files = [i for i in items if isinstance(i, str)]
+    by_path = {r.path: r for r in _check_files(files, options, finder, workers)}
+    return [by_path[i] if isinstance(i, str) else Result(i.path, error=i) for i in items]
+
+
+def _check_files(files: list[str], options: Options, finder: Finder, workers: int | None) -> list[Result]:
     workers = workers or min(os.cpu_count() or 1, 8)
     if len(files) < PARALLEL_FROM or workers < 2:
         return [check(f, options, finder) for f in files]
@@ -46,5 +52,4 @@ def check_all(paths: list[Path], options: Options, finder: Finder, workers: int 
         pending = pool.map_async(_check_share, shares[1:])
         mine = [check(f, options, finder) for f in shares[0]]
         theirs = pending.get()
-    by_path = {r.path: r for share in [mine, *theirs] for r in share}
-    return [by_path[f] for f in files]
+    return [r for share in [mine, *theirs] for r in share]

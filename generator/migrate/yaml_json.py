@@ -66,6 +66,8 @@ def analyse_yaml(text: str, options: Options) -> list[Hit]:
         raise ConfigParseError(mark.index if mark else 0, f"not valid YAML: {exc.problem or exc.context}") from None
     except yaml.YAMLError as exc:
         raise ConfigParseError(0, f"not valid YAML: {exc}") from None
+    except RecursionError:  # PyYAML composes nodes recursively
+        raise ConfigParseError(_too_deep(text), f"nested deeper than {jsonpos.MAX_NESTING} levels") from None
     hits = []
     for root in documents:
         if isinstance(root, yaml.MappingNode):
@@ -76,6 +78,19 @@ def analyse_yaml(text: str, options: Options) -> list[Hit]:
             ]
             hits += _keys_hits(keys, options, "YAML")
     return hits
+
+
+def _too_deep(text: str) -> int:
+    """Offset where the YAML in `text` first nests deeper than `jsonpos.MAX_NESTING` (the events come iteratively)."""
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > jsonpos.MAX_NESTING:
+                return event.start_mark.index
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+    return 0
 
 
 def analyse_json(text: str, options: Options) -> list[Hit]:

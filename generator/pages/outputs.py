@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from generator import table as table_module
+from generator import writing
 from generator.table import EmittedWarning, Library, Release, Rename, Table
 
 JSON_NAME = "aliases.json"
@@ -383,12 +384,6 @@ def write_outputs(outputs: Mapping[str, str], site_dir: Path) -> list[Path]:
         site_dir: The built site's folder.
 
     Returns:
-        The files written.
+        The files written (each atomically; a file that already holds its text is left alone).
     """
-    written = []
-    for name, text in outputs.items():
-        path = site_dir / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        written.append(path)
-    return written
+    return writing.write_if_changed({site_dir / name: text for name, text in outputs.items()})

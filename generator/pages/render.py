@@ -14,6 +14,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
+from generator import writing
 from generator.measure import adoption
 from generator.measure import data as measured_data
 from generator.oldnames import OldNames, rewrite_pycon
@@ -191,21 +192,13 @@ def _template_location(exc: BaseException, default: Path) -> str:
 
 def stale_pages(pages: dict[str, str], docs_dir: Path = DOCS_DIR) -> list[Path]:
     """The page files whose content on disk differs from `pages` (missing files included)."""
-    out_dir = docs_dir / GENERATED_DIR
-    stale = []
-    for name, text in pages.items():
-        path = out_dir / name
-        if not path.is_file() or path.read_text(encoding="utf-8") != text:
-            stale.append(path)
-    return stale
+    return writing.stale(_files(pages, docs_dir))
 
 
 def write_pages(pages: dict[str, str], docs_dir: Path = DOCS_DIR) -> list[Path]:
     """Write the pages that changed (each atomically) and return their paths."""
-    changed = stale_pages(pages, docs_dir)
-    for path in changed:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(pages[path.name], encoding="utf-8")
-        tmp.replace(path)
-    return changed
+    return writing.write_if_changed(_files(pages, docs_dir))
+
+
+def _files(pages: dict[str, str], docs_dir: Path) -> dict[Path, str]:
+    return {docs_dir / GENERATED_DIR / name: text for name, text in pages.items()}

@@ -1,0 +1,123 @@
+"""`fix --write` writes every file or none: check them all, stage them all, then put them in place.
+
+Before anything is replaced, every file to be written must still be a regular file with the bytes that were read,
+writable by its owner (mode bits: root may write anything, so `os.access` would say yes), have one link only, and
+take a staged copy in its folder with its mode, owner and group (`generator.writing.stage`). One problem and no
+file is touched. A symlink is written through to its target, once, and stays a link. What can still fail after
+that (the disk fills, the folder changes) is reported by name: which files were written and which were not.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from generator import writing
+from generator.migrate.files import Result
+from generator.migrate.findings import FileError
+
+
+@dataclass
+class Outcome:
+    """What a write plan did: problems found before writing (then nothing was written), or the files written."""
+
+    problems: list[FileError] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)
+    """The paths (as given) whose content was replaced."""
+    not_written: list[str] = field(default_factory=list)
+    """Paths that were due to be written when a write failed."""
+
+
+def _problem(path: str, what: str) -> FileError:
+    return FileError(path, 1, 1, what)
+
+
+def _stamp(target: Path) -> tuple[int, int, int, int]:
+    info = os.lstat(target)
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
+
+
+def _preflight(result: Result, target: Path) -> FileError | tuple[int, int, int, int]:
+    """A problem, or the file's stamp (to see that nothing changed it between this check and the write)."""
+    path = result.path
+    try:
+        info = os.lstat(target)
+    except OSError as exc:
+        return _problem(path, f"cannot be written: {exc.strerror or exc}; run again")
+    if not stat.S_ISREG(info.st_mode):
+        return _problem(path, "is no longer a regular file; nothing was written: run again")
+    if not info.st_mode & stat.S_IWUSR:
+        mode = oct(stat.S_IMODE(info.st_mode))[2:]
+        return _problem(path, f"is read-only (mode {mode}); nothing was written: make it writable (chmod u+w) "
+                              "or leave it out of the PATHs, then run again")
+    if os.geteuid() != 0 and not os.access(target, os.W_OK):
+        return _problem(path, "is not writable by you; nothing was written: fix its permissions or leave it out")
+    if info.st_nlink > 1:
+        return _problem(path, f"has {info.st_nlink} hard links, which a rewrite would split; nothing was written: "
+                              "leave it out of the PATHs or rewrite it by hand")
+    try:
+        with open(target, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()
+    except OSError as exc:
+        return _problem(path, f"cannot be read again: {exc.strerror or exc}; nothing was written")
+    if digest != result.digest:
+        return _problem(path, "changed since it was read; nothing was written: run again")
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
+
+
+def write_all(results: list[Result]) -> Outcome:
+    """Write the `fixed` text of every result, or (on any problem) none of them."""
+    outcome = Outcome()
+    targets: dict[Path, Result] = {}
+    stamps: dict[Path, tuple[int, int, int, int]] = {}
+    for result in results:
+        assert result.fixed is not None
+        target = Path(os.path.realpath(result.path))
+        other = targets.setdefault(target, result)
+        if other is not result and other.fixed != result.fixed:
+            outcome.problems.append(_problem(result.path, f"is the same file as {other.path} but the two rewrites differ "
+                                             "(their projects allow different releases); nothing was written: "
+                                             "pass only one of the two paths"))
+        elif other is result:
+            checked = _preflight(result, target)
+            if isinstance(checked, FileError):
+                outcome.problems.append(checked)
+            else:
+                stamps[target] = checked
+    staged: list[tuple[writing.Staged, Result]] = []
+    if not outcome.problems:
+        for target, result in targets.items():
+            assert result.fixed is not None
+            try:
+                staged.append((writing.stage(target, result.fixed.encode(result.encoding), strict=True), result))
+            except OSError as exc:
+                why = exc.strerror or str(exc)
+                outcome.problems.append(_problem(result.path, f"cannot be written in place ({why}: the folder "
+                                                 "must take a temporary file, and the owner and group must be kept); "
+                                                 "nothing was written: fix the permissions or leave it out"))
+    for item, result in staged if not outcome.problems else ():
+        try:
+            same = _stamp(item.target) == stamps[item.target]
+        except OSError:
+            same = False
+        if not same:
+            outcome.problems.append(_problem(result.path, "changed while the rewrite was prepared; nothing was written: run again"))
+    if outcome.problems:
+        for item, _ in staged:
+            item.discard()
+        return outcome
+    for index, (item, result) in enumerate(staged):
+        try:
+            item.commit()
+        except OSError as exc:
+            rest = staged[index:]
+            for later, _ in rest[1:]:
+                later.discard()
+            outcome.problems.append(_problem(result.path, f"could not be put in place: {exc.strerror or exc}"))
+            outcome.not_written = [r.path for _, r in rest]
+            return outcome
+        outcome.written.append(result.path)
+    return outcome

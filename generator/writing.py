@@ -1,0 +1,135 @@
+"""Writing files: one atomic replace (staged, then committed) and one write-if-changed for generated files.
+
+Every write goes to a temporary file in the target's own folder, is flushed to disk, gets the original's mode,
+owner and group, and then replaces the target with `os.replace`, so a crash leaves the old file or the new one,
+never half of one. A symlink is written through: its resolved target is replaced and the link stays a link.
+Staging and committing are separate steps so a caller can prepare many files and write all or none (`fix --write`).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def _umask() -> int:
+    # Read where Linux shows it: setting and restoring it (the portable way) races with other threads' new files.
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+@dataclass
+class Staged:
+    """New content written and flushed to a temporary file next to `target`, not yet in place."""
+
+    target: Path
+    """The file that `commit` replaces (a symlink's resolved target)."""
+    tmp: Path
+    """The temporary file in the same folder (the same file system, so the replace is atomic)."""
+
+    def commit(self) -> None:
+        """Put the new content in place (one `os.replace`); the temporary file is gone afterwards, whatever happens."""
+        try:
+            os.replace(self.tmp, self.target)
+        except BaseException:
+            self.discard()
+            raise
+        _sync_folder(self.target.parent)
+
+    def discard(self) -> None:
+        """Remove the temporary file; the target is untouched."""
+        self.tmp.unlink(missing_ok=True)
+
+
+def _sync_folder(folder: Path) -> None:
+    # The rename itself is durable only once the folder's entry is flushed; not every platform can open a folder.
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def stage(path: Path, data: bytes, *, strict: bool = False) -> Staged:
+    """Write `data` to a temporary file beside `path` (resolved through symlinks) with its mode, owner and group.
+
+    A new file gets the mode a plain `open` would give it (0o666 less the umask). The owner and group are kept
+    where permitted (only root may give a file to another user); with `strict`, not being permitted raises
+    `PermissionError`. Raises `OSError` when the folder cannot take the file; nothing is left behind then.
+    """
+    target = Path(os.path.realpath(path))
+    try:
+        old: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        old = None
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    tmp = Path(name)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if old is None:
+            os.chmod(tmp, 0o666 & ~_umask())
+        else:
+            mine = os.stat(tmp)
+            if (mine.st_uid, mine.st_gid) != (old.st_uid, old.st_gid):
+                try:
+                    os.chown(tmp, old.st_uid if mine.st_uid != old.st_uid else -1, old.st_gid)
+                except PermissionError:
+                    if strict:
+                        raise
+            os.chmod(tmp, stat.S_IMODE(old.st_mode))  # after chown, which may clear set-id bits
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return Staged(target, tmp)
+
+
+def atomic_write(path: Path, data: bytes | str, encoding: str = "utf-8") -> Path:
+    """Replace the content of `path` (a symlink's target) by `data`, never half-written; return the file written."""
+    staged = stage(path, data.encode(encoding) if isinstance(data, str) else data)
+    staged.commit()
+    return staged.target
+
+
+def stale(files: Mapping[Path, str], encoding: str = "utf-8") -> list[Path]:
+    """The paths in `files` whose bytes on disk differ from the text (missing files included), in order."""
+    out = []
+    for path, text in files.items():
+        try:
+            same = path.is_file() and path.read_bytes() == text.encode(encoding)
+        except OSError:
+            same = False
+        if not same:
+            out.append(path)
+    return out
+
+
+def write_if_changed(files: Mapping[Path, str], encoding: str = "utf-8") -> list[Path]:
+    """Write each file of `files` whose content differs (each atomically, folders created); return those paths.
+
+    The `check` companion is [`stale`][generator.writing.stale]: it names the same paths and writes nothing.
+    """
+    changed = stale(files, encoding)
+    for path in changed:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, files[path], encoding)
+    return changed
