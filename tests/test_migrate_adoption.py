@@ -162,6 +162,15 @@ def test_effects_come_from_the_probe_of_the_same_use(tmp_path: Path, source: str
     assert (found["effect"], found["v6"]) == (effect, v6)
 
 
+def test_an_override_of_only_the_old_method_carries_the_trainers_measured_warning(tmp_path: Path) -> None:
+    newest, before = adoption._reference_releases(TABLE, MATRIX)
+    (caller,) = [r for r in TABLE.renames if r.kind == "override"]
+    source = "class Encoder(torch.nn.Module):\n    def gradient_checkpointing_enable(self, **kw):\n        pass\n"
+    (finding,) = [f for f in _findings(tmp_path, source) if f.code == "override"]
+    found = adoption.effect(finding, newest["outcomes"], before["outcomes"])
+    assert found == {"effect": "overrides", "warnings": [f"{caller.warning.category}: {caller.warning.text_for('Encoder')}"], "v6": ""}
+
+
 def test_every_package_has_its_requirement_and_the_downstream_pins_are_read() -> None:
     data = {lib["pypi"]: lib for lib in adoption.load_data()["libraries"]}
     assert len(data) >= 25 and all("requires_transformers" in lib for lib in data.values())

@@ -1,18 +1,20 @@
-"""The adoption report's data: run the scanner over released libraries and classify every call site.
+"""The adoption report's data: run the scanner over released packages and give every call site its measured effect.
 
-Which release of each library is scanned is the `checked` version the alias table records for it; the wheels are
-fetched with `pip download --no-deps` into `.cache/wheels/` (kept between runs) and unpacked there. Each finding of
-the scanner (run without the version gate, with the planned names, and knowing which package it reads, so that
-diffusers' own `is_gradient_checkpointing` is not taken for transformers') gets an effect on transformers ≥ 5.23:
-it warns, overrides the old method, is a silent read, is a write that no longer takes effect, only runs on older
-releases, or uses a name that is not deprecated. The result is committed as `data/adoption.json`; the page
-`docs/generated/adoption-report.md` is rendered from it.
+The table's libraries are scanned at their `checked` release, the packages of `ECOSYSTEM` at theirs; the wheels are
+fetched with `pip download --no-deps` into `.cache/wheels/` (in parallel, kept between runs, checked against the
+sha256 the committed data records) and unpacked there. Each finding of the scanner (run without the version gate,
+with the planned names, knowing which package it reads) is matched with the probe of `data/matrix.json` that makes
+the same use (`probe_of`); `effect()` reads from that probe what the use does on the newest measured release (its
+warnings verbatim) and which exception it raises once the old name is gone (the same use of a missing name in the
+last release before the rename). Each wheel's `Requires-Dist` on transformers, TRL, PEFT and Accelerate is recorded
+too. The result is committed as `data/adoption.json`; the page `docs/generated/adoption-report.md` is rendered from it.
 
 The same wheels give `data/training-arguments.json`: the subclasses of the training-arguments class (TRL's
 configs) and the keys a training config may hold (the fields of the dataclasses TRL's scripts parse), which the
 scanner needs and the table cannot say.
 
-Refresh: `python -m generator.measure.adoption` (then `python -m generator render`).
+Refresh: `python -m generator.measure.adoption` (then `python -m generator render`); `--check` re-measures every
+package and writes nothing.
 """
 
 from __future__ import annotations
@@ -175,6 +177,11 @@ def effect(
     probe = probe_of(finding)
     measured = _outcome(newest, row, *probe) if probe and code != "reference" else None
     warnings = [f"{w['category']}: {w['message']}" for w in measured["warnings"]] if measured else []
+    if code == "override" and finding.via:
+        # A class that defines only the old method: what the Trainer emitted for such a model, for this class.
+        caller = next((o for o in newest if o["row"]["kind"] == "override" and o["row"]["old"] == row.old and o["uses"] == "old"), None)
+        named = [re.sub(r"^`[^`]+`", f"`{finding.via}`", w["message"]) for w in caller["warnings"]] if caller else []
+        warnings = [f"{w['category']}: {m}" for w, m in zip(caller["warnings"], named, strict=True)] if caller else []
     if code in _STRUCTURAL or measured is None:
         kind = _STRUCTURAL.get(code, "not-deprecated")
     elif measured["outcome"] == "raises":

@@ -74,7 +74,8 @@ class Finding:
     row: Rename | None = field(default=None, compare=False, repr=False)
     """The table row the use belongs to; not part of the public output."""
     via: str | None = field(default=None, compare=False, repr=False)
-    """For a keyword, the function or class it is passed to; not part of the public output."""
+    """For a keyword, the function or class it is passed to; for an override of only the old method, the class; not
+    part of the public output."""
 
     def as_json(self) -> dict[str, object]:
         """The public fields, as `--format json` writes them."""

@@ -49,7 +49,7 @@ class Hit:
     row: Rename | None = None
     """The row the use belongs to (the adoption report looks up what it was measured to do)."""
     via: str | None = None
-    """For a keyword, the function or class it is passed to."""
+    """For a keyword, the function or class it is passed to; for an override of only the old method, the class."""
 
 
 # What to write when releases before `since` must keep working, by what the name is; sections of the guide.

@@ -353,7 +353,8 @@ class _Walk:
             who = caller.owner.split(" ")[0]
             what += (f"; if `{cls.name}` does not inherit `{row.new}` (it is not a `{row.owner}`), the {who} warns "
                      f"`{caller.warning.category}: {caller.warning.text_for(cls.name)}` and calls it until {caller.removal}")
-        self.hits.append(hazard(row, self._def_name(node), code="override", what=what, section="model"))
+        hit = hazard(row, self._def_name(node), code="override", what=what, section="model")
+        self.hits.append(dataclasses.replace(hit, via=cls.name) if caller is not None and not defines_new else hit)
 
     def _def_name(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
         start = self._at(node.lineno, node.col_offset)
