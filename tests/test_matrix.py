@@ -18,10 +18,9 @@ import pytest
 from packaging.version import Version
 
 from generator import paths
-from generator.measure import matrix
-from generator.pages import measured, render, views
-from generator.measure import probes
+from generator.measure import matrix, probes
 from generator.measure.probes import field_pair, row_key
+from generator.pages import measured, render, views
 from generator.table import Rename, load
 
 ROOT = Path(__file__).resolve().parents[1]

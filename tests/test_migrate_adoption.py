@@ -9,17 +9,16 @@ from pathlib import Path
 
 import pytest
 from markdown.extensions.toc import slugify
+from sitekit import IN_CI
 
 from generator import paths
-from generator.pages import render
-from generator.measure import adoption
-from generator.measure import matrix
+from generator.measure import adoption, matrix
 from generator.migrate import findings, rules
 from generator.migrate.hits import Options
 from generator.migrate.requirements import Allowed, Finder
 from generator.migrate.run import check_all
+from generator.pages import render
 from generator.table import load
-from sitekit import IN_CI
 
 TABLE = load(paths.TABLE_PATH)
 MATRIX = matrix.read(paths.DATA_DIR / matrix.MATRIX_FILE)
