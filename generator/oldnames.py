@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from generator.table import Rename, Table
 
-_IDENTIFIER_KINDS = ("method", "property", "field", "argument", "function", "class", "attribute")
+_IDENTIFIER_KINDS = ("method", "property", "field", "argument", "function", "class", "attribute", "override")
 
 
 class SubstitutionError(ValueError):

@@ -17,8 +17,12 @@ from pathlib import Path
 import yaml
 from packaging.version import InvalidVersion, Version
 
-KINDS = ("method", "property", "field", "argument", "cli-flag", "config-key", "class", "attribute", "function")
-"""What a renamed name is; decides which names are valid and which guide sections list the row."""
+KINDS = ("method", "property", "field", "argument", "cli-flag", "config-key", "class", "attribute", "function", "override")
+"""What a renamed name is; decides which names are valid and which guide sections list the row. An `override` row is
+a method a model class defines for a caller (`owner`) to call: the warning comes from the caller, not from the name."""
+
+MODEL_PLACEHOLDER = "{model}"
+"""Where a warning message holds the class name of the user's model (only `override` rows: the caller names it)."""
 
 STATUSES = ("shipped", "planned", "removed")
 """`shipped`: both names exist and the old one warns; `planned`: only the old name exists; `removed`: only the new."""
@@ -36,6 +40,7 @@ DEFAULT_AUDIENCE = {
     "config-key": ("config",),
     "class": ("model",),
     "attribute": ("model",),
+    "override": ("model",),
 }
 """The guide sections a row is listed in when it sets no `audience`."""
 
@@ -125,7 +130,21 @@ class EmittedWarning:
     category: str
     """The builtin warning class name, e.g. `FutureWarning`."""
     message: str
-    """The message, verbatim."""
+    """The message, verbatim; `{model}` (`MODEL_PLACEHOLDER`) stands for the class name of the user's model."""
+
+    @property
+    def has_placeholder(self) -> bool:
+        """Whether the message names the user's model class, so that no fixed text matches it whole."""
+        return MODEL_PLACEHOLDER in self.message
+
+    def text_for(self, model: str) -> str:
+        """The message as emitted for a model class named `model`."""
+        return self.message.replace(MODEL_PLACEHOLDER, model)
+
+    def matches(self, message: str) -> bool:
+        """Whether `message` is this warning, the placeholder standing for any class name."""
+        parts = [re.escape(p) for p in self.message.split(MODEL_PLACEHOLDER)]
+        return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*".join(parts), message) is not None
 
 
 @dataclass(frozen=True)
@@ -364,6 +383,8 @@ def _rename(r: _Reader, node: yaml.Node) -> Rename | None:
         r.fail(node, f"a {status} rename needs 'since': the first release with the new name")
 
     warning = _warning(r, f["warning"]) if "warning" in f else None
+    if warning is not None and warning.has_placeholder and kind != "override":
+        r.fail(f["warning"], f"only an override row's warning may hold {MODEL_PLACEHOLDER} (the caller names the model class)")
     if status == "shipped" and "warning" not in f:
         r.fail(node, "a shipped rename needs 'warning' (category and message, verbatim as the release emits it)")
 

@@ -46,9 +46,28 @@ def test_every_shipped_row_has_a_place_in_the_rules() -> None:
     r = rules.from_table(table)
     placed = {*r.members.values(), *r.fields.values(), *r.flags.values(), *r.keys.values()}
     placed |= {row for kw in (*r.member_kwargs.values(), *r.method_kwargs.values()) for row in kw.values()}
+    placed |= set(r.callers.values())
     assert placed == {row for row in table.renames if row.status == "shipped"}
     assert r.model_classes == {"PreTrainedModel"} and "TrainingArguments" in r.config_classes
     assert r.stem and all(r.stem in row.old for row in table.renames)
+
+
+def test_an_override_of_only_the_old_method_says_the_trainer_warns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The Trainer's own FutureWarning (an `override` row) names the class; a class that also defines the new
+    method is not told so, since the Trainer calls the new one."""
+    table = load(paths.TABLE_PATH)
+    (caller,) = [r for r in table.renames if r.kind == "override"]
+    script = tmp_path / "model.py"
+    script.write_text(
+        "class Encoder(torch.nn.Module):\n    def gradient_checkpointing_enable(self, **kwargs):\n        pass\n\n"
+        "class Both(torch.nn.Module):\n    def gradient_checkpointing_enable(self, **kwargs):\n        pass\n"
+        "    def activation_checkpointing_enable(self, **kwargs):\n        pass\n"
+    )
+    main(["scan", str(script), "--target", "transformers>=5.24"])
+    out = capsys.readouterr().out
+    encoder, both = [line for line in out.splitlines() if "overrides" in line]
+    assert f"{caller.warning.category}: {caller.warning.text_for('Encoder')}" in encoder
+    assert "the Trainer warns" in encoder and "the Trainer warns" not in both
 
 
 @pytest.mark.parametrize(

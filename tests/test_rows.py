@@ -21,9 +21,11 @@ import pytest
 import torch
 
 from generator.measure.probes import (
+    _train_one_step,
     checkpointing_model,
     checkpointing_state,
     field_pair,
+    override_model,
     tiny_model,
     values_for,
 )
@@ -105,6 +107,14 @@ def use_key(row: Rename, which: str, tmp: Path) -> Any:
     return args
 
 
+def use_override(row: Rename, which: str) -> Any:
+    """A model (not a `PreTrainedModel`) that defines only the old or the new method, trained one step by the
+    Trainer with checkpointing on."""
+    model = override_model(getattr(row, which))
+    _train_one_step(model)
+    return model
+
+
 MODEL_USES = {
     ("method", "PreTrainedModel"): use_model_method,
     ("property", "PreTrainedModel"): use_model_property,
@@ -125,6 +135,8 @@ def model_use(row: Rename) -> Callable[..., Any] | None:
 
 
 def args_use(row: Rename, tmp: Path) -> Callable[[Rename, str], Any] | None:
+    if row.kind == "override" and row.owner.startswith("Trainer "):
+        return use_override
     if row.kind == "config-key" and row.owner.startswith("TrainingArguments YAML"):
         return lambda r, which: use_key(r, which, tmp)
     return ARGS_USES.get((row.kind, row.owner))
@@ -159,8 +171,10 @@ def test_every_shipped_row_has_a_use(tmp_path: Path) -> None:
 @pytest.mark.parametrize("row", SHIPPED, ids=row_id)
 def test_old_name_emits_exactly_the_recorded_warning(row: Rename, tmp_path: Path) -> None:
     assert row.warning is not None
-    _, emitted = recorded(lambda: use(row, "old", tmp_path))
-    assert emitted == [f"{row.warning.category}: {row.warning.message}"], f"{row.position}: the warning aliases.yaml records"
+    model, emitted = recorded(lambda: use(row, "old", tmp_path))
+    # An override row's message names the model class: the one the use built.
+    expected = row.warning.text_for(type(model).__name__) if row.kind == "override" else row.warning.message
+    assert emitted == [f"{row.warning.category}: {expected}"], f"{row.position}: the warning aliases.yaml records"
 
 
 @pytest.mark.parametrize("row", SHIPPED, ids=row_id)
@@ -171,7 +185,16 @@ def test_new_name_emits_nothing(row: Rename, tmp_path: Path) -> None:
 
 
 MODEL_ROWS = [row for row in SHIPPED if model_use(row) is not None]
-ARGS_ROWS = [row for row in SHIPPED if model_use(row) is None]
+ARGS_ROWS = [row for row in SHIPPED if model_use(row) is None and row.kind != "override"]
+OVERRIDE_ROWS = [row for row in SHIPPED if row.kind == "override"]
+
+
+@pytest.mark.parametrize("row", OVERRIDE_ROWS, ids=row_id)
+def test_the_trainer_turns_checkpointing_on_through_either_method(row: Rename, tmp_path: Path) -> None:
+    old = quiet(lambda: use(row, "old", tmp_path))
+    new = use(row, "new", tmp_path)
+    assert old.checkpointing and new.checkpointing
+    assert old.checkpoint_kwargs == new.checkpoint_kwargs
 
 
 def gradients(model: Any) -> list[torch.Tensor]:

@@ -122,3 +122,15 @@ def test_an_unreadable_file_is_a_problem_not_a_crash(tmp_path: Path) -> None:
     path.write_bytes(b"\xff\xfe")
     with pytest.raises(TableError, match="cannot read the table"):
         load(path)
+
+
+def test_only_an_override_row_may_name_the_model_class_in_its_warning() -> None:
+    placeholder = VALID.replace("`gradient_checkpointing_enable` is deprecated.", "`{model}` only defines it.")
+    assert problems(placeholder) == [
+        "t.yaml:23:7: only an override row's warning may hold {model} (the caller names the model class)"
+    ]
+    table = parse(placeholder.replace("kind: method", "kind: override"), "t.yaml")
+    (warning,) = [r.warning for r in table.renames]
+    assert warning is not None and warning.matches("`SentenceTransformer` only defines it.")
+    assert not warning.matches("`{model}` only defines it, and more.")
+    assert warning.text_for("MyModel") == "`MyModel` only defines it."

@@ -1,39 +1,52 @@
-"""The adoption report's data: run the scanner over released libraries and classify every call site.
+"""The adoption report's data: run the scanner over released packages and give every call site its measured effect.
 
-Which release of each library is scanned is the `checked` version the alias table records for it; the wheels are
-fetched with `pip download --no-deps` into `.cache/wheels/` (kept between runs) and unpacked there. Each finding of
-the scanner (run without the version gate, with the planned names, and knowing which package it reads, so that
-diffusers' own `is_gradient_checkpointing` is not taken for transformers') gets an effect on transformers ≥ 5.23:
-it warns, overrides the old method, is a silent read, is a write that no longer takes effect, only runs on older
-releases, or uses a name that is not deprecated. The result is committed as `data/adoption.json`; the page
-`docs/generated/adoption-report.md` is rendered from it.
+The table's libraries are scanned at their `checked` release, the packages of `ECOSYSTEM` at theirs; the wheels are
+fetched with `pip download --no-deps` into `.cache/wheels/` (in parallel, kept between runs, checked against the
+sha256 the committed data records) and unpacked there. Each finding of the scanner (run without the version gate,
+with the planned names, knowing which package it reads) is matched with the probe of `data/matrix.json` that makes
+the same use (`probe_of`); `effect()` reads from that probe what the use does on the newest measured release (its
+warnings verbatim) and which exception it raises once the old name is gone (the same use of a missing name in the
+last release before the rename). Each wheel's `Requires-Dist` on transformers, TRL, PEFT and Accelerate is recorded
+too. The result is committed as `data/adoption.json`; the page `docs/generated/adoption-report.md` is rendered from it.
 
 The same wheels give `data/training-arguments.json`: the subclasses of the training-arguments class (TRL's
 configs) and the keys a training config may hold (the fields of the dataclasses TRL's scripts parse), which the
 scanner needs and the table cannot say.
 
-Refresh: `python -m generator.measure.adoption` (then `python -m generator render`).
+Refresh: `python -m generator.measure.adoption` (then `python -m generator render`); `--check` re-measures every
+package and writes nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import concurrent.futures
 import hashlib
 import json
+import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 from generator import paths, writing
-from generator.migrate import codes
+from generator.measure import data as measured_data
+from generator.measure.data import row_key
 from generator.migrate import rules as rules_module
+from generator.migrate.findings import Finding
 from generator.migrate.hits import Options
 from generator.migrate.requirements import Allowed, Finder
 from generator.migrate.run import check_all
-from generator.table import Table, load
+from generator.table import Rename, Table, load
 
 ROOT = paths.ROOT
 CACHE = ROOT / ".cache" / "wheels"
@@ -47,7 +60,8 @@ PYTHON_VERSION = "3.12"
 """`pip download --python-version`: Axolotl 0.21.0 requires Python ≥ 3.12; the wheels are pure Python."""
 
 EFFECTS = {
-    "warns": "emits the deprecation warning the alias table records for the name",
+    "warns": "emits a deprecation warning (the message measured for this use is shown)",
+    "raises": "raises on the newest release (measured for this use)",
     "overrides": "overrides the old method: stays the entry point until the old name is removed, warns when it calls up",
     "silent": "silent: reads the mirrored old field, or refers to the old method without calling it",
     "lost-write": "write that no longer takes effect (the Trainer reads the new field)",
@@ -56,57 +70,230 @@ EFFECTS = {
 }
 """Effect → what it means, in the order the report lists them."""
 
+ECOSYSTEM = (
+    # Fine-tuning frameworks: they build the Trainer, its arguments and the model for the user.
+    ("unsloth", "2026.10.9", "fine-tuning framework"),
+    ("unsloth-zoo", "2026.10.9", "fine-tuning framework"),
+    ("llamafactory", "0.9.5", "fine-tuning framework"),
+    ("ms-swift", "4.6.0", "fine-tuning framework"),
+    ("xtuner", "0.2.0", "fine-tuning framework"),
+    ("autotrain-advanced", "0.8.36", "fine-tuning framework"),
+    ("oumi", "0.9", "fine-tuning framework"),
+    ("ludwig", "0.17.10", "fine-tuning framework"),
+    ("simpletransformers", "0.70.8", "fine-tuning framework"),
+    ("instructlab-training", "0.16.2", "fine-tuning framework"),
+    ("arctic-training", "0.8.0", "fine-tuning framework"),
+    # RL trainers built on transformers models.
+    ("openrlhf", "0.11.2", "RL trainer"),
+    ("verl", "0.9.1", "RL trainer"),
+    ("skyrl-train", "0.3.1", "RL trainer"),
+    ("areal", "1.0.4", "RL trainer"),
+    # Adapters and interventions that wrap transformers models.
+    ("adapters", "1.3.0", "adapters"),
+    ("pyvene", "0.1.8", "adapters"),
+    # Embedding libraries: they train encoders, often models that are not a PreTrainedModel.
+    ("sentence-transformers", "6.2.0", "embeddings"),
+    ("flagembedding", "1.4.2", "embeddings"),
+    ("llm2vec", "0.2.2", "embeddings"),
+    ("angle-emb", "0.6.1", "embeddings"),
+    # Hardware backends and compression: they re-implement or patch the training path.
+    ("optimum-habana", "1.21.2", "hardware backend"),
+    ("optimum-neuron", "0.4.3", "hardware backend"),
+    ("llmcompressor", "0.14.0.1", "compression"),
+    # AutoML, multimodal training and evaluation harnesses that fine-tune or load transformers models.
+    ("lmms-engine", "0.1.4", "multimodal trainer"),
+    ("autogluon-multimodal", "1.6.3", "AutoML"),
+    ("evalscope", "1.14.1", "evaluation harness"),
+)
+"""Released packages beyond the table's libraries (PyPI name, release scanned, what it is): each requires transformers
+and its wheel uses a `gradient_checkpointing*` name. Chosen by downloading the wheels of about sixty candidates
+(trainers, adapters, embedding, serving and evaluation libraries) and keeping those whose sources use the names;
+serving libraries (vLLM, SGLang, lmdeploy), harnesses such as lm-eval and lighteval, and setfit, gliner, mteb,
+liger-kernel, mergekit, torchtune, optimum, flair and modelscope's framework had no use, or required transformers
+only behind an extra."""
 
-def effect(code: str) -> str:
-    """The effect on transformers ≥ 5.23 of a finding with rule `code`, from the registry of codes."""
-    # A code whose effect the tool cannot tell (`None`: an unknown callee or program) is counted with the names
-    # that are not deprecated, for want of a better column; none occurs in the libraries scanned (data/adoption.json).
-    return codes.get(code).effect or "not-deprecated"
+PINNED = ("transformers", "trl", "peft", "accelerate")
+"""Requirements read from each wheel's metadata: they decide which releases a user of the package really gets."""
+
+_STRUCTURAL = {"override": "overrides", "instance-override": "overrides", "reference": "silent", "dead-write": "dead"}
+"""Uses no probe can run in isolation (a definition, a reference, a branch for old releases): effect by what they are."""
+_KEEPS_WORKING = {"override", "instance-override", "subclass-default", "write", "dead-write"}
+"""Uses that do not need transformers to have the old name: a definition, a declared field, an attribute write."""
+
+
+def probe_of(finding: Finding) -> tuple[str, str] | None:
+    """(scenario, uses) of the probe in `data/matrix.json` that does what `finding` does, or `None` if none does."""
+    row, code = finding.row, finding.code
+    if row is None:
+        return None
+    if row.kind == "method" and code in ("call", "kwargs-unpacked"):
+        return "call on a fresh model", "old"
+    if row.kind == "method" and code == "reference":
+        return "call on a fresh model", "old"  # only for what removal does: the attribute lookup is the same
+    if row.kind == "property" and code in ("property", "string-lookup"):
+        return "read on a fresh model", "old"
+    if row.kind == "argument" and row.owner.startswith("PreTrainedModel.") and code in ("keyword", "kwargs-unpacked"):
+        own = row.owner.split(".", 1)[1]
+        return (f"with its own method ({own})" if finding.via == own else f"with the other method ({finding.via})"), "old"
+    if row.kind == "argument" and row.owner.startswith("TrainingArguments.") and code == "keyword":
+        return f"call ({row.owner.split('.', 1)[1]})", "old"
+    if row.kind == "field":
+        return {
+            "keyword": ("set in the constructor", "old"), "kwargs-unpacked": ("set in the constructor", "old"),
+            "subclass-default": ("set in the constructor", "old"), "both-names": ("set both in the constructor", "both"),
+            "read": ("read after setting the old name", "old"), "write": ("written after construction", "old"),
+        }.get(code)
+    if row.kind == "cli-flag" and code == "flag":
+        return "command line", "old"
+    if row.kind == "config-key" and code in ("config-key", "both-names"):
+        return ("YAML file", "old") if code == "config-key" else ("YAML file with both", "both")
+    return None
+
+
+def _outcome(outcomes: list[dict[str, Any]], row: Rename, scenario: str, uses: str) -> dict[str, Any] | None:
+    key = row_key(row)
+    return next((o for o in outcomes if o["row"] == key and o["scenario"] == scenario and o["uses"] == uses), None)
+
+
+def _mirror(outcomes: list[dict[str, Any]], row: Rename, scenario: str, uses: str) -> dict[str, Any] | None:
+    """The same use made with the new name (`with its own method (old)` → `with its own method (new)`)."""
+    if uses != "old":
+        return _outcome(outcomes, row, scenario, uses)
+    key, prefix = row_key(row), scenario.split(" (")[0]
+    return next((o for o in outcomes if o["row"] == key and o["scenario"].split(" (")[0] == prefix and o["uses"] == "new"), None)
+
+
+def effect(
+    finding: Finding, newest: list[dict[str, Any]], before: list[dict[str, Any]], declared: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """What a use does, from what the probes measured (a pure function): `effect` (a key of `EFFECTS`), the
+    `warnings` the same use emitted in the newest release (`newest`: its outcomes in `data/matrix.json`), and `v6`,
+    the exception it raises once the old name is gone: what the same use of a name the release lacked raised in the
+    release before the rename (`before`), empty when the use does not need the name. `declared`: old field names
+    the package declares on its own config classes, which outlive transformers' alias."""
+    row, code = finding.row, finding.code
+    if row is None or row.status != "shipped" or code in ("not-renamed", "shared-name", "unknown-callee"):
+        return {"effect": "not-deprecated", "warnings": [], "v6": ""}
+    probe = probe_of(finding)
+    measured = _outcome(newest, row, *probe) if probe and code != "reference" else None
+    warnings = [f"{w['category']}: {w['message']}" for w in measured["warnings"]] if measured else []
+    if code == "override" and finding.via:
+        # A class that defines only the old method: what the Trainer emitted for such a model, for this class.
+        caller = next((o for o in newest if o["row"]["kind"] == "override" and o["row"]["old"] == row.old and o["uses"] == "old"), None)
+        named = [re.sub(r"^`[^`]+`", f"`{finding.via}`", w["message"]) for w in caller["warnings"]] if caller else []
+        warnings = [f"{w['category']}: {m}" for w, m in zip(caller["warnings"], named, strict=True)] if caller else []
+    if code in _STRUCTURAL or measured is None:
+        kind = _STRUCTURAL.get(code, "not-deprecated")
+    elif measured["outcome"] == "raises":
+        kind = "raises"
+    elif code == "write" and measured["effect"].get(row.new) != measured["effect"].get(row.old):
+        kind = "lost-write"
+    else:
+        kind = "warns" if warnings else "silent"
+    v6 = ""
+    if probe and code not in _KEEPS_WORKING and not (row.kind == "field" and row.old in declared):
+        # The old name's use, with the name missing: the new name's use in the release that did not have it yet.
+        absent = _mirror(before, row, *probe)
+        if absent is not None and absent["error"]:
+            v6 = absent["error"]["type"]
+    if code == "reference" and row.kind == "method":
+        v6 = v6 or "AttributeError"
+    return {"effect": kind, "warnings": warnings, "v6": v6}
 
 
 @dataclass(frozen=True)
 class Wheel:
     library: str
+    """The table's key for a table library, the PyPI name for the others."""
     pypi: str
     version: str
     path: Path
+    category: str = ""
+    """What the package is (`ECOSYSTEM`); empty for the table's libraries."""
 
     @property
     def tree(self) -> Path:
         return self.path.with_suffix("")
 
+    @property
+    def packages(self) -> list[Path]:
+        """The top-level import packages the wheel installs (including those under `*.data/purelib|platlib`)."""
+        roots = [self.tree, *(d for d in sorted(self.tree.glob("*.data/*")) if d.name in ("purelib", "platlib"))]
+        return [p for root in roots for p in sorted(root.iterdir()) if p.is_dir() and p.name.isidentifier()]
 
-def fetch(pypi: str, version: str, cache: Path = CACHE) -> Path:
-    """The wheel of `pypi==version` in `cache`, downloaded if missing; raises `RuntimeError` if pip fails."""
+
+def fetch(pypi: str, version: str, cache: Path = CACHE, sha256: str | None = None) -> Path:
+    """The wheel of `pypi==version` in `cache`, downloaded if missing or if it does not have the `sha256` recorded
+    for it; raises `RuntimeError` if pip fails or the download does not match."""
     cache.mkdir(parents=True, exist_ok=True)
-    prefix = pypi.replace("-", "_")
-    found = sorted(cache.glob(f"{prefix}-{version}-*.whl"))
+    prefix = re.sub(r"[-_.]+", "_", pypi).lower()
+    found = [w for w in sorted(cache.glob("*.whl")) if w.name.lower().startswith(f"{prefix}-{version}-")]
+    if found and sha256 and _sha256(found[0]) != sha256:
+        found[0].unlink()
+        shutil.rmtree(found[0].with_suffix(""), ignore_errors=True)
+        found = []
     if not found:
         command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--python-version",
                    PYTHON_VERSION, "-q", "-d", str(cache), f"{pypi}=={version}"]
         done = subprocess.run(command, capture_output=True, text=True)
-        found = sorted(cache.glob(f"{prefix}-{version}-*.whl"))
+        found = [w for w in sorted(cache.glob("*.whl")) if w.name.lower().startswith(f"{prefix}-{version}-")]
         if done.returncode != 0 or not found:
             raise RuntimeError(f"`{' '.join(command)}` failed: {done.stderr.strip()[-500:]}")
+        if sha256 and _sha256(found[0]) != sha256:
+            raise RuntimeError(f"{found[0]}: sha256 {_sha256(found[0])} differs from the recorded {sha256}")
     wheel = found[0]
     tree = wheel.with_suffix("")
     if not tree.is_dir():
+        staging = Path(tempfile.mkdtemp(prefix=f"{tree.name}.", dir=cache))
         with zipfile.ZipFile(wheel) as archive:
-            archive.extractall(tree)
+            archive.extractall(staging)
+        staging.rename(tree)  # never a half-unpacked tree
     return wheel
 
 
-def wheels(table: Table, keys: tuple[str, ...], cache: Path = CACHE) -> list[Wheel]:
-    """The wheels of the `checked` release of each library in `keys`."""
-    out = []
-    for key in keys:
-        library = table.libraries[key]
-        out.append(Wheel(key, library.pypi, library.checked, fetch(library.pypi, library.checked, cache)))
-    return out
+def _recorded_sha256() -> dict[tuple[str, str], str]:
+    try:
+        data = json.loads(DATA_PATH.read_text(encoding="utf-8"))
+        return {(e["pypi"], e["version"]): e["sha256"] for e in data["libraries"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def wheels(table: Table, keys: tuple[str, ...], cache: Path = CACHE, ecosystem: tuple[tuple[str, str, str], ...] = ()) -> list[Wheel]:
+    """The wheels of the `checked` release of each table library in `keys`, then of each `ecosystem` package;
+    downloaded in parallel, each checked against the sha256 the committed data records for it."""
+    wanted = [(key, table.libraries[key].pypi, table.libraries[key].checked, "") for key in keys]
+    wanted += [(pypi, pypi, version, category) for pypi, version, category in ecosystem]
+    recorded = _recorded_sha256()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        paths_ = list(pool.map(lambda w: fetch(w[1], w[2], cache, recorded.get((w[1], w[2]))), wanted))
+    return [Wheel(key, pypi, version, path, category) for (key, pypi, version, category), path in zip(wanted, paths_, strict=True)]
 
 
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def requirements(wheel: Path) -> dict[str, str]:
+    """Name → the specifier the wheel's METADATA requires of it, for the names in `PINNED` it requires at all.
+
+    An unconditional requirement wins; otherwise the first one behind an extra, written with its marker."""
+    with zipfile.ZipFile(wheel) as archive:
+        name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA") and n.count("/") == 1)
+        text = archive.read(name).decode("utf-8")
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        if not line.startswith("Requires-Dist:"):
+            continue
+        req = Requirement(line.partition(":")[2].strip())
+        key = req.name.lower()
+        if key not in PINNED:
+            continue
+        if req.marker is None and (key not in found or ";" in found[key]):
+            found[key] = str(req.specifier)
+        elif key not in found:
+            found[key] = f"{req.specifier}; {req.marker}"
+    return dict(sorted(found.items()))
 
 
 # --- Training-arguments classes and config keys -----------------------------------------------------------------------
@@ -187,31 +374,54 @@ def training_classes(table: Table, sources: list[Wheel]) -> dict[str, object]:
 # --- Scanning the libraries ---------------------------------------------------------------------------------------------
 
 
-def scan(table: Table, targets: list[Wheel], classes: dict[str, object]) -> dict[str, object]:
-    """Every call site of a renamed name in each wheel, with its effect; the data behind the report page."""
+def scan(table: Table, targets: list[Wheel], classes: dict[str, object], measured: dict[str, Any]) -> dict[str, object]:
+    """Every call site of a renamed name in each wheel, with its measured effect; the data behind the report page.
+
+    `measured` is `data/matrix.json`: the effects come from its newest transformers release and from the last
+    release before the rename (what a missing name does)."""
     rules = rules_module.from_table(table, classes)
+    newest, before = _reference_releases(table, measured)
     libraries = []
     for wheel in targets:
-        package = wheel.pypi.replace("-", "_")
-        options = Options(rules, Allowed(None, ""), planned=True, gate=False, package=package)
-        results = check_all([wheel.tree / package], options, Finder())
+        packages = wheel.packages
+        options = Options(rules, Allowed(None, ""), planned=True, gate=False, package=packages[0].name if packages else None)
+        results = check_all(packages, options, Finder())
         sites, quiet = [], {}
         errors = [f"{e.path}:{e.line}: {e.message}" for r in results if (e := r.error)]
+        # A package that declares the old field on its own configs keeps it when transformers drops the alias.
+        declared = frozenset(f.old for r in results for f in r.findings if f.code == "subclass-default")
         for result in results:
             for f in result.findings:
-                file = Path(f.path).relative_to(wheel.tree).as_posix()
-                kind = effect(f.code)
-                if kind == "not-deprecated":
+                path = Path(f.path)
+                file = next(path.relative_to(p.parent) for p in packages if path.is_relative_to(p)).as_posix()
+                found = effect(f, newest["outcomes"], before["outcomes"], declared)
+                if found["effect"] == "not-deprecated":
                     quiet[f.old] = quiet.get(f.old, 0) + 1
                     continue
-                sites.append({"file": file, "line": f.line, "column": f.column, "old": f.old, "code": f.code, "effect": kind})
+                sites.append({"file": file, "line": f.line, "column": f.column, "old": f.old, "code": f.code, **found})
         sites.sort(key=lambda s: (s["file"], s["line"], s["column"]))
+        pins = requirements(wheel.path)
         libraries.append({
-            "library": wheel.library, "pypi": wheel.pypi, "version": wheel.version, "wheel": wheel.path.name,
-            "sha256": _sha256(wheel.path), "files": len(results), "errors": errors,
-            "sites": sites, "not_deprecated": dict(sorted(quiet.items())),
+            "library": wheel.library, "pypi": wheel.pypi, "version": wheel.version, "category": wheel.category,
+            "wheel": wheel.path.name, "sha256": _sha256(wheel.path),
+            "requires_transformers": pins.get("transformers", ""), "requires": pins,
+            "files": len(results), "errors": errors, "sites": sites, "not_deprecated": dict(sorted(quiet.items())),
         })
-    return {"python_version": PYTHON_VERSION, "libraries": libraries}
+    return {
+        "python_version": PYTHON_VERSION,
+        "measured_with": {"newest": newest["release"], "before": before["release"]},
+        "libraries": libraries,
+    }
+
+
+def _reference_releases(table: Table, measured: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The matrix entries of the newest measured transformers release and of the newest one before the rename."""
+    since = min(Version(r.since) for r in table.renames if r.library == "transformers" and r.since)
+    entries = sorted((e for e in measured["releases"] if e["library"] == "transformers"), key=lambda e: Version(e["release"]))
+    older = [e for e in entries if Version(e["release"]) < since]
+    if not entries or not older:
+        raise RuntimeError("data/matrix.json measures no transformers release before and after the rename; run `python -m generator matrix`")
+    return entries[-1], older[-1]
 
 
 def dump(data: object) -> str:
@@ -223,10 +433,14 @@ def write_if_changed(path: Path, text: str) -> bool:
     return bool(writing.write_if_changed({path: text}))
 
 
-def measure(table: Table, cache: Path = CACHE) -> tuple[dict[str, object], dict[str, object]]:
-    """(training-arguments data, adoption data), measured from the wheels (downloaded when missing)."""
+def measure(
+    table: Table, cache: Path = CACHE, ecosystem: tuple[tuple[str, str, str], ...] = ECOSYSTEM
+) -> tuple[dict[str, object], dict[str, object]]:
+    """(training-arguments data, adoption data), measured from the wheels (downloaded when missing) and the
+    committed behaviour matrix."""
     classes = training_classes(table, wheels(table, CLASS_SOURCES, cache))
-    return classes, scan(table, wheels(table, LIBRARIES, cache), classes)
+    measured = measured_data.read(paths.DATA_DIR / measured_data.MATRIX_FILE)
+    return classes, scan(table, wheels(table, LIBRARIES, cache, ecosystem), classes, measured)
 
 
 class AdoptionDataError(ValueError):
@@ -251,7 +465,7 @@ def main(argv: list[str] | None = None) -> int:
     table = load(args.table)
     try:
         classes, data = measure(table)
-    except RuntimeError as exc:
+    except (RuntimeError, measured_data.MatrixError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     outputs = {rules_module.CLASSES_PATH: dump(classes), DATA_PATH: dump(data)}
@@ -281,6 +495,10 @@ class Site:
     old: str
     effect: str
     code: str
+    warnings: tuple[str, ...]
+    """`Category: message` of each warning the same use emitted on the newest measured release."""
+    v6: str
+    """The exception the use raises once the old name is removed; empty when it keeps running."""
 
 
 @dataclass(frozen=True)
@@ -289,31 +507,72 @@ class LibraryView:
 
     key: str
     display: str
+    category: str
     version: str
     wheel: str
     sha256: str
     files: int
+    requires_transformers: str
+    """The specifier of its transformers requirement (with the extra's marker when only an extra requires it)."""
+    requires: dict[str, str]
+    """Name → specifier, for transformers, TRL, PEFT and Accelerate when the wheel requires them."""
+    pins: tuple[str, ...]
+    """The requirements other than transformers', written as in the metadata (`trl==1.14.1`)."""
+    allows_since: bool | None
+    """Whether the requirement admits a measured transformers release with the new names; `None`: no requirement."""
+    allows_removal: bool | None
+    """Whether it admits the release that removes the old names."""
     counts: dict[str, int]
     """Effect → number of sites (not-deprecated: number of occurrences)."""
     sites: tuple[Site, ...]
     """The sites that are not `not-deprecated`, in file order."""
+    breaking: tuple[Site, ...]
+    """The sites that raise once the old names are removed."""
     not_deprecated: dict[str, int]
     """Old name → occurrences that use a name which is not deprecated."""
     errors: tuple[str, ...]
 
 
+def written(name: str, specifier: str) -> str:
+    """A requirement as a requirements file writes it: `trl==1.14.1`, `peft; extra == "dev"`."""
+    return f"{name}{specifier}".replace(f"{name};", f"{name} ;").replace(" ;", ";")
+
+
+def admits(requirement: str, versions: list[str]) -> bool:
+    """Whether a requirement's specifier (its marker aside; empty: any version) admits any of `versions`."""
+    specifier = SpecifierSet(requirement.split(";")[0].strip())
+    return any(specifier.contains(v) for v in versions)
+
+
 def view(table: Table, data: dict[str, object]) -> dict[str, object]:
     """What templates/adoption-report.md.j2 shows, from the committed data (a pure function)."""
+    rows = [r for r in table.renames if r.library == "transformers" and r.since]
+    since = min((r.since for r in rows), key=Version)  # type: ignore[arg-type]
+    removal = min((r.removal for r in rows if r.removal), key=Version)  # type: ignore[arg-type]
+    with_new = [r.version for r in table.releases_of("transformers") if Version(r.version) >= Version(since)]
     libraries = []
     for entry in data["libraries"]:  # type: ignore[union-attr]
         order = list(EFFECTS)
         ordered = sorted(entry["sites"], key=lambda s: (order.index(s["effect"]), s["file"], s["line"], s["column"]))
-        sites = tuple(Site(f"{s['file']}:{s['line']}", s["old"], s["effect"], s["code"]) for s in ordered)
+        sites = tuple(Site(f"{s['file']}:{s['line']}", s["old"], s["effect"], s["code"], tuple(s["warnings"]), s["v6"]) for s in ordered)
         counts = {e: sum(1 for s in sites if s.effect == e) for e in EFFECTS}
         counts["not-deprecated"] = sum(entry["not_deprecated"].values())
+        required = "transformers" in entry["requires"]
+        display = table.libraries[entry["library"]].display if entry["library"] in table.libraries else entry["pypi"]
         libraries.append(LibraryView(
-            key=entry["library"], display=table.libraries[entry["library"]].display, version=entry["version"],
-            wheel=entry["wheel"], sha256=entry["sha256"], files=entry["files"], counts=counts, sites=sites,
+            key=entry["library"], display=display, category=entry["category"] or "listed in the alias table",
+            version=entry["version"], wheel=entry["wheel"], sha256=entry["sha256"], files=entry["files"],
+            requires_transformers=entry["requires_transformers"], requires=entry["requires"],
+            pins=tuple(written(n, spec) for n, spec in entry["requires"].items() if n != "transformers"),
+            allows_since=admits(entry["requires_transformers"], with_new) if required else None,
+            allows_removal=admits(entry["requires_transformers"], [removal]) if required else None,
+            counts=counts, sites=sites, breaking=tuple(s for s in sites if s.v6),
             not_deprecated=entry["not_deprecated"], errors=tuple(entry["errors"]),
         ))
-    return {"libraries": libraries, "effects": EFFECTS, "python_version": data["python_version"]}
+    breaking = [lib for lib in libraries if lib.breaking]
+    return {
+        "libraries": libraries, "effects": EFFECTS, "python_version": data["python_version"],
+        "measured_with": data["measured_with"], "since": since, "removal": removal, "with_new": with_new,
+        "breaking": breaking, "breaking_sites": sum(len(lib.breaking) for lib in breaking),
+        "dependents": [lib for lib in libraries if lib.allows_since is not None and lib.sites],
+    }

@@ -19,6 +19,9 @@ from generator.table import Rename
 MATRIX_FILE = "matrix.json"
 DOWNSTREAM_FILE = "downstream-warnings.json"
 
+PARSE_DICT_EXTRA = "parse_dict(allow_extra_keys=True)"
+"""The scenario of a config key passed to `HfArgumentParser.parse_dict` with `allow_extra_keys=True`."""
+
 
 class MatrixError(Exception):
     """Measuring failed, or the recorded data cannot be read; the message says what to do."""

@@ -31,7 +31,7 @@ from contextlib import contextmanager, redirect_stderr
 from pathlib import Path
 from typing import Any
 
-from generator.measure.data import row_key
+from generator.measure.data import PARSE_DICT_EXTRA, row_key
 from generator.table import Rename, Table, load
 
 ABSENT = "absent"
@@ -223,6 +223,55 @@ def _model_argument(row: Rename, table: Table) -> Iterator[Outcome]:
         )
 
 
+def override_model(method: str) -> Any:
+    """A tiny model that is not a `PreTrainedModel` and defines only `method` to turn checkpointing on (as
+    sentence-transformers' models do); it records what the caller passed. Its class is named after the method."""
+    import torch
+
+    def enable(self: Any, *args: Any, **kwargs: Any) -> None:
+        self.checkpointing = True
+        self.checkpoint_kwargs = {k.split("_checkpointing_")[-1]: v for k, v in kwargs.items()}
+
+    def forward(self: Any, input_ids: Any = None, labels: Any = None) -> dict[str, Any]:
+        return {"loss": self.linear(input_ids.float()).pow(2).mean()}
+
+    def init(self: Any) -> None:
+        torch.nn.Module.__init__(self)
+        self.linear = torch.nn.Linear(4, 1)
+        self.checkpointing, self.checkpoint_kwargs = False, None
+
+    name = "".join(part.title() for part in method.split("_")[:2]) + "Model"  # e.g. GradientCheckpointingModel
+    return type(name, (torch.nn.Module,), {"__init__": init, "forward": forward, method: enable})()
+
+
+def _train_one_step(model: Any) -> None:
+    import torch
+    from transformers import Trainer
+
+    fields = _fields()
+    flag = next(n for n in ("activation_checkpointing", "gradient_checkpointing") if n in fields)
+    with _quiet():  # the arguments are setup; what is measured is what the Trainer does with the model
+        args = _training_arguments()(
+            **_base(), **{flag: True}, max_steps=1, per_device_train_batch_size=1, save_strategy="no",
+            logging_strategy="no", disable_tqdm=True, use_cpu=True,
+        )
+    data = [{"input_ids": torch.ones(4), "labels": torch.zeros(1)}]
+    Trainer(model=model, args=args, train_dataset=data).train()
+
+
+def _trainer_override(row: Rename, table: Table) -> Iterator[Outcome]:
+    for uses in ("old", "new"):
+        model = override_model(getattr(row, uses))
+        outcome = run(
+            row, "Trainer.train() with checkpointing on", uses, True, lambda m=model: _train_one_step(m),
+            lambda _, m=model: {"checkpointing": m.checkpointing, "checkpoint_kwargs": m.checkpoint_kwargs},
+        )
+        # A caller that never looks for the name it does not know fails on the name it does: the release lacks it.
+        if outcome.error and outcome.error["type"] == "AttributeError" and row.old in outcome.error["message"]:
+            outcome.outcome = ABSENT
+        yield outcome
+
+
 # --- TrainingArguments: fields, method arguments, command-line flags, config-file keys ---------------------------------
 
 
@@ -352,6 +401,13 @@ def _config_key(row: Rename, table: Table) -> Iterator[Outcome]:
         path.write_text(_yaml_text(keys), encoding="utf-8")
         exists = all(k in fields for k in keys)
         yield run(row, scenario, uses, exists, lambda p=path: parser.parse_yaml_file(p), read)
+    # What a tool that tolerates unknown keys gets: a release without the new field drops it without a word.
+    for uses in ("old", "new"):
+        keys = {getattr(row, uses): value}
+        yield run(
+            row, PARSE_DICT_EXTRA, uses, all(k in fields for k in keys),
+            lambda k=keys: parser.parse_dict({**_base(), **k}, allow_extra_keys=True), read,
+        )
 
 
 # --- Planned rows: does each name exist? ---------------------------------------------------------------------------------
@@ -414,6 +470,8 @@ def probe_for(row: Rename) -> Probe:
         return _model_property
     if owner.startswith("PreTrainedModel.") and kind == "argument":
         return _model_argument
+    if owner.startswith("Trainer ") and kind == "override":
+        return _trainer_override
     if owner == "TrainingArguments" and kind == "field":
         return _args_field
     if owner.startswith("TrainingArguments.") and kind == "argument":

@@ -277,7 +277,7 @@ def check(path: str, options: Options, finder: Finder) -> Result:
         if not options.reports(hit.code):
             continue  # `--select`/`--ignore`: an unreported finding applies no edit either
         line, col = _position(source, hit.start)
-        findings.append(Finding(path, line, col, hit.severity, hit.old, hit.new, hit.code, hit.message, hit.edits))
+        findings.append(Finding(path, line, col, hit.severity, hit.old, hit.new, hit.code, hit.message, hit.edits, hit.row, hit.via))
     edits = [e for f in findings if f.severity == "fix" for e in f.edits]
     fixed = None
     if edits and options.verify:

@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import functools
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from generator.table import Rename
 
 from generator.paths import IN_CHECKOUT
 
@@ -80,11 +84,16 @@ class Finding:
     """What was found, what to do, and a link to the guide section."""
     edits: tuple[Edit, ...] = field(default=(), compare=False, repr=False)
     """The text edits that apply the fix (only `fix` findings have them)."""
+    row: Rename | None = field(default=None, compare=False, repr=False)
+    """The table row the use belongs to; not part of the public output."""
+    via: str | None = field(default=None, compare=False, repr=False)
+    """For a keyword, the function or class it is passed to; for an override of only the old method, the class; not
+    part of the public output."""
 
     def as_json(self) -> dict[str, object]:
         """The public fields, as `--format json` writes them."""
         data = asdict(self)
-        del data["edits"]
+        del data["edits"], data["row"], data["via"]
         return data
 
     def text(self) -> str:

@@ -60,6 +60,10 @@ class Hit:
     code: str
     message: str
     edits: tuple[Edit, ...] = ()
+    row: Rename | None = None
+    """The row the use belongs to (the adoption report looks up what it was measured to do)."""
+    via: str | None = None
+    """For a keyword, the function or class it is passed to; for an override of only the old method, the class."""
 
     def __post_init__(self) -> None:
         # Every hit passes here: a code missing from the registry, or a severity it cannot have, fails on first use
@@ -108,18 +112,18 @@ def rename(row: Rename, start: int, edits: tuple[Edit, ...], options: Options, *
     """The verdict for a use the tool is sure of: a `fix` with `edits`, or an `info` when the gate forbids it."""
     reason = gate_reason(row, options)
     if reason is not None:
-        return Hit(start, row.old, row.new, "info", code, f"{what}; {reason}")
-    return Hit(start, row.old, row.new, "fix", code, f"{what}, {deprecation(row)}: use `{row.new}`. See {link(section)}", edits)
+        return Hit(start, row.old, row.new, "info", code, f"{what}; {reason}", row=row)
+    return Hit(start, row.old, row.new, "fix", code, f"{what}, {deprecation(row)}: use `{row.new}`. See {link(section)}", edits, row=row)
 
 
 def hazard(row: Rename, start: int, *, code: str, what: str, section: str) -> Hit:
     """A use whose rewrite could change behaviour: reported for a person, never rewritten."""
-    return Hit(start, row.old, row.new, "hazard", code, f"{what}. See {link(section)}")
+    return Hit(start, row.old, row.new, "hazard", code, f"{what}. See {link(section)}", row=row)
 
 
 def info(row: Rename, start: int, *, code: str, what: str, section: str, new: str | None = None) -> Hit:
     """A use to know about that needs no change now (or that the tool cannot place)."""
-    return Hit(start, row.old, new, "info", code, f"{what}. See {link(section)}")
+    return Hit(start, row.old, new, "info", code, f"{what}. See {link(section)}", row=row)
 
 
 def planned_hit(rows: tuple[Rename, ...], start: int, old: str) -> Hit:

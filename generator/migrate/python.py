@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import dataclasses
 import re
 
 from packaging.version import InvalidVersion, Version
@@ -246,7 +247,8 @@ class _Walk:
             what = f"calls `{row.old}` with `**` unpacking, which may pass `{next(iter(old_kwargs))}`: `{row.new}` accepts only `{next(iter(old_kwargs.values())).new}`"
             self.hits.append(hazard(row, start, code="kwargs-unpacked", what=what, section="library"))
             for k in kwargs:
-                self.hits.append(hazard(old_kwargs[k.arg], self._at(k.lineno, k.col_offset), code="kwargs-unpacked", what=what, section="library"))
+                hit = hazard(old_kwargs[k.arg], self._at(k.lineno, k.col_offset), code="kwargs-unpacked", what=what, section="library")
+                self.hits.append(dataclasses.replace(hit, via=node.attr))
             return
         edits = [self._edit(start, row.old, row.new)]
         for k in kwargs:
@@ -256,8 +258,9 @@ class _Walk:
                                 what=f"calls `{row.old}()`", section=section))
         for k, edit in zip(kwargs, edits[1:], strict=True):
             krow = old_kwargs[k.arg or ""]
-            self.hits.append(rename(krow, edit.start, (), self.options, code="keyword",
-                                    what=f"passes `{krow.old}=` to `{row.old}()` (renamed with it)", section=section))
+            hit = rename(krow, edit.start, (), self.options, code="keyword",
+                         what=f"passes `{krow.old}=` to `{row.old}()` (renamed with it)", section=section)
+            self.hits.append(dataclasses.replace(hit, via=node.attr))
 
     def _field_attribute(self, node: ast.Attribute) -> None:
         row = self.rules.fields[node.attr]
@@ -322,12 +325,13 @@ class _Walk:
             return
         if any(k.arg == row.new for k in parent.keywords):
             what = f"passes both `{row.old}=` and `{row.new}=` to `{callee}`: the new one wins and the old value is dropped without a word; remove one"
-            self.hits.append(hazard(row, start, code="both-names", what=what, section="pitfalls"))
+            hit = hazard(row, start, code="both-names", what=what, section="pitfalls")
         elif any(k.arg is None for k in parent.keywords):
             what = f"passes `{row.old}=` to `{callee}` next to `**` unpacking, which may set `{row.new}` too (then the new one wins, or the rename makes it a duplicate keyword)"
-            self.hits.append(hazard(row, start, code="kwargs-unpacked", what=what, section="config"))
+            hit = hazard(row, start, code="kwargs-unpacked", what=what, section="config")
         else:
-            self.hits.append(rename(row, start, (self._edit(start, row.old, row.new),), self.options, code="keyword", what=what, section=section))
+            hit = rename(row, start, (self._edit(start, row.old, row.new),), self.options, code="keyword", what=what, section=section)
+        self.hits.append(dataclasses.replace(hit, via=callee))
 
     def _definition(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         if node.name not in self.rules.members or not isinstance(self._parent()[0], ast.ClassDef):
@@ -343,7 +347,14 @@ class _Walk:
             self.hits.append(hazard(row, self._def_name(node), code="shared-name", what=what, section="library"))
             return
         what = f"class `{cls.name}` overrides `{row.old}`: it stays the entry point until {row.removal} (`{row.new}` calls it, and it warns when it calls up); override `{row.new}` instead"
-        self.hits.append(hazard(row, self._def_name(node), code="override", what=what, section="model"))
+        caller = self.rules.callers.get(node.name)
+        defines_new = any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == row.new for s in cls.body)
+        if caller is not None and caller.warning is not None and not defines_new:
+            who = caller.owner.split(" ")[0]
+            what += (f"; if `{cls.name}` does not inherit `{row.new}` (it is not a `{row.owner}`), the {who} warns "
+                     f"`{caller.warning.category}: {caller.warning.text_for(cls.name)}` and calls it until {caller.removal}")
+        hit = hazard(row, self._def_name(node), code="override", what=what, section="model")
+        self.hits.append(dataclasses.replace(hit, via=cls.name) if caller is not None and not defines_new else hit)
 
     def _def_name(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
         start = self._at(node.lineno, node.col_offset)

@@ -47,6 +47,9 @@ class Rules:
     """Old name → the `planned` rows with that name (reported as `info` only)."""
     shared: dict[str, tuple[str, ...]]
     """Old member name → import names of other libraries whose API has a member of the same name."""
+    callers: dict[str, Rename]
+    """Old method name → the `override` row of the caller that still calls it on models defining only it (the
+    Trainer), whose warning names the model class."""
     model_classes: frozenset[str]
     """Owners of the model method rows (the model base class)."""
     config_classes: frozenset[str]
@@ -155,6 +158,7 @@ def from_table(table: Table, classes: dict[str, object] | None = None) -> Rules:
         keys=keys,
         planned={k: tuple(v) for k, v in planned.items()},
         shared={k: tuple(dict.fromkeys(v)) for k, v in shared.items()},
+        callers={r.old: r for r in shipped if r.kind == "override"},
         model_classes=model_classes,
         config_classes=field_owners | frozenset(subclasses),
         config_keys=frozenset(config_keys),

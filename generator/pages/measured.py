@@ -12,9 +12,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from generator.measure.data import Measured, row_key
-from generator.pages.views import WarningFilter
+from generator.measure.data import PARSE_DICT_EXTRA, Measured, row_key
 from generator.table import EmittedWarning, Rename, Table
+from generator.pages.views import WarningFilter
 
 NOT_MEASURED = "not measured"
 
@@ -208,6 +208,43 @@ def downstream(measured: Measured) -> list[DownstreamExample]:
     return examples
 
 
+@dataclass(frozen=True)
+class DroppedKey:
+    """A release in which a new config key passed with `allow_extra_keys=True` was dropped without a word."""
+
+    release: str
+    row: Rename
+    effect: dict[str, Any]
+    """The values the resulting arguments hold (only fields the release has)."""
+
+
+def dropped_keys(table: Table, measured: Measured) -> list[DroppedKey]:
+    """The measured `parse_dict(..., allow_extra_keys=True)` uses of a new key that the release does not have and
+    that neither raised nor warned: the value is lost silently."""
+    out = []
+    for row in table.renames:
+        if row.kind != "config-key" or row.status != "shipped":
+            continue
+        for release in measured.releases.get(row.library, []):
+            for o in measured.of_row(row.library, release, row_key(row)):
+                if (o["scenario"], o["uses"], o["outcome"]) == (PARSE_DICT_EXTRA, "new", "absent") and not (o["warnings"] or o["error"]):
+                    out.append(DroppedKey(release, row, o["effect"]))
+    return out
+
+
+def override_outcomes(table: Table, measured: Measured) -> dict[str, list[tuple[str, dict[str, Any]]]]:
+    """Per `override` row's old name: (release, outcome of a model that defines only the old name), oldest first."""
+    out: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for row in table.renames:
+        if row.kind != "override":
+            continue
+        for release in measured.releases.get(row.library, []):
+            first = next((o for o in measured.of_row(row.library, release, row_key(row)) if o["uses"] == "old"), None)
+            if first is not None:
+                out.setdefault(row.old, []).append((release, first))
+    return out
+
+
 def context(table: Table, measured: Measured) -> dict[str, Any]:
     """What the templates may use from the measured data."""
     return {
@@ -215,4 +252,6 @@ def context(table: Table, measured: Measured) -> dict[str, Any]:
         "downstream": downstream(measured),
         "downstream_versions": measured.downstream["versions"],
         "downstream_silent": [e["title"] for e in measured.downstream["entries"] if not e["warnings"]],
+        "dropped_keys": dropped_keys(table, measured),
+        "override_outcomes": override_outcomes(table, measured),
     }

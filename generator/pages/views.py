@@ -13,7 +13,12 @@ from typing import Any
 from packaging.version import Version
 
 from generator.migrate import codes, findings
-from generator.table import AUDIENCES, EmittedWarning, Rename, Table
+from generator.table import AUDIENCES, MODEL_PLACEHOLDER, EmittedWarning, Rename, Table
+
+CLASS_NAME_PATTERN = r"[\w.]+"
+"""What stands for the model class name in a filter's regular expression."""
+EXAMPLE_MODEL = "MyModel"
+"""The class name shown where a filter cannot take a pattern (`-W`)."""
 
 
 @dataclass(frozen=True)
@@ -23,12 +28,17 @@ class WarningFilter:
     warning: EmittedWarning
     olds: tuple[str, ...]
     """The old names that emit it."""
+    caller: str = ""
+    """Who emits it when that is not the old name itself (an `override` row's owner), else empty."""
 
     @property
     def regex(self) -> str:
-        """For `warnings.filterwarnings(message=...)` and pytest's `filterwarnings`: matched at the start."""
+        """For `warnings.filterwarnings(message=...)` and pytest's `filterwarnings`: matched at the start.
+
+        A model class name in the message (`{model}`) matches any class name."""
         # Only the characters with a meaning in a regular expression: `re.escape` would also escape every space.
-        return re.sub(r"([.^$*+?{}\[\]\\|()])", r"\\\1", self.warning.message)
+        parts = [re.sub(r"([.^$*+?{}\[\]\\|()])", r"\\\1", p) for p in self.warning.message.split(MODEL_PLACEHOLDER)]
+        return CLASS_NAME_PATTERN.join(parts)
 
     def python(self, action: str) -> str:
         """A `warnings.filterwarnings` call, as code."""
@@ -41,9 +51,10 @@ class WarningFilter:
     def command_line(self, action: str) -> str:
         """A `-W` / `PYTHONWARNINGS` value (its message part is literal text, and `:` separates the parts).
 
-        Meant for single quotes in a shell: the messages hold backticks, which double quotes would run.
+        Meant for single quotes in a shell: the messages hold backticks, which double quotes would run. `-W` takes
+        no pattern, so a message that names the model class is shown for a class named `EXAMPLE_MODEL`.
         """
-        text = self.warning.message.split(":")[0].replace("'", "'\\''")
+        text = self.warning.text_for(EXAMPLE_MODEL).split(":")[0].replace("'", "'\\''")
         return f"{action}:{text}:{self.warning.category}"
 
 
@@ -92,10 +103,13 @@ def timeline(table: Table) -> dict[str, list[Event]]:
 def warning_filters(table: Table) -> list[WarningFilter]:
     """Each distinct recorded warning once, with the old names that emit it, in table order."""
     olds: dict[EmittedWarning, list[str]] = {}
+    callers: dict[EmittedWarning, str] = {}
     for row in table.renames:
         if row.warning and row.old not in olds.setdefault(row.warning, []):
             olds[row.warning].append(row.old)
-    return [WarningFilter(w, tuple(names)) for w, names in olds.items()]
+        if row.warning and row.kind == "override":
+            callers[row.warning] = row.owner
+    return [WarningFilter(w, tuple(names), callers.get(w, "")) for w, names in olds.items()]
 
 
 def distinct_warnings(rows: list[Rename]) -> list[EmittedWarning]:
@@ -138,6 +152,8 @@ def context(table: Table) -> dict[str, Any]:
         "timeline": timeline(table),
         "filters": warning_filters(table),
         "row": lambda library, old: _find(table, library, old),
+        "row_of_kind": lambda kind: next(r for r in table.renames if r.kind == kind),
+        "example_model": EXAMPLE_MODEL,
         "distinct_warnings": distinct_warnings,
         "finding_codes": finding_codes(),
     }
