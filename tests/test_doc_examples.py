@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from generator.oldnames import OldNames
-from tests import pycon_doctests
 from generator.table import load
+from tests import pycon_doctests
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted((ROOT / "docs").rglob("*.md"))

@@ -13,10 +13,12 @@ from sitekit import IN_CI
 
 from generator import paths
 from generator.measure import adoption, matrix
+from generator.measure import data as measured_data
 from generator.migrate import findings, rules
 from generator.migrate.hits import Options
 from generator.migrate.requirements import Allowed, Finder
 from generator.migrate.run import check_all
+from generator.pages import adoption as adoption_view
 from generator.pages import render
 from generator.table import load
 
@@ -54,11 +56,11 @@ def _sites(data: dict) -> set[tuple[str, str, int, str, str]]:
 
 
 def test_committed_data_has_the_known_call_sites() -> None:
-    assert KNOWN_SITES <= _sites(adoption.load_data())
+    assert KNOWN_SITES <= _sites(measured_data.load_adoption())
 
 
 def test_libraries_without_deprecated_uses_have_none() -> None:
-    data = {lib["library"]: lib for lib in adoption.load_data()["libraries"]}
+    data = {lib["library"]: lib for lib in measured_data.load_adoption()["libraries"]}
     assert data["accelerate"]["sites"] == [] and data["diffusers"]["sites"] == []
     assert data["diffusers"]["not_deprecated"]["is_gradient_checkpointing"] >= 1  # diffusers' own property
 
@@ -90,7 +92,7 @@ def measured(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict]:
 
 def test_committed_adoption_data_is_what_the_wheels_give(measured: tuple[dict, dict]) -> None:
     classes, data = measured
-    committed = adoption.load_data()
+    committed = measured_data.load_adoption()
     by_library = {lib["library"]: lib for lib in committed["libraries"]}
     new = json.loads(adoption.dump(data))
     assert {k: v for k, v in committed.items() if k != "libraries"} == {k: v for k, v in new.items() if k != "libraries"}
@@ -141,7 +143,7 @@ def test_the_page_shows_the_measured_warning_of_each_site() -> None:
     page = PAGE.read_text(encoding="utf-8")
     (line,) = [x for x in page.splitlines() if x.startswith("| `peft/utils/other.py:258` |")]
     assert "gradient_checkpointing_kwargs</code> is deprecated" not in line
-    for lib in adoption.load_data()["libraries"]:
+    for lib in measured_data.load_adoption()["libraries"]:
         for s in lib["sites"]:
             assert s["effect"] != "warns" or s["warnings"], f"{lib['library']} {s['file']}:{s['line']}: warns, but nothing measured"
 
@@ -171,7 +173,7 @@ def test_an_override_of_only_the_old_method_carries_the_trainers_measured_warnin
 
 
 def test_every_package_has_its_requirement_and_the_downstream_pins_are_read() -> None:
-    data = {lib["pypi"]: lib for lib in adoption.load_data()["libraries"]}
+    data = {lib["pypi"]: lib for lib in measured_data.load_adoption()["libraries"]}
     assert len(data) >= 25 and all("requires_transformers" in lib for lib in data.values())
     assert sum(1 for lib in data.values() if "transformers" in lib["requires"] and lib["sites"]) >= 25
     # What the issue read in the metadata by hand: the scan must read the same.
@@ -180,7 +182,7 @@ def test_every_package_has_its_requirement_and_the_downstream_pins_are_read() ->
 
 
 def test_the_page_leads_with_what_breaks_in_v6() -> None:
-    view = adoption.view(TABLE, adoption.load_data())
+    view = adoption_view.view(TABLE, measured_data.load_adoption())
     page = PAGE.read_text(encoding="utf-8")
     first = page.index("## ")
     assert page[first:].startswith(f"## What breaks in {view['removal']}")

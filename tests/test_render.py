@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from generator import paths
-from generator.pages import render
 from generator.cli import main
+from generator.pages import render
 from generator.table import load
 
 ROOT = paths.ROOT

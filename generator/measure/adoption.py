@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Any
 
 from packaging.requirements import Requirement
-from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from generator import paths, writing
@@ -51,7 +50,7 @@ from generator.table import Rename, Table, load
 ROOT = paths.ROOT
 CACHE = ROOT / ".cache" / "wheels"
 """Downloaded wheels and their unpacked trees (git-ignored)."""
-DATA_PATH = ROOT / "data" / "adoption.json"
+DATA_PATH = measured_data.ADOPTION_PATH
 LIBRARIES = ("peft", "trl", "accelerate", "diffusers", "axolotl")
 """The libraries the report covers, by their key in the table."""
 CLASS_SOURCES = ("transformers", "trl")
@@ -59,16 +58,6 @@ CLASS_SOURCES = ("transformers", "trl")
 PYTHON_VERSION = "3.12"
 """`pip download --python-version`: Axolotl 0.21.0 requires Python ≥ 3.12; the wheels are pure Python."""
 
-EFFECTS = {
-    "warns": "emits a deprecation warning (the message measured for this use is shown)",
-    "raises": "raises on the newest release (measured for this use)",
-    "overrides": "overrides the old method: stays the entry point until the old name is removed, warns when it calls up",
-    "silent": "silent: reads the mirrored old field, or refers to the old method without calling it",
-    "lost-write": "write that no longer takes effect (the Trainer reads the new field)",
-    "dead": "only runs on transformers releases older than the rename",
-    "not-deprecated": "a name that is not deprecated (per-module flag, another library's own name, a planned rename)",
-}
-"""Effect → what it means, in the order the report lists them."""
 
 ECOSYSTEM = (
     # Fine-tuning frameworks: they build the Trainer, its arguments and the model for the user.
@@ -443,20 +432,6 @@ def measure(
     return classes, scan(table, wheels(table, LIBRARIES, cache, ecosystem), classes, measured)
 
 
-class AdoptionDataError(ValueError):
-    """The committed adoption data is missing or unreadable; the message starts with `PATH:1:1:`."""
-
-
-def load_data(path: Path = DATA_PATH) -> dict[str, object]:
-    """The committed adoption data; raises `AdoptionDataError`."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
-    except FileNotFoundError:
-        raise AdoptionDataError(f"{path}:1:1: missing; run `python -m generator.measure.adoption` to measure it") from None
-    except (OSError, ValueError) as exc:
-        raise AdoptionDataError(f"{path}:1:1: cannot read: {exc}; run `python -m generator.measure.adoption`") from None
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m generator.measure.adoption", description=__doc__.splitlines()[0])
     parser.add_argument("--table", type=Path, default=ROOT / "aliases.yaml")
@@ -481,98 +456,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-
-
-# --- The page ---------------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Site:
-    """One use of an old name in a released library, for the page."""
-
-    where: str
-    """`file:line`."""
-    old: str
-    effect: str
-    code: str
-    warnings: tuple[str, ...]
-    """`Category: message` of each warning the same use emitted on the newest measured release."""
-    v6: str
-    """The exception the use raises once the old name is removed; empty when it keeps running."""
-
-
-@dataclass(frozen=True)
-class LibraryView:
-    """One library's part of the report."""
-
-    key: str
-    display: str
-    category: str
-    version: str
-    wheel: str
-    sha256: str
-    files: int
-    requires_transformers: str
-    """The specifier of its transformers requirement (with the extra's marker when only an extra requires it)."""
-    requires: dict[str, str]
-    """Name → specifier, for transformers, TRL, PEFT and Accelerate when the wheel requires them."""
-    pins: tuple[str, ...]
-    """The requirements other than transformers', written as in the metadata (`trl==1.14.1`)."""
-    allows_since: bool | None
-    """Whether the requirement admits a measured transformers release with the new names; `None`: no requirement."""
-    allows_removal: bool | None
-    """Whether it admits the release that removes the old names."""
-    counts: dict[str, int]
-    """Effect → number of sites (not-deprecated: number of occurrences)."""
-    sites: tuple[Site, ...]
-    """The sites that are not `not-deprecated`, in file order."""
-    breaking: tuple[Site, ...]
-    """The sites that raise once the old names are removed."""
-    not_deprecated: dict[str, int]
-    """Old name → occurrences that use a name which is not deprecated."""
-    errors: tuple[str, ...]
-
-
-def written(name: str, specifier: str) -> str:
-    """A requirement as a requirements file writes it: `trl==1.14.1`, `peft; extra == "dev"`."""
-    return f"{name}{specifier}".replace(f"{name};", f"{name} ;").replace(" ;", ";")
-
-
-def admits(requirement: str, versions: list[str]) -> bool:
-    """Whether a requirement's specifier (its marker aside; empty: any version) admits any of `versions`."""
-    specifier = SpecifierSet(requirement.split(";")[0].strip())
-    return any(specifier.contains(v) for v in versions)
-
-
-def view(table: Table, data: dict[str, object]) -> dict[str, object]:
-    """What templates/adoption-report.md.j2 shows, from the committed data (a pure function)."""
-    rows = [r for r in table.renames if r.library == "transformers" and r.since]
-    since = min((r.since for r in rows), key=Version)  # type: ignore[arg-type]
-    removal = min((r.removal for r in rows if r.removal), key=Version)  # type: ignore[arg-type]
-    with_new = [r.version for r in table.releases_of("transformers") if Version(r.version) >= Version(since)]
-    libraries = []
-    for entry in data["libraries"]:  # type: ignore[union-attr]
-        order = list(EFFECTS)
-        ordered = sorted(entry["sites"], key=lambda s: (order.index(s["effect"]), s["file"], s["line"], s["column"]))
-        sites = tuple(Site(f"{s['file']}:{s['line']}", s["old"], s["effect"], s["code"], tuple(s["warnings"]), s["v6"]) for s in ordered)
-        counts = {e: sum(1 for s in sites if s.effect == e) for e in EFFECTS}
-        counts["not-deprecated"] = sum(entry["not_deprecated"].values())
-        required = "transformers" in entry["requires"]
-        display = table.libraries[entry["library"]].display if entry["library"] in table.libraries else entry["pypi"]
-        libraries.append(LibraryView(
-            key=entry["library"], display=display, category=entry["category"] or "listed in the alias table",
-            version=entry["version"], wheel=entry["wheel"], sha256=entry["sha256"], files=entry["files"],
-            requires_transformers=entry["requires_transformers"], requires=entry["requires"],
-            pins=tuple(written(n, spec) for n, spec in entry["requires"].items() if n != "transformers"),
-            allows_since=admits(entry["requires_transformers"], with_new) if required else None,
-            allows_removal=admits(entry["requires_transformers"], [removal]) if required else None,
-            counts=counts, sites=sites, breaking=tuple(s for s in sites if s.v6),
-            not_deprecated=entry["not_deprecated"], errors=tuple(entry["errors"]),
-        ))
-    breaking = [lib for lib in libraries if lib.breaking]
-    return {
-        "libraries": libraries, "effects": EFFECTS, "python_version": data["python_version"],
-        "measured_with": data["measured_with"], "since": since, "removal": removal, "with_new": with_new,
-        "breaking": breaking, "breaking_sites": sum(len(lib.breaking) for lib in breaking),
-        "dependents": [lib for lib in libraries if lib.allows_since is not None and lib.sites],
-    }

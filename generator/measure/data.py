@@ -81,3 +81,33 @@ def load_measured(data_dir: Path = DATA_DIR) -> Measured:
     for versions_of_library in releases.values():
         versions_of_library.sort(key=Version)
     return Measured(releases, outcomes, versions, downstream)
+
+
+# --- The adoption scan (data/adoption.json, written by `python -m generator.measure.adoption`) ---
+
+ADOPTION_PATH = DATA_DIR / "adoption.json"
+
+EFFECTS = {
+    "warns": "emits a deprecation warning (the message measured for this use is shown)",
+    "raises": "raises on the newest release (measured for this use)",
+    "overrides": "overrides the old method: stays the entry point until the old name is removed, warns when it calls up",
+    "silent": "silent: reads the mirrored old field, or refers to the old method without calling it",
+    "lost-write": "write that no longer takes effect (the Trainer reads the new field)",
+    "dead": "only runs on transformers releases older than the rename",
+    "not-deprecated": "a name that is not deprecated (per-module flag, another library's own name, a planned rename)",
+}
+"""Effect → what it means, in the order the report lists them."""
+
+
+class AdoptionDataError(ValueError):
+    """The committed adoption data is missing or unreadable; the message starts with `PATH:1:1:`."""
+
+
+def load_adoption(path: Path = ADOPTION_PATH) -> dict[str, object]:
+    """The committed adoption data; raises `AdoptionDataError`."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+    except FileNotFoundError:
+        raise AdoptionDataError(f"{path}:1:1: missing; run `python -m generator.measure.adoption` to measure it") from None
+    except (OSError, ValueError) as exc:
+        raise AdoptionDataError(f"{path}:1:1: cannot read: {exc}; run `python -m generator.measure.adoption`") from None

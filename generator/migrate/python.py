@@ -43,6 +43,7 @@ from generator.migrate.pylex import CONVENTIONAL_ARGS, Source, candidate_lines, 
 __all__ = ["Source", "analyse", "identifiers"]
 from generator.table import Rename
 
+
 def _callee(call: ast.Call) -> str | None:
     func = call.func
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None

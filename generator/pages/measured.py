@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.measure.data import PARSE_DICT_EXTRA, Measured, row_key
-from generator.table import EmittedWarning, Rename, Table
 from generator.pages.views import WarningFilter
+from generator.table import EmittedWarning, Rename, Table
 
 NOT_MEASURED = "not measured"
 

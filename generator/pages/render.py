@@ -15,10 +15,9 @@ import jinja2
 from markupsafe import Markup
 
 from generator import writing
-from generator.measure import adoption
 from generator.measure import data as measured_data
 from generator.oldnames import OldNames, rewrite_pycon
-from generator.pages import measured, views
+from generator.pages import adoption, measured, views
 from generator.paths import DOCS_DIR, TEMPLATES_DIR
 from generator.table import Table
 
@@ -166,8 +165,8 @@ def render_pages(table: Table, templates_dir: Path = TEMPLATES_DIR) -> dict[str,
     except measured_data.MatrixError as exc:
         raise RenderError(str(exc)) from exc
     try:
-        context["adoption"] = adoption.view(table, adoption.load_data())
-    except adoption.AdoptionDataError as exc:
+        context["adoption"] = adoption.view(table, measured_data.load_adoption())
+    except measured_data.AdoptionDataError as exc:
         raise RenderError(str(exc)) from exc
     pages = {}
     for page, template in PAGES.items():
