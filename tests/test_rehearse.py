@@ -169,6 +169,29 @@ def test_rehearse_keeps_the_programs_own_sitecustomize(tmp_path: Path) -> None:
     assert (result.returncode, result.stdout, result.stderr) == (0, "True\n", "")  # no transformers: no announcement
 
 
+def test_a_python_that_cannot_load_the_preview_stops_at_transformers(tmp_path: Path) -> None:
+    (tmp_path / "yaml.py").write_text('raise ImportError("this Python has no PyYAML")\n')
+    env = cli.environment(_env())
+    env["PYTHONPATH"] = os.pathsep.join([str(cli.STARTUP_DIR), str(tmp_path), str(ROOT)])
+    other_tool = subprocess.run([sys.executable, "-c", "print('ran')"], env=env, capture_output=True, text=True,
+                                timeout=60, check=False)
+    assert (other_tool.returncode, other_tool.stdout, other_tool.stderr) == (0, "ran\n", "")
+    training = subprocess.run([sys.executable, "-c", "import transformers; print('ran')"], env=env,
+                              capture_output=True, text=True, timeout=60, check=False)
+    assert (training.returncode, training.stdout) == (2, "")  # never without the preview it was asked for
+    assert training.stderr == f"rehearse: error: cannot load the v6 preview in {sys.executable}: this Python has no PyYAML\n"
+
+
+def test_rehearse_runs_a_test_suite_without_the_plugin(tmp_path: Path, table: Table) -> None:
+    command = [sys.executable, "-m", "generator.rehearse", "--", sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+               f"--basetemp={tmp_path / 'base'}", "-rA"]
+    result = subprocess.run(command, cwd=FIXTURES / "old_names", env=_env(), capture_output=True, text=True,
+                            timeout=300, check=False)
+    assert result.returncode == 1
+    assert outcomes(result) == dict.fromkeys(PROJECT_TESTS, "FAILED")
+    assert result.stderr.splitlines() == [expected_announcement(table)]
+
+
 @pytest.mark.parametrize(
     ("command", "code", "message"),
     [([], 2, "rehearse: error: no command; give the command after --"),
@@ -215,6 +238,21 @@ def test_apply_and_undo_leave_transformers_as_it_was(table: Table, tmp_path: Pat
         (parsed,) = HfArgumentParser(TrainingArguments).parse_args_into_dataclasses(
             ["--output_dir", str(tmp_path), "--report_to", "none", "--gradient_checkpointing"])
     assert parsed.activation_checkpointing
+
+
+def test_the_process_preview_of_the_plugin_is_applied_once_and_undone() -> None:
+    from transformers import PreTrainedModel
+
+    before = _state()
+    applied = preview.activate()
+    try:
+        assert preview.activate() is applied and preview.active() is applied
+        with preview.v6_preview() as inner:  # inside a previewed process a `with` preview is that preview
+            assert inner is applied
+        assert not hasattr(PreTrainedModel, "gradient_checkpointing_enable")
+    finally:
+        preview.deactivate()
+    assert preview.active() is None and _state() == before
 
 
 def test_the_preview_keeps_the_new_names_and_drops_the_old_ones(table: Table, tmp_path: Path) -> None:

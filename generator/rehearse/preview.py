@@ -500,13 +500,27 @@ class _OnImport(importlib.abc.MetaPathFinder):
         return spec
 
 
+_announce_fd: int | None = None
+"""A copy of the process's stderr taken at startup: a test runner that captures stderr while it imports the tests
+(pytest does) would otherwise swallow the announcement."""
+
+
 def announce(preview: Preview) -> None:
     """Print the announcement to stderr (stdout belongs to the program being rehearsed)."""
-    print(preview.announcement(), file=sys.stderr, flush=True)
+    line = preview.announcement() + "\n"
+    if _announce_fd is not None:
+        sys.stderr.flush()
+        os.write(_announce_fd, line.encode())
+    else:
+        print(line, end="", file=sys.stderr, flush=True)
 
 
 def install_on_import() -> None:
     """Apply the preview when `transformers` is first imported (now, if it already is)."""
+    global _announce_fd
+    if _announce_fd is None:
+        with contextlib.suppress(AttributeError, OSError, ValueError):  # no stderr (pythonw), or not a file
+            _announce_fd = os.dup(sys.stderr.fileno())
     if "transformers" in sys.modules:
         announce(activate())
     elif not any(isinstance(finder, _OnImport) for finder in sys.meta_path):

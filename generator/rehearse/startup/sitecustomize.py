@@ -9,6 +9,18 @@ import os
 import sys
 
 
+class _Refuse:
+    """Stops the process, with the reason, when it imports transformers."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name == "transformers":
+            print(f"rehearse: error: {self.reason}", file=sys.stderr)
+            raise SystemExit(2)
+
+
 def _bootstrap() -> None:
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
@@ -23,10 +35,15 @@ def _bootstrap() -> None:
         from generator.rehearse import preview
     except ImportError:
         source = os.environ.get("CHECKPOINTING_V6_PREVIEW_PATH")
-        if not source:
-            raise
-        sys.path.append(source)  # last: it never shadows what the program itself imports
-        from generator.rehearse import preview
+        if source:
+            sys.path.append(source)  # last: it never shadows what the program itself imports
+        try:
+            from generator.rehearse import preview
+        except ImportError as exc:
+            # This Python cannot load the preview (e.g. it lacks PyYAML). Running it without the preview would pass
+            # for a rehearsal, so it fails, but only if it imports transformers: other tools of the command run on.
+            sys.meta_path.insert(0, _Refuse(f"cannot load the v6 preview in {sys.executable}: {exc}"))
+            return
     try:
         if preview.requested():
             preview.install_on_import()
