@@ -255,6 +255,22 @@ def test_the_process_preview_of_the_plugin_is_applied_once_and_undone() -> None:
     assert preview.active() is None and _state() == before
 
 
+def test_a_release_without_a_new_name_is_refused_and_nothing_stays_patched(table: Table) -> None:
+    # As on transformers < 5.23: the last action finds no new name, after the others were applied.
+    row = next(r for r in table.renames if r.kind == "argument" and r.owner == "TrainingArguments.set_training")
+    broken = dataclasses.replace(table, renames=tuple(
+        dataclasses.replace(r, new="activation_checkpointing_x") if r is row else r for r in table.renames))
+    assert isinstance(preview.plan(broken).actions[-1], preview.RejectKeyword)
+    before = _state()
+    with pytest.raises(preview.PreviewError, match=(
+        rf"^transformers {re.escape(version('transformers'))} has no 'activation_checkpointing_x' on "
+        rf"TrainingArguments.set_training, so its old name cannot be rehearsed away; the preview needs transformers "
+        rf"{re.escape(row.since or '')} or later$")):
+        with preview.v6_preview(broken):
+            pass
+    assert _state() == before
+
+
 def test_the_preview_keeps_the_new_names_and_drops_the_old_ones(table: Table, tmp_path: Path) -> None:
     from transformers import TrainingArguments
 

@@ -126,7 +126,7 @@ def plan(table: Table) -> Plan:
     members: dict[tuple[str, str, str], list[Rename]] = {}
     news: dict[tuple[str, str, str], str] = {}
     fields: dict[tuple[str, str], dict[tuple[str, str], list[Rename]]] = {}
-    keywords: dict[tuple[str, str, str, str], list[Rename]] = {}
+    keywords: dict[tuple[str, str, str, str, str], list[Rename]] = {}
     for row in rows:
         if row.kind in _MEMBER_KINDS and (owner := _leading(row.owner)):
             key = (row.library, owner, row.old)
@@ -148,8 +148,7 @@ def plan(table: Table) -> Plan:
             elif (row.library, owner, method) in members:  # the whole method goes, and its keywords with it
                 members[(row.library, owner, method)].append(row)
             else:
-                keywords.setdefault((row.library, owner, method, row.old), []).append(row)
-                news[(row.library, owner, row.old)] = row.new
+                keywords.setdefault((row.library, owner, method, row.old, row.new), []).append(row)
         elif row.kind not in _MEMBER_KINDS + ("field",) or _leading(row.owner) is None:
             problems.append(f"{row.position}: cannot rehearse '{row.old}': owner '{row.owner}' names no object")
     if problems:
@@ -162,8 +161,7 @@ def plan(table: Table) -> Plan:
         for (lib, owner), names in fields.items()
     ]
     actions += [
-        RejectKeyword(lib, owner, method, name, news[(lib, owner, name)], tuple(rs))
-        for (lib, owner, method, name), rs in keywords.items()
+        RejectKeyword(lib, owner, method, name, new, tuple(rs)) for (lib, owner, method, name, new), rs in keywords.items()
     ]
     return Plan(tuple(actions), rows)
 
