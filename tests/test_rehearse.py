@@ -265,9 +265,8 @@ def test_a_release_without_a_new_name_is_refused_and_nothing_stays_patched(table
     with pytest.raises(preview.PreviewError, match=(
         rf"^transformers {re.escape(version('transformers'))} has no 'activation_checkpointing_x' on "
         rf"TrainingArguments.set_training, so its old name cannot be rehearsed away; the preview needs transformers "
-        rf"{re.escape(row.since or '')} or later$")):
-        with preview.v6_preview(broken):
-            pass
+        rf"{re.escape(row.since or '')} or later$")), preview.v6_preview(broken):
+        pass
     assert _state() == before
 
 
@@ -378,3 +377,30 @@ def test_old_names_fail_under_the_preview_as_new_names_failed_in_5_22_2(table: T
         compared += 1
     assert compared == len([o for o in measured["outcomes"] if (
         o["row"]["kind"], o["row"]["owner"], o["row"]["old"]) in {(r.kind, r.owner, r.old) for r in rows}])
+
+
+def test_the_guide_names_the_option_variable_and_module_the_code_defines() -> None:
+    # The guide's shell lines are not executed; this keeps what they name in step with the code.
+    from generator.rehearse import plugin
+
+    guide = (ROOT / "docs" / "generated" / "migration-guide.md").read_text(encoding="utf-8")
+    section = guide.partition("## Rehearse v6")[2].partition("\n## ")[0]
+    parser = argparse.ArgumentParser()
+    plugin.pytest_addoption(_Options(parser))
+    for name in (f"{preview.ENV_VAR}=1 pytest", f"pytest -p {plugin.__name__} --v6-preview",
+                 "checkpointing-migrate rehearse -- python train.py"):
+        assert name in section
+    assert parser.parse_args(["--v6-preview"]).v6_preview is True
+
+
+class _Options:
+    """Just enough of pytest's option parser to read what the plugin adds."""
+
+    def __init__(self, parser: argparse.ArgumentParser) -> None:
+        self.parser = parser
+
+    def getgroup(self, name: str) -> _Options:
+        return self
+
+    def addoption(self, *names: str, **options: Any) -> None:
+        self.parser.add_argument(*names, **options)
