@@ -1,0 +1,44 @@
+"""The pytest plugin: `pytest --v6-preview` (or `CHECKPOINTING_V6_PREVIEW=1`) runs the session under the v6 preview.
+
+Registered for everyone who installs the package (entry point `pytest11`), so it must cost nothing otherwise:
+without the option or the variable it imports nothing beyond the core and changes nothing. With it, the preview is
+applied before collection, announced in the report header, and undone when the session ends.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from generator.rehearse import preview
+
+_APPLIED = pytest.StashKey[preview.Preview]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.getgroup("checkpointing").addoption(
+        "--v6-preview",
+        action="store_true",
+        default=False,
+        help="run as transformers would behave once the old gradient_checkpointing names are removed "
+        f"(the removals planned in aliases.yaml); also on with {preview.ENV_VAR}=1",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    try:
+        wanted = config.getoption("v6_preview") or preview.requested()
+        if wanted:
+            config.stash[_APPLIED] = preview.activate()
+    except preview.PreviewError as exc:
+        raise pytest.UsageError(f"--v6-preview: {exc}") from None
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    applied = config.stash.get(_APPLIED, None)
+    return applied.announcement() if applied is not None else None
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if config.stash.get(_APPLIED, None) is not None:
+        del config.stash[_APPLIED]
+        preview.deactivate()
