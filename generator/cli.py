@@ -27,7 +27,7 @@ PROG = "checkpointing-migrate"
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands = parser.add_subparsers(dest="subcommand", required=True, metavar="COMMAND")
     scan = commands.add_parser("scan", help="report uses of the renamed names in code, notebooks, configs, scripts, Markdown")
     fix = commands.add_parser("fix", help="rewrite what is safe to rewrite (a diff, or in place with --write)")
     from generator.migrate import cli as migrate_cli
@@ -35,6 +35,10 @@ def _parser() -> argparse.ArgumentParser:
     migrate_cli.add_arguments(scan, fix, paths.TABLE_PATH)
     migrate_cli.add_rules_arguments(commands.add_parser("rules", help="list every finding code: code, severity, effect, summary"))
     migrate_cli.add_explain_arguments(commands.add_parser("explain", help="what a finding code means, with an example"))
+
+    from generator.rehearse import cli as rehearse_cli
+
+    rehearse_cli.add_arguments(commands.add_parser("rehearse", help="run a command as if the old names were gone (the table's v6 plan)"))
 
     check = commands.add_parser("check", help="validate the alias table and report every problem")
     rend = commands.add_parser("render", help="write the generated pages under docs/generated/ that changed")
@@ -50,12 +54,16 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    if args.command in _MIGRATE:
+    if args.subcommand in _MIGRATE:
         from generator.migrate import cli as migrate_cli
 
-        return getattr(migrate_cli, args.command)(args)  # type: ignore[no-any-return]
-    if not paths.IN_CHECKOUT and args.command in ("render", "matrix"):
-        print(f"error: `{args.command}` works on a checkout of the project (its templates, docs and data); "
+        return getattr(migrate_cli, args.subcommand)(args)  # type: ignore[no-any-return]
+    if args.subcommand == "rehearse":
+        from generator.rehearse import cli as rehearse_cli
+
+        return rehearse_cli.run(args)
+    if not paths.IN_CHECKOUT and args.subcommand in ("render", "matrix"):
+        print(f"error: `{args.subcommand}` works on a checkout of the project (its templates, docs and data); "
               "run it there, after `make setup`", file=sys.stderr)
         return 2
     from generator.table import TableError, load
@@ -68,10 +76,10 @@ def main(argv: list[str] | None = None) -> int:
         count = len(exc.problems)
         print(f"{count} problem{'s' * (count != 1)} in {args.table}; nothing was written.", file=sys.stderr)
         return 1
-    if args.command == "check":
+    if args.subcommand == "check":
         print(f"{args.table}: {len(table.renames)} renames, {len(table.libraries)} libraries, {len(table.releases)} releases: ok")
         return 0
-    if args.command == "matrix":
+    if args.subcommand == "matrix":
         from generator.measure import matrix
 
         return matrix.command(table, args.table, args.data, check=args.check)
