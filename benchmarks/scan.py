@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from generator.measure.adoption import fetch  # noqa: E402
+from generator.measure.adoption import fetch
 
 VERSION = "5.23.0"
 RESULTS = ROOT / "benchmarks" / "RESULTS-scan.md"

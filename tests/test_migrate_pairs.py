@@ -55,7 +55,7 @@ def test_every_marked_line_and_only_those_are_hazards(project: Path, capsys: pyt
     assert main(["scan", "--min-severity", "hazard", str(project)]) == 1
     found = {
         (Path(m.group(1)).name, int(m.group(2)))
-        for m in re.finditer(r"^(\S+?):(\d+):\d+: hazard ", capsys.readouterr().out, re.M)
+        for m in re.finditer(r"^(\S+?):(\d+):\d+: hazard ", capsys.readouterr().out, re.MULTILINE)
     }
     assert found == expected
 

@@ -16,7 +16,7 @@ from generator.migrate import python, shell, yaml_json
 from generator.migrate.findings import Edit
 from generator.migrate.hits import Hit, Options
 
-_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*\{?\.?(?P<lang>[\w+-]*)[^\n]*$", re.M)
+_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*\{?\.?(?P<lang>[\w+-]*)[^\n]*$", re.MULTILINE)
 LANGUAGES = {
     "python": "python", "py": "python", "python3": "python",
     "bash": "shell", "sh": "shell", "shell": "shell", "zsh": "shell",
@@ -31,7 +31,7 @@ def fences(text: str) -> list[tuple[str, list[tuple[int, str]]]]:
     pos = 0
     while (m := _OPEN.search(text, pos)) is not None:
         indent, fence = m.group("indent"), m.group("fence")
-        close = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$", re.M)
+        close = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$", re.MULTILINE)
         body_start = m.end() + 1
         end = close.search(text, body_start)
         body_end = end.start() if end else len(text)

@@ -88,7 +88,7 @@ class _Walk:
         self.shared = {
             name for name, libs in self.rules.shared.items()
             if options.package in libs
-            or any(lib in text and re.search(rf"^[ \t]*(?:from|import)[ \t]+{re.escape(lib)}\b", text, re.M) for lib in libs)
+            or any(lib in text and re.search(rf"^[ \t]*(?:from|import)[ \t]+{re.escape(lib)}\b", text, re.MULTILINE) for lib in libs)
         }
         self.uses_parser = any(p in text for p in self.rules.parsers)
         flags = [*self.rules.flags, *(n for n in self.rules.planned if n.startswith("--"))]

@@ -117,7 +117,7 @@ def _requirement(text: str, where: str) -> SpecifierSet | None:
     try:
         req = Requirement(text)
     except InvalidRequirement as exc:
-        if re.match(rf"\s*{PACKAGE}\b", text, re.I):
+        if re.match(rf"\s*{PACKAGE}\b", text, re.IGNORECASE):
             raise RequirementError(f"{where}: cannot read the requirement {text.strip()!r}: {exc}; write it as PEP 508, e.g. '{PACKAGE}>=5.23.0'") from None
         return None
     return req.specifier if canonicalize_name(req.name) == PACKAGE else None
