@@ -12,6 +12,7 @@ from typing import Any
 
 from packaging.version import Version
 
+from generator.pages.timeline_svg import timeline_svg
 from generator.table import AUDIENCES, EmittedWarning, Rename, Table
 
 
@@ -118,6 +119,9 @@ def context(table: Table) -> dict[str, Any]:
         "planned_by_audience": {a: [r for r in table.renames if r.status == "planned" and a in r.audience] for a in AUDIENCES},
         "first_since": first_since,
         "timeline": timeline(table),
+        "timeline_svg": timeline_svg(
+            timeline(table), {k: lib.display for k, lib in table.libraries.items()}, "Deprecation timeline of every library"
+        ),
         "filters": warning_filters(table),
         "row": lambda library, old: _find(table, library, old),
         "distinct_warnings": distinct_warnings,
