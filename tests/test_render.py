@@ -140,3 +140,15 @@ def test_a_new_row_reaches_the_built_site(tmp_path: Path) -> None:
     for page in ("migration-guide", "timeline"):
         html = (tmp_path / "site" / "generated" / page / "index.html").read_text()
         assert ">enable_input_grads_for_checkpointing</code>" in html, page
+
+
+def test_every_rename_is_its_own_table_row() -> None:
+    """A template that loses a row's line break glues rows together: Markdown then shows one row with many cells."""
+    guide = (ROOT / "docs" / render.GENERATED_DIR / "migration-guide.md").read_text(encoding="utf-8")
+    section = guide[guide.index("## All renames at a glance") : guide.index("## Training scripts")]
+    rows = [line for line in section.splitlines() if line.startswith("| <code")]
+    table = load(ROOT / "aliases.yaml")
+    assert [line.split(" | ")[0] for line in rows] == [
+        f'| <code class="ck-old">{r.old}</code>' for r in table.renames if r.status == "shipped"
+    ]
+    assert all(line.count(" | ") == 4 for line in rows), rows  # five cells each
