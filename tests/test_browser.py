@@ -370,6 +370,52 @@ def test_timeline_is_drawn_at_build_time_and_readable_on_both_screens(tab: Tab) 
     assert colours[0] != colours[1], f"the timeline text kept {colours[0]} across schemes ({scheme})"
 
 
+def test_pasting_an_error_text_finds_its_section(tab: Tab) -> None:
+    """For every warning and exception text, pasting `Category: text` lists its section among the errors page's hits.
+
+    Texts that share a heading (the list after the colon differs) are pasted as their heading, which is what every
+    variant starts with. Where in the list the section ranks is lunr's business; it must be there, and following
+    it must land on the heading.
+    """
+    from generator.measure import matrix
+    from generator.pages import errors
+    from generator.table import load
+
+    found = errors.error_texts(load(ROOT / "aliases.yaml"), matrix.load_measured())
+    assert found
+    tab.open(PAGES["Errors and warnings"])
+    field = tab.page.locator("input.md-search__input")
+    page_hit = tab.page.locator(".md-search-result__item").filter(
+        has=tab.page.locator("h1", has_text=re.compile("^Errors and warnings$"))
+    )
+    missing = []
+    for error in found:
+        pasted = f"{error.category}: {error.texts[0] if len(error.texts) == 1 else error.heading}"
+        tab.page.keyboard.press("/")
+        field.fill("x")  # clear the previous results first, so the ones read below are this text's
+        field.press("End")  # Material searches on keyup
+        _expect()(page_hit).to_have_count(0)
+        field.fill(pasted)
+        field.press("End")
+        _expect()(page_hit).to_have_count(1)
+        headings = [" ".join(t.split()) for t in page_hit.locator("a.md-search-result__link h2").all_text_contents()]
+        if error.heading.replace("`", "") not in headings:
+            missing.append(pasted)
+        tab.page.keyboard.press("Escape")
+    assert not missing, f"pasted texts whose section the search does not list: {missing}"
+    # And following the best hit lands on that heading.
+    tab.open("")  # afresh, from the home page
+    tab.page.keyboard.press("/")
+    _expect()(field).to_be_focused()
+    field.fill(f"{found[-1].category}: {found[-1].texts[0]}")
+    field.press("End")
+    best = page_hit.locator("a.md-search-result__link:visible", has=tab.page.locator("h2")).first  # sections: h2
+    _expect()(best).to_be_visible()
+    title = " ".join(best.locator("h2").first.text_content().split())
+    best.click()
+    _expect()(tab.page.locator(".md-content :is(h2, h3)", has_text=title).first).to_be_in_viewport()
+
+
 def test_instant_navigation_keeps_state_between_pages(tab: Tab) -> None:
     tab.open(PAGES["Migration guide"])
     tab.page.locator(".tabbed-set").first.locator(".tabbed-labels > label", has_text="After").click()
