@@ -250,6 +250,27 @@ def test_page_is_offline_clean_and_accessible(tab: Tab, title: str) -> None:
     assert not failing, "\n".join(report)
 
 
+def test_dark_scheme_is_accessible(tab: Tab) -> None:
+    """The same axe check in the dark scheme (what a reader whose system prefers dark gets first)."""
+    tab.page.emulate_media(color_scheme="dark")
+    axe = _axe_path()
+    if not axe.is_file():
+        _missing(f"{axe} not found: run `make setup` (it fetches the pinned axe-core from the npm registry)")
+    report = []
+    for title, address in PAGES.items():
+        tab.open(address)
+        assert tab.page.evaluate("document.body.dataset.mdColorScheme") == "slate"
+        tab.page.add_script_tag(path=str(axe))
+        failing = tab.page.evaluate(
+            """async (impacts) => (await axe.run(document, {resultTypes: ["violations"]})).violations
+                .filter(v => impacts.includes(v.impact))
+                .map(v => v.id + ": " + v.nodes.slice(0, 3).map(n => n.target.join(" ") + " :: " + n.failureSummary).join("; "))""",
+            list(FAILING_IMPACTS),
+        )
+        report += [f"{title}: {f}" for f in failing]
+    assert not report, "\n".join(report)
+
+
 # --- Every page fits its screen --------------------------------------------------------------------------------
 
 SCREENS = ((1440, 900), (390, 844))
