@@ -1,10 +1,8 @@
 """Draw the deprecation timeline of every library on one date axis, as an inline SVG string, at build time.
 
-The axis runs down the page, so the drawing is as readable on a 390 px phone as on a wide screen: labels never
-shrink with the number of events. Dates place the dots; labels stack below one another when dates are close.
-What has no release date (the planned removal, names not renamed yet) sits past the end of the axis, labelled
-from the table, never with a made-up date. Colours come from CSS classes (`currentColor`), so it reads in both
-schemes, and every label is a `<text>` element that a reader can select and search.
+The axis runs down the page, so labels keep their size on a 390 px phone and a wide screen alike; dots sit at their
+dates and labels stack when dates are close. What has no date (the planned removal) sits past the axis' end,
+labelled from the table. CSS classes colour it (`currentColor`) in both schemes; labels are selectable `<text>`.
 """
 
 from __future__ import annotations

@@ -55,9 +55,9 @@ class Event:
     """A date (YYYY-MM-DD), or `planned` for what has no release yet."""
     version: str
     what: str
-    """The full story, for the table."""
+    """The full story, for the table and the drawing's dated marks."""
     label: str
-    """A few words for the diagram, where long text shrinks the whole drawing."""
+    """A few words: what the timeline drawing says of a planned change."""
 
 
 def timeline(table: Table) -> dict[str, list[Event]]:
