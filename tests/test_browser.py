@@ -250,6 +250,76 @@ def test_page_is_offline_clean_and_accessible(tab: Tab, title: str) -> None:
     assert not failing, "\n".join(report)
 
 
+def test_dark_scheme_is_accessible(tab: Tab) -> None:
+    """The same axe check in the dark scheme (what a reader whose system prefers dark gets first)."""
+    tab.page.emulate_media(color_scheme="dark")
+    axe = _axe_path()
+    if not axe.is_file():
+        _missing(f"{axe} not found: run `make setup` (it fetches the pinned axe-core from the npm registry)")
+    report = []
+    for title, address in PAGES.items():
+        tab.open(address)
+        assert tab.page.evaluate("document.body.dataset.mdColorScheme") == "slate"
+        tab.page.add_script_tag(path=str(axe))
+        failing = tab.page.evaluate(
+            """async (impacts) => (await axe.run(document, {resultTypes: ["violations"]})).violations
+                .filter(v => impacts.includes(v.impact))
+                .map(v => v.id + ": " + v.nodes.slice(0, 3).map(n => n.target.join(" ") + " :: " + n.failureSummary).join("; "))""",
+            list(FAILING_IMPACTS),
+        )
+        report += [f"{title}: {f}" for f in failing]
+    assert not report, "\n".join(report)
+
+
+# --- Every page fits its screen --------------------------------------------------------------------------------
+
+SCREENS = ((1440, 900), (390, 844))
+"""A laptop and a phone (CSS pixels)."""
+SCREENSHOTS = ROOT / ".cache/screenshots"
+"""Where every page is saved at both sizes for a reviewer to look at (ignored by git, like all of .cache/)."""
+
+
+@pytest.mark.parametrize(("width", "height"), SCREENS, ids=[f"{w}px" for w, _ in SCREENS])
+@pytest.mark.parametrize("title", PAGES)
+def test_page_fits_the_screen(tab: Tab, title: str, width: int, height: int) -> None:
+    """Nothing scrolls the page sideways; on the wide screen no table hides a column behind a scroll bar.
+
+    On the phone a wide table scrolls inside its own box, its first column kept in view. Every page is
+    saved as a screenshot (whole page) under .cache/screenshots/WIDTHxHEIGHT/.
+    """
+    tab.page.set_viewport_size({"width": width, "height": height})
+    tab.open(PAGES[title])
+    shot = SCREENSHOTS / f"{width}x{height}" / f"{re.sub(r'[^a-z0-9]+', '-', title.lower())}.png"
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    tab.page.screenshot(path=str(shot), full_page=True)
+    page_width = tab.page.evaluate("[document.documentElement.scrollWidth, innerWidth]")
+    assert page_width[0] <= page_width[1], f"{title} scrolls sideways at {width} px: {page_width}"
+    tables = tab.page.eval_on_selector_all(
+        ".md-content table",
+        """ts => ts.map(t => {
+            const box = t.closest(".md-typeset__scrollwrap") || t.parentElement;
+            return {head: [...t.rows[0].cells].map(c => c.textContent.trim()).join(" | "),
+                    scroll: box.scrollWidth, client: box.clientWidth};
+        })""",
+    )
+    if width >= 1440:
+        hidden = [t for t in tables if t["scroll"] > t["client"]]
+        assert not hidden, f"{title} at {width} px: tables with columns out of view: {hidden}"
+        return
+    wide = tab.page.locator(".md-typeset__scrollwrap").filter(has=tab.page.locator("table"))
+    for i in range(wide.count()):
+        box = wide.nth(i)
+        if box.evaluate("b => b.scrollWidth <= b.clientWidth"):
+            continue
+        box.evaluate("b => { b.scrollLeft = b.scrollWidth; }")
+        kept = box.evaluate(
+            """b => { const cell = b.querySelector("tr:last-child > :first-child").getBoundingClientRect();
+                      return cell.left >= b.getBoundingClientRect().left - 1 && cell.width > 0; }"""
+        )
+        assert kept, f"{title} at {width} px: the first column of a scrolled table went out of view"
+        break  # one scrolled table per page is enough: the rule is the same CSS for all
+
+
 # --- Features readers rely on --------------------------------------------------------------------------------------
 
 
@@ -275,13 +345,16 @@ def test_search_for_an_old_name_lands_on_its_row(tab: Tab) -> None:
     field = tab.page.locator("input.md-search__input")
     _expect()(field).to_be_focused()
     field.press_sequentially(old)  # fill() sends no key events, and Material searches on keyup
-    # The migration guide is among the results (where exactly depends on what the other pages say), and its
-    # best section, listed first under the page, holds the name.
+    # The migration guide is among the results (where exactly depends on what the other pages say), and among its
+    # sections is the table of all renames, with the name highlighted.
     result = tab.page.locator(".md-search-result__item").filter(
         has=tab.page.locator("h1", has_text=re.compile("^Migration guide$"))
     )
     _expect()(result).to_have_count(1)
-    section = result.locator("a.md-search-result__link").nth(1)
+    more = result.locator(".md-search-result__more summary")
+    if more.count():
+        more.click()  # Material folds all but the best sections under "N more on this page"
+    section = result.locator("a.md-search-result__link").filter(has=tab.page.locator("h2", has_text="All renames at a glance"))
     _expect()(section.locator("mark").first).to_have_text(old)
     section.click()
     tab.page.wait_for_url(re.compile(re.escape(tab.deployed.base + PAGES["Migration guide"]) + r"\?h=.*#.+"))
@@ -296,13 +369,75 @@ def test_search_for_an_old_name_lands_on_its_row(tab: Tab) -> None:
     )
 
 
-def test_timeline_diagram_renders_from_the_vendored_mermaid(tab: Tab) -> None:
-    tab.open(PAGES["Deprecation timeline"])
-    diagram = tab.page.locator("div.mermaid").first  # Material swaps <pre class="mermaid"> for a drawn diagram
-    _expect()(diagram).to_be_visible()
-    box = diagram.bounding_box()
-    assert box is not None and box["height"] > 100, f"the diagram is not drawn: {box}"
-    assert tab.page.evaluate("typeof mermaid") == "object"  # the vendored global, not a CDN load
+def test_timeline_is_drawn_at_build_time_and_readable_on_both_screens(tab: Tab) -> None:
+    for width, height in SCREENS:
+        tab.page.set_viewport_size({"width": width, "height": height})
+        tab.open(PAGES["Deprecation timeline"])
+        drawing = tab.page.locator(".md-content svg.tl")
+        _expect()(drawing).to_have_count(1)
+        _expect()(drawing).to_be_visible()
+        box = drawing.bounding_box()
+        assert box is not None and box["height"] > 200, f"{width} px: the timeline is not drawn: {box}"
+        # Text keeps a reading size: at least 11 CSS px tall on the phone and on the wide screen alike.
+        sizes = tab.page.eval_on_selector_all(".md-content svg.tl text", "ts => ts.map(t => t.getBoundingClientRect().height)")
+        assert sizes and min(sizes) >= 11, f"{width} px: timeline text {min(sizes):.1f} px tall"
+        # Selectable: a reader can copy a label.
+        label = tab.page.locator(".md-content svg.tl text.tl-head").first
+        label.dblclick()
+        assert tab.page.evaluate("getSelection().toString().trim()"), "timeline text is not selectable"
+    # Readable in the dark scheme too: the labels follow the page's text colour.
+    colours = []
+    for _ in range(2):
+        colours.append(tab.page.eval_on_selector(".md-content svg.tl text", "t => getComputedStyle(t).fill"))
+        tab.page.locator("label.md-header__button[for^='__palette']:visible").click()
+    scheme = tab.page.evaluate("document.body.dataset.mdColorScheme")
+    assert colours[0] != colours[1], f"the timeline text kept {colours[0]} across schemes ({scheme})"
+
+
+def test_pasting_an_error_text_finds_its_section(tab: Tab) -> None:
+    """For every warning and exception text, pasting `Category: text` lists its section among the errors page's hits.
+
+    Texts that share a heading (the list after the colon differs) are pasted as their heading, which is what every
+    variant starts with. Where in the list the section ranks is lunr's business; it must be there, and following
+    it must land on the heading.
+    """
+    from generator.measure import data as measured_data
+    from generator.pages import errors
+    from generator.table import load
+
+    found = errors.error_texts(load(ROOT / "aliases.yaml"), measured_data.load_measured())
+    assert found
+    tab.open(PAGES["Errors and warnings"])
+    field = tab.page.locator("input.md-search__input")
+    page_hit = tab.page.locator(".md-search-result__item").filter(
+        has=tab.page.locator("h1", has_text=re.compile("^Errors and warnings$"))
+    )
+    missing = []
+    for error in found:
+        pasted = f"{error.category}: {error.texts[0] if len(error.texts) == 1 else error.heading}"
+        tab.page.keyboard.press("/")
+        field.fill("x")  # clear the previous results first, so the ones read below are this text's
+        field.press("End")  # Material searches on keyup
+        _expect()(page_hit).to_have_count(0)
+        field.fill(pasted)
+        field.press("End")
+        _expect()(page_hit).to_have_count(1)
+        headings = [" ".join(t.split()) for t in page_hit.locator("a.md-search-result__link h2").all_text_contents()]
+        if error.heading.replace("`", "") not in headings:
+            missing.append(pasted)
+        tab.page.keyboard.press("Escape")
+    assert not missing, f"pasted texts whose section the search does not list: {missing}"
+    # And following the best hit lands on that heading.
+    tab.open("")  # afresh, from the home page
+    tab.page.keyboard.press("/")
+    _expect()(field).to_be_focused()
+    field.fill(f"{found[-1].category}: {found[-1].texts[0]}")
+    field.press("End")
+    best = page_hit.locator("a.md-search-result__link:visible", has=tab.page.locator("h2")).first  # sections: h2
+    _expect()(best).to_be_visible()
+    title = " ".join(best.locator("h2").first.text_content().split())
+    best.click()
+    _expect()(tab.page.locator(".md-content :is(h2, h3)", has_text=title).first).to_be_in_viewport()
 
 
 def test_instant_navigation_keeps_state_between_pages(tab: Tab) -> None:

@@ -115,8 +115,11 @@ def test_the_matrix_page_is_rendered_from_the_data() -> None:
     outcome.update(outcome="raises", warnings=[], error={"type": "RuntimeError", "message": "made up by a test"})
     page = _timeline(changed)
     assert "RuntimeError: made up by a test" in page
-    line = next(l for l in page.splitlines() if l.startswith(f"| <code>{row.old}</code> (old) | {row.kind} "))
-    assert line.rstrip(" |").endswith("raises RuntimeError"), line
+    head = f'| <code class="ck-old">{row.old}</code><br>→ <code class="ck-new">{row.new}</code><br><small>{row.kind} of'
+    line = next(l for l in page.splitlines() if l.startswith(head))
+    last_release = line.rstrip(" |").rsplit(" | ", 1)[1]  # the 5.24.0 cell: the old name's outcome, then the new one's
+    assert last_release.startswith('<span class="ck-pair">old: <span class="ck-outcome ck-raises">'), line
+    assert '<span aria-hidden="true">✗</span> RuntimeError</span>' in last_release.split("<br>")[0], line
 
 
 def test_a_row_without_data_shows_as_not_measured() -> None:

@@ -69,7 +69,7 @@ def test_the_page_lists_peft_and_trl_warning_sites() -> None:
     page = PAGE.read_text(encoding="utf-8")
     for library, file, line, old, effect in KNOWN_SITES:
         if library in ("peft", "trl") and effect == "warns":
-            assert f"| `{file}:{line}` | <code>{old}</code> | warns:" in page
+            assert f"| {render.code_wrap(f'{file}:{line}')} | <code>{old}</code> | warns:" in page
 
 
 SUBSET = tuple(p for p in adoption.ECOSYSTEM if p[0] in ("sentence-transformers", "openrlhf", "llm2vec"))
@@ -141,7 +141,7 @@ def test_a_keyword_passed_to_the_old_method_prints_only_the_methods_warning(tmp_
 
 def test_the_page_shows_the_measured_warning_of_each_site() -> None:
     page = PAGE.read_text(encoding="utf-8")
-    (line,) = [x for x in page.splitlines() if x.startswith("| `peft/utils/other.py:258` |")]
+    (line,) = [x for x in page.splitlines() if x.startswith(f"| {render.code_wrap('peft/utils/other.py:258')} |")]
     assert "gradient_checkpointing_kwargs</code> is deprecated" not in line
     for lib in measured_data.load_adoption()["libraries"]:
         for s in lib["sites"]:

@@ -57,10 +57,13 @@ def test_a_new_row_appears_in_every_page_that_lists_renames(repo: Path) -> None:
     generated = repo / "docs" / render.GENERATED_DIR
     guide = (generated / "migration-guide.md").read_text()
     timeline = (generated / "timeline.md").read_text()
-    assert guide.count("<code>enable_input_grads_for_checkpointing</code>") >= 2  # "not renamed yet" and its section
+    assert guide.count(">enable_input_grads_for_checkpointing</code>") >= 2  # "not renamed yet" and its section
     matrix = timeline[timeline.index("## Behaviour by release") :]
-    assert "<code>enable_input_require_grads</code> (old)" in matrix
-    assert "<code>enable_input_grads_for_checkpointing</code> (new)" in matrix
+    # The grid has a row for the pair, old name above the new one.
+    assert (
+        '<code class="ck-old">enable_input_require_grads</code><br>→ '
+        '<code class="ck-new">enable_input_grads_for_checkpointing</code>'
+    ) in matrix
     # The table's text is data: it can neither inject HTML nor break a table row.
     assert "<script>" not in guide and "&lt;script&gt;alert(1)&lt;/script&gt; \\| not a cell break" in guide
 
@@ -136,4 +139,16 @@ def test_a_new_row_reaches_the_built_site(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     for page in ("migration-guide", "timeline"):
         html = (tmp_path / "site" / "generated" / page / "index.html").read_text()
-        assert "<code>enable_input_grads_for_checkpointing</code>" in html, page
+        assert ">enable_input_grads_for_checkpointing</code>" in html, page
+
+
+def test_every_rename_is_its_own_table_row() -> None:
+    """A template that loses a row's line break glues rows together: Markdown then shows one row with many cells."""
+    guide = (ROOT / "docs" / render.GENERATED_DIR / "migration-guide.md").read_text(encoding="utf-8")
+    section = guide[guide.index("## All renames at a glance") : guide.index("## Training scripts")]
+    rows = [line for line in section.splitlines() if line.startswith("| <code")]
+    table = load(ROOT / "aliases.yaml")
+    assert [line.split(" | ")[0] for line in rows] == [
+        f'| <code class="ck-old">{r.old}</code>' for r in table.renames if r.status == "shipped"
+    ]
+    assert all(line.count(" | ") == 4 for line in rows), rows  # five cells each

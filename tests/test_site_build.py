@@ -15,12 +15,12 @@ mode fails on it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 import subprocess
 import sys
+from html import unescape as html_unescape
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import NamedTuple
@@ -29,13 +29,18 @@ from urllib.parse import urljoin
 import pytest
 from sitekit import copy_repo
 
+from generator.measure import data as measured_data
+from generator.pages import errors
+from generator.table import load
+
 ROOT = Path(__file__).resolve().parent.parent
-MERMAID = Path("docs/assets/javascripts/mermaid.min.js")
+TABLE = load(ROOT / "aliases.yaml")
 
 # The nav of the fixed interface: title -> built page (use_directory_urls).
 NAV = {
     "Home": "index.html",
     "Migration guide": "generated/migration-guide/index.html",
+    "Errors and warnings": "generated/errors/index.html",
     "Migrate automatically": "migrate-automatically/index.html",
     "Finding codes": "generated/finding-codes/index.html",
     "Naming comparison": "generated/naming-comparison/index.html",
@@ -177,15 +182,44 @@ def test_migration_guide_has_content_tabs(built: Build) -> None:
     assert '"content.tabs.link"' in html  # tab sets switch together
 
 
-def test_timeline_has_a_mermaid_diagram_with_the_vendored_script(built: Build) -> None:
+def test_timeline_is_one_inline_svg_with_selectable_text(built: Build) -> None:
     html = _html(built, NAV["Deprecation timeline"])
-    assert '<pre class="mermaid">' in html
-    srcs = [s.get("src") or "" for s in _resources(html).scripts]
-    # Material loads unpkg.com unless the global `mermaid` exists by DOMContentLoaded, so the
-    # vendored script must come after the bundle as a plain script (no async/defer/module).
-    [mermaid] = [s for s in _resources(html).scripts if (s.get("src") or "").endswith(MERMAID.name)]
-    assert not {"async", "defer", "type"} & mermaid.keys()
-    assert any("bundle." in s for s in srcs[: srcs.index(mermaid["src"])])
+    assert html.count('<svg xmlns="http://www.w3.org/2000/svg" class="tl"') == 1
+    start = html.index('class="tl"')
+    drawing = html[start : html.index("</svg>", start)]
+    texts = re.findall(r"<text [^>]*>([^<]*)</text>", drawing)
+    # Every release of the table is labelled, with its upload date, and the planned removal is drawn as text.
+    for release in TABLE.releases:
+        display = TABLE.libraries[release.library].display
+        assert f"{display} {release.version} · {release.date.isoformat()}" in texts, texts
+    for row in TABLE.renames:
+        if row.removal:
+            assert any(t.startswith(f"{row.removal} removes ") for t in texts), texts
+    # No client-side diagram library: nothing draws after load.
+    assert "mermaid" not in html.lower()
+
+
+def test_every_error_text_is_a_heading_search_finds(built: Build) -> None:
+    """Pasting a warning or exception text into the search lands on its section: the heading is in the index."""
+    index = json.loads((built.site / "search/search_index.json").read_text(encoding="utf-8"))
+    sections = {
+        re.sub(r"<[^>]+>", "", doc["title"]): doc for doc in index["docs"] if doc["location"].startswith("generated/errors/#")
+    }
+    expected = errors.error_texts(TABLE, measured_data.load_measured())
+    assert expected, "no error texts generated"
+    for error in expected:
+        heading = error.heading.replace("`", "")
+        assert heading in sections, f"no search section titled {heading!r}; have {sorted(sections)}"
+        text = re.sub(r"<[^>]+>", "", sections[heading]["text"])
+        for message in error.texts:  # each variant verbatim in the section's text
+            assert f"{error.category}: {message}".replace("`", "") in html_unescape(text).replace("`", ""), message
+    # What the issue names, by the measured data (never typed here): the table's warnings, the TypeErrors and
+    # AttributeErrors of the new names on the release before them, and both HfArgumentParser refusals.
+    categories = {e.category for e in expected}
+    assert {"FutureWarning", "TypeError", "AttributeError", "ValueError"} <= categories
+    for row in TABLE.renames:
+        if row.warning:
+            assert row.warning.message.replace("`", "") in sections
 
 
 def test_api_reference_documents_the_generator(built: Build) -> None:
@@ -216,21 +250,6 @@ def test_no_page_loads_anything_from_another_host(built: Build) -> None:
 def test_no_source_or_test_files_are_published(built: Build) -> None:
     published = [p.relative_to(built.site) for p in built.site.rglob("*") if p.suffix in (".py", ".pyc")]
     assert not published
-
-
-def test_vendored_mermaid_is_the_pinned_release() -> None:
-    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    pinned = re.search(r"^# mermaid (\d+\.\d+\.\d+) sha256 ([0-9a-f]{64})$", config, re.MULTILINE)
-    assert pinned, "mkdocs.yml lost its '# mermaid X.Y.Z sha256 ...' provenance line"
-    data = (ROOT / MERMAID).read_bytes()
-    assert hashlib.sha256(data).hexdigest() == pinned[2]
-    assert f'{{version:"{pinned[1]}"}}'.encode() in data  # the version the bundle reports
-    assert MERMAID.relative_to("docs").as_posix() in config  # listed in extra_javascript
-
-
-def test_published_mermaid_is_the_vendored_file(built: Build) -> None:
-    published = built.site / MERMAID.relative_to("docs")
-    assert published.read_bytes() == (ROOT / MERMAID).read_bytes()
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ release that the data does not cover shows as *not measured* (and `tests/test_ma
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,19 +26,40 @@ class Cell:
 
     outcome: str
     """`works`, `warns`, `raises`, `absent` or `not measured`: a stable word the page styles and tests read."""
-    detail: str
-    """Human text for the cell."""
+    word: str
+    """The word the grid shows: `works`, `warns`, the exception type, `exists`, `absent` or `not measured`."""
+
+
+OUTCOMES = {
+    "works": ("✓", "works silently: no warning, no exception"),
+    "warns": ("⚠", "works and emits the warning named in the cell"),
+    "raises": ("✗", "raises the exception named in the cell, although the release has the name"),
+    "absent": ("∅", "the release has no attribute, parameter, field, flag or key of that name"),
+    NOT_MEASURED: ("?", "no measurement recorded for this release"),
+}
+"""Outcome → the icon the grid shows beside its word, and what it means (the legend). Icons are never alone."""
 
 
 @dataclass(frozen=True)
-class MatrixLine:
-    """One name of one row across the measured releases."""
+class GridRow:
+    """One old/new pair of the table across the measured releases: the grid's row."""
 
     row: Rename
-    name: str
-    which: str
-    """`old` or `new`."""
-    cells: tuple[Cell, ...]
+    anchor: str
+    """The id of the section below the grid that lists every scenario of the pair verbatim."""
+    cells: tuple[tuple[Cell, Cell], ...]
+    """Per release: what the old name did, what the new name did."""
+
+
+@dataclass(frozen=True)
+class ProbeCell:
+    """One scenario in one release."""
+
+    outcome: str
+    refs: tuple[int, ...]
+    """Numbers of the notes (warnings, exceptions) the scenario produced."""
+    effect: str
+    """What the use did, e.g. `checkpointing=true`; empty when nothing was observed."""
 
 
 @dataclass(frozen=True)
@@ -47,8 +69,7 @@ class ProbeLine:
     scenario: str
     uses: str
     """`old`, `new` or `both`."""
-    cells: tuple[str, ...]
-    """Outcome, note numbers and effect per release."""
+    cells: tuple[ProbeCell, ...]
 
 
 @dataclass(frozen=True)
@@ -56,6 +77,7 @@ class ProbeTable:
     """Every scenario of one row, with the messages the cells refer to by number."""
 
     row: Rename
+    anchor: str
     lines: tuple[ProbeLine, ...]
     notes: tuple[str, ...]
     """`Category: message` of each distinct warning or exception, numbered from 1 in order of appearance."""
@@ -68,7 +90,7 @@ class Matrix:
     library: str
     columns: tuple[str, ...]
     """The listed releases, oldest first."""
-    lines: tuple[MatrixLine, ...]
+    rows: tuple[GridRow, ...]
     probes: tuple[ProbeTable, ...]
     versions: dict[str, dict[str, str]]
     """Release → the versions that answered (transformers, torch, and the library itself)."""
@@ -80,12 +102,15 @@ def _summary(outcome: dict[str, Any] | None) -> Cell:
     kind = outcome["outcome"]
     if outcome["scenario"] == "exists":
         return Cell(kind, "exists" if kind == "works" else "absent")
-    if kind == "warns":
-        categories = ", ".join(dict.fromkeys(w["category"] for w in outcome["warnings"]))
-        return Cell(kind, f"works, warns ({categories})")
     if kind == "raises":
-        return Cell(kind, f"raises {outcome['error']['type']}")
-    return Cell(kind, "works, silent" if kind == "works" else "absent")
+        return Cell(kind, outcome["error"]["type"])
+    return Cell(kind, kind)
+
+
+def anchor(row: Rename) -> str:
+    """A stable id for a row's section: its library, kind, owner and old name, lower-case, dashes only."""
+    text = f"probe {row.library} {row.kind} {row.owner} {row.old}"
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
 def _effect_text(effect: Any) -> str:
@@ -109,16 +134,14 @@ def _probe_table(row: Rename, releases: list[str], per_release: list[list[dict[s
         for outcomes in per_release:
             found = next((o for o in outcomes if (o["scenario"], o["uses"]) == (scenario, uses)), None)
             if found is None:
-                cells.append(NOT_MEASURED)
+                cells.append(ProbeCell(NOT_MEASURED, (), ""))
                 continue
             refs = [note(f"{w['category']}: {w['message']}") for w in found["warnings"]]
             if found["error"]:
                 refs.append(note(f"{found['error']['type']}: {found['error']['message']}"))
-            marks = "".join(f" ({n})" for n in refs)
-            effect = _effect_text(found["effect"])
-            cells.append(f"{found['outcome']}{marks}" + (f" → {effect}" if effect else ""))
+            cells.append(ProbeCell(found["outcome"], tuple(refs), _effect_text(found["effect"])))
         lines.append(ProbeLine(scenario, uses, tuple(cells)))
-    return ProbeTable(row, tuple(lines), tuple(notes))
+    return ProbeTable(row, anchor(row), tuple(lines), tuple(notes))
 
 
 def matrices(table: Table, measured: Measured) -> list[Matrix]:
@@ -129,16 +152,18 @@ def matrices(table: Table, measured: Measured) -> list[Matrix]:
         releases = [r.version for r in table.releases_of(library)]
         if not rows or not releases:
             continue
-        lines, probes = [], []
+        grid, probes = [], []
         for row in rows:
             per_release = [measured.of_row(library, release, row_key(row)) for release in releases]
-            for which in ("old", "new"):
-                firsts = [next((o for o in outcomes if o["uses"] == which), None) for outcomes in per_release]
-                lines.append(MatrixLine(row, getattr(row, which), which, tuple(_summary(o) for o in firsts)))
+            cells = []
+            for outcomes in per_release:
+                old, new = (next((o for o in outcomes if o["uses"] == which), None) for which in ("old", "new"))
+                cells.append((_summary(old), _summary(new)))
+            grid.append(GridRow(row, anchor(row), tuple(cells)))
             if row.status == "shipped":
                 probes.append(_probe_table(row, releases, per_release))
         versions = {r: measured.versions[(library, r)] for r in releases if (library, r) in measured.versions}
-        out.append(Matrix(library, tuple(releases), tuple(lines), tuple(probes), versions))
+        out.append(Matrix(library, tuple(releases), tuple(grid), tuple(probes), versions))
     return out
 
 
@@ -249,6 +274,7 @@ def context(table: Table, measured: Measured) -> dict[str, Any]:
     """What the templates may use from the measured data."""
     return {
         "matrices": matrices(table, measured),
+        "outcomes": OUTCOMES,
         "downstream": downstream(measured),
         "downstream_versions": measured.downstream["versions"],
         "downstream_silent": [e["title"] for e in measured.downstream["entries"] if not e["warnings"]],

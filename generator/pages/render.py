@@ -17,7 +17,7 @@ from markupsafe import Markup
 from generator import writing
 from generator.measure import data as measured_data
 from generator.oldnames import OldNames, rewrite_pycon
-from generator.pages import adoption, measured, views
+from generator.pages import adoption, errors, measured, views
 from generator.paths import DOCS_DIR, TEMPLATES_DIR
 from generator.table import Table
 
@@ -30,6 +30,7 @@ PAGES = {
     "timeline.md": "timeline.md.j2",
     "adoption-report.md": "adoption-report.md.j2",
     "finding-codes.md": "finding-codes.md.j2",
+    "errors.md": "errors.md.j2",
 }
 """Generated page (under `docs/generated/`) → the template that renders it."""
 
@@ -63,9 +64,37 @@ def code(text: str) -> Markup:
     return Markup(f"<code>{escaped}</code>")
 
 
-def mermaid_text(text: str) -> str:
-    """Text safe inside a Mermaid timeline event, where `:`, `#`, `;` and backticks have meaning."""
-    return re.sub(r"[:#;`<>{}]", "", text).strip()
+def code_wrap(text: str) -> Markup:
+    """A long dotted name, path or line of code as inline code that may break after `.`, `/`, `(`, `,` and `=`.
+
+    Only there: search splits words at these characters too, so highlighting a searched word still finds it whole.
+    """
+    escaped = html.escape(text, quote=False).replace("|", "&#124;")
+    return Markup('<code class="ck-path">' + re.sub(r"([./(,=])", r"\1<wbr>", escaped) + "</code>")
+
+
+def md_wrap(text: str) -> Markup:
+    """Table text (as `md`) that may break after a dot or before a parenthesis, for long owners in narrow columns."""
+    return Markup(re.sub(r"\.(?=\w)", ".<wbr>", str(md_text(text))).replace("(", "<wbr>("))
+
+
+def old_name(text: str) -> Markup:
+    """An old name as inline code, in the site's colour for old names (the column or arrow also says which)."""
+    return Markup(str(code(text)).replace("<code>", '<code class="ck-old">', 1))
+
+
+def new_name(text: str) -> Markup:
+    """A new name as inline code, in the site's colour for new names."""
+    return Markup(str(code(text)).replace("<code>", '<code class="ck-new">', 1))
+
+
+def outcome_badge(outcome: str, word: str) -> Markup:
+    """A measured outcome as an icon and a word; the icon is hidden from screen readers, the word says it all."""
+    icon, _ = measured.OUTCOMES[outcome]
+    slug = outcome.replace(" ", "-")
+    return Markup(
+        f'<span class="ck-outcome ck-{slug}"><span aria-hidden="true">{icon}</span> {html.escape(word)}</span>'
+    )
 
 
 # --- Examples: written once with the new names, rendered as Before/After tabs -----------------------------------------
@@ -147,8 +176,10 @@ def environment(table: Table, templates_dir: Path = TEMPLATES_DIR) -> jinja2.Env
         autoescape=False,  # Markdown out, not HTML: table text goes through `md` / `code` explicitly.
     )
     examples = Examples(table, OldNames.from_table(table))
-    env.filters.update(md=md_text, code=code, mermaid=mermaid_text)
-    env.globals.update(tabs=examples.tabs, pycon=examples.pycon, warning_line=examples.warning_line)
+    env.filters.update(md=md_text, code=code, code_wrap=code_wrap, md_wrap=md_wrap, old=old_name, new=new_name)
+    env.globals.update(
+        tabs=examples.tabs, pycon=examples.pycon, warning_line=examples.warning_line, outcome_badge=outcome_badge
+    )
     return env
 
 
@@ -161,7 +192,9 @@ def render_pages(table: Table, templates_dir: Path = TEMPLATES_DIR) -> dict[str,
     env = environment(table, templates_dir)
     context = views.context(table)
     try:
-        context.update(measured.context(table, measured_data.load_measured()))
+        data = measured_data.load_measured()
+        context.update(measured.context(table, data))
+        context.update(errors.context(table, data))
     except measured_data.MatrixError as exc:
         raise RenderError(str(exc)) from exc
     try:

@@ -13,6 +13,7 @@ from typing import Any
 from packaging.version import Version
 
 from generator.migrate import codes, findings
+from generator.pages.timeline_svg import timeline_svg
 from generator.table import AUDIENCES, MODEL_PLACEHOLDER, EmittedWarning, Rename, Table
 
 CLASS_NAME_PATTERN = r"[\w.]+"
@@ -66,9 +67,9 @@ class Event:
     """A date (YYYY-MM-DD), or `planned` for what has no release yet."""
     version: str
     what: str
-    """The full story, for the table."""
+    """The full story, for the table and the drawing's dated marks."""
     label: str
-    """A few words for the diagram, where long text shrinks the whole drawing."""
+    """A few words: what the timeline drawing says of a planned change."""
 
 
 def timeline(table: Table) -> dict[str, list[Event]]:
@@ -150,6 +151,9 @@ def context(table: Table) -> dict[str, Any]:
         "planned_by_audience": {a: [r for r in table.renames if r.status == "planned" and a in r.audience] for a in AUDIENCES},
         "first_since": first_since,
         "timeline": timeline(table),
+        "timeline_svg": timeline_svg(
+            timeline(table), {k: lib.display for k, lib in table.libraries.items()}, "Deprecation timeline of every library"
+        ),
         "filters": warning_filters(table),
         "row": lambda library, old: _find(table, library, old),
         "row_of_kind": lambda kind: next(r for r in table.renames if r.kind == kind),

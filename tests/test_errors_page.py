@@ -1,0 +1,62 @@
+"""The errors-and-warnings page: one section per text, from the table's warnings and the measured data."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+
+from generator.measure import data as measured_data
+from generator.pages import errors
+from generator.paths import ROOT
+from generator.table import EmittedWarning, load
+
+TABLE = load(ROOT / "aliases.yaml")
+DATA = measured_data.load_measured()
+
+
+def test_every_recorded_warning_and_measured_exception_has_a_section() -> None:
+    found = {(e.category, e.heading): e for e in errors.error_texts(TABLE, DATA)}
+    for row in TABLE.renames:
+        if row.warning:
+            assert (row.warning.category, row.warning.message) in found
+    for outcomes in DATA.outcomes.values():
+        for o in outcomes:
+            if o["error"]:
+                e = found[(o["error"]["type"], errors.heading_of(o["error"]["message"]))]
+                assert o["error"]["message"] in e.texts
+
+
+def test_variants_after_the_colon_share_a_section_with_every_text_verbatim() -> None:
+    found = errors.error_texts(TABLE, DATA)
+    grouped = [e for e in found if len(e.texts) > 1]
+    assert grouped, "the HfArgumentParser refusals list different arguments and should share a heading"
+    for e in grouped:
+        assert all(t.startswith(e.heading + ": ") for t in e.texts)
+
+
+def test_releases_come_from_the_measurements() -> None:
+    changed = copy.deepcopy(DATA)
+    key = ("transformers", "5.24.0")
+    # A made-up exception in one scenario of one release: its section says exactly that release produced it.
+    changed.outcomes[key][0].update(outcome="raises", error={"type": "RuntimeError", "message": "made up by a test"})
+    (e,) = [e for e in errors.error_texts(TABLE, changed) if e.category == "RuntimeError"]
+    assert e.produced_in == {"transformers": ("5.24.0",)}
+    assert e.not_in == {"transformers": tuple(r for r in DATA.releases["transformers"] if r != "5.24.0")}
+    assert [c.releases for c in e.causes] == [("5.24.0",)] and not e.causes[0].too_old
+
+
+def test_a_new_warning_in_the_table_appears_without_a_template_change() -> None:
+    row = next(r for r in TABLE.renames if r.warning)
+    new_warning = EmittedWarning("UserWarning", "`MyModel` only defines `old`, which a later release will not call")
+    table = dataclasses.replace(TABLE, renames=(*TABLE.renames, dataclasses.replace(row, warning=new_warning)))
+    (e,) = [e for e in errors.error_texts(table, DATA) if e.category == "UserWarning"]
+    assert e.warning and e.heading == new_warning.message and e.produced_in == {}  # recorded, not measured
+
+
+def test_exceptions_before_the_rename_advise_the_release() -> None:
+    found = errors.error_texts(TABLE, DATA)
+    since = {r.since for r in TABLE.renames if r.since}
+    early = [e for e in found if not e.warning and e.causes and all(c.too_old for c in e.causes)]
+    assert early
+    for e in early:
+        assert all(all(r not in since for r in c.releases) for c in e.causes)
