@@ -1,4 +1,4 @@
-"""Command line: `python -m generator check|render|matrix [--table PATH] [--check]`, and `scan|fix PATH...` (the migration tool).
+"""Command line: `python -m generator check|render|matrix [--table PATH] [--check]`, `scan|fix PATH...` (the migration tool), `audit`, `refresh`.
 
 Exit codes: 0 done, 1 the table has problems, (with `render --check`) pages are stale or (with `matrix --check`) the
 measured data differs, 2 usage errors.
@@ -35,6 +35,10 @@ def _parser() -> argparse.ArgumentParser:
     mat.add_argument("--table", type=Path, default=TABLE_PATH, help="the alias table (default: %(default)s)")
     mat.add_argument("--check", action="store_true", help="write nothing; measure again and exit 1 with a diff on any difference")
     mat.add_argument("--data", type=Path, default=DATA_DIR, help="the data folder (default: %(default)s)")
+    from generator.measure import audit, refresh
+
+    audit.add_arguments(commands.add_parser("audit", help="prove the table complete for every listed transformers release"))
+    refresh.add_arguments(commands.add_parser("refresh", help="find, measure and (with --write) record newer releases"))
     return parser
 
 
@@ -44,6 +48,10 @@ def main(argv: list[str] | None = None) -> int:
         from generator.migrate import cli as migrate_cli
 
         return migrate_cli.scan(args) if args.command == "scan" else migrate_cli.fix(args)
+    if args.command in ("audit", "refresh"):
+        import importlib
+
+        return int(importlib.import_module(f"generator.measure.{args.command}").run(args))
     from generator.table import TableError, load
 
     try:

@@ -235,18 +235,23 @@ def _base() -> dict[str, Any]:
     return {"output_dir": str(_Tmp.path / "out"), "report_to": "none"}
 
 
-def _fields() -> dict[str, Any]:
-    return {f.name: f for f in dataclasses.fields(_training_arguments())}
+def _fields(cls: Any = None) -> dict[str, Any]:
+    return {f.name: f for f in dataclasses.fields(cls or _training_arguments())}
 
 
-def values_for(field_name: str) -> tuple[Any, Any]:
+def _config_class(row: Rename) -> Any:
+    """The dataclass a field row belongs to: `TrainingArguments`, or a library's subclass (TRL's configs)."""
+    return _training_arguments() if row.owner == "TrainingArguments" else resolve_owner(row)
+
+
+def values_for(field_name: str, cls: Any = None) -> tuple[Any, Any]:
     """The probe values for a field, by its annotation in this release (`dict` for the `*_kwargs` fields).
 
     Read from the class annotations, not `dataclasses.fields`: `HfArgumentParser` rewrites `Field.type` in place
     (`dict | str | None` becomes `str`), so the field objects depend on whether a parser was built before.
     """
     annotations: dict[str, Any] = {}
-    for klass in reversed(_training_arguments().__mro__):
+    for klass in reversed((cls or _training_arguments()).__mro__):
         annotations.update(getattr(klass, "__annotations__", {}))
     if field_name not in annotations:
         raise ProbeError(f"TrainingArguments has no field '{field_name}' to take the value type from")
@@ -260,13 +265,14 @@ def field_pair(row: Rename) -> tuple[str, str]:
 
 def _read_fields(args: Any, names: tuple[str, str]) -> dict[str, Any]:
     """The values of the old and new field after the use; a name that is not a field is left out."""
-    fields = _fields()
+    fields = _fields(type(args))
     return {name: getattr(args, name) for name in names if name in fields}
 
 
 def _args_field(row: Rename, table: Table) -> Iterator[Outcome]:
-    cls, names, fields = _training_arguments(), (row.old, row.new), _fields()
-    value, other = values_for(row.old)
+    cls = _config_class(row)
+    names, fields = (row.old, row.new), _fields(cls)
+    value, other = values_for(row.old, cls)
     read = lambda args: _read_fields(args, names)
     for uses in ("old", "new"):
         name = getattr(row, uses)
@@ -377,6 +383,8 @@ def name_exists(row: Rename, name: str) -> bool:
     try:
         owner = resolve_owner(row)
     except (ImportError, AttributeError) as exc:
+        if row.status == "removed":
+            return False  # the release removed the owner itself (a deprecated method's keyword goes with the method)
         raise ProbeError(f"{row.position}: cannot import the owner '{row.owner}': {exc}") from None
     if row.kind == "field" or row.kind == "config-key":
         return name in {f.name for f in dataclasses.fields(owner)}
@@ -413,7 +421,7 @@ def probe_for(row: Rename) -> Probe:
         return _model_property
     if owner.startswith("PreTrainedModel.") and kind == "argument":
         return _model_argument
-    if owner == "TrainingArguments" and kind == "field":
+    if (owner == "TrainingArguments" or owner in OWNER_OBJECTS) and kind == "field":
         return _args_field
     if owner.startswith("TrainingArguments.") and kind == "argument":
         return _args_method_argument
