@@ -27,8 +27,11 @@ PROBED_KINDS = ("field",)
 def own_warnings(library: str, row: probes.Rename) -> dict[str, object]:
     """The warnings the library's own code emits when the row's old name is set, or the error it raises."""
     package = Path(importlib.import_module(library).__file__ or "").parent
-    cls = probes.resolve_owner(row)
-    value, _ = probes.values_for(row.old, cls)
+    try:
+        cls = probes.resolve_owner(row)
+        value, _ = probes.values_for(row.old, cls)
+    except (probes.ProbeError, ImportError, AttributeError) as exc:
+        return {"row": probes.row_key(row), "warnings": [], "error": {"type": type(exc).__name__, "message": str(exc)}}
     error = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

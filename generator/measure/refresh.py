@@ -171,11 +171,13 @@ def removal_changes(table: Table, key: str, version: str, outcomes: list[dict[st
         mine = [o for o in outcomes if o["row"] == row_key(row)]
         old = [o for o in mine if o["uses"] == "old"]
         new = [o for o in mine if o["uses"] == "new"]
-        if old and new and all(o["outcome"] in ("raises", "absent") for o in old) and all(o["outcome"] in ("works", "warns") for o in new):
+        # The new name must work wherever it can be used (a use that needs the old name first is absent).
+        new_ok = any(o["outcome"] in ("works", "warns") for o in new) and not any(o["outcome"] == "raises" for o in new)
+        if old and all(o["outcome"] in ("raises", "absent") for o in old) and new_ok:
             first = next((o for o in old if o["error"]), old[0])
             seen = f"{first['error']['type']}: {first['error']['message']}" if first["error"] else "absent"
-            changes.append(Change(row, "removed", f"{len(old)} uses of `{row.old}` fail ({first['scenario']}: {seen}); "
-                                                  f"all {len(new)} uses of `{row.new}` work"))
+            changes.append(Change(row, "removed", f"{len(old)} use{'s' * (len(old) != 1)} of `{row.old}` fail ({first['scenario']}: {seen}); "
+                                                  f"`{row.new}` works"))
     return changes
 
 
