@@ -226,7 +226,8 @@ def api_objects(tree: Path, package: str = PACKAGE) -> dict[str, ApiObject]:
             else:
                 shape = ""
             if NAME.search(member.name):
-                out[member.path] = ApiObject(member.path, member.name, member.kind.value, shape, where(member))
+                kind = "property" if "property" in member.labels else member.kind.value
+                out[member.path] = ApiObject(member.path, member.name, kind, shape, where(member))
             if member.is_module or member.is_class:
                 visit(member)
 

@@ -319,18 +319,15 @@ def report(findings: list[Finding], index_url: str, downstream: list[str]) -> st
 # --- Writing the table ---------------------------------------------------------------------------------------------------
 
 
-def _block(lines: list[str], start: int, indent: int) -> int:
-    """The index after the block starting at `start` (a mapping or list item at `indent`), trailing blanks excluded."""
+def _block(lines: list[str], start: int, inner: int) -> int:
+    """The index after the block that starts at `start` and whose lines are indented by `inner` or more.
+
+    Blank lines inside are kept; trailing blank lines are not part of the block.
+    """
     end = start + 1
-    while end < len(lines):
-        line = lines[end]
-        stripped = line.lstrip(" ")
-        if stripped.strip() and (len(line) - len(stripped) < indent or (len(line) - len(stripped) == indent)):
-            break
+    while end < len(lines) and (not lines[end].strip() or len(lines[end]) - len(lines[end].lstrip(" ")) >= inner):
         end += 1
     while end > start + 1 and not lines[end - 1].strip():
-        end -= 1
-    while end > start + 1 and lines[end - 1].lstrip().startswith("#") and (len(lines[end - 1]) - len(lines[end - 1].lstrip())) <= indent:
         end -= 1
     return end
 
@@ -353,7 +350,7 @@ def edit_table(text: str, table: Table, findings: list[Finding]) -> str:
         status = next((i for i in range(start, end) if re.match(r"\s*status:", lines[i])), None)
         if status is None:
             raise RefreshError(f"{change.row.position}: cannot find the row's status line")
-        pad = " " * (change.row.position.column + 1)
+        pad = " " * (change.row.position.column - 1)
         new = [f"{pad}status: {change.status}\n"]
         if change.since:
             new.append(f'{pad}since: "{change.since}"\n')
@@ -369,7 +366,7 @@ def edit_table(text: str, table: Table, findings: list[Finding]) -> str:
         head = next((i for i in range(libraries + 1, len(lines)) if lines[i].rstrip() == f"  {finding.key}:"), None)
         if head is None:
             raise RefreshError(f"the table has no library block '  {finding.key}:'")
-        end = _block(lines, head, 2)
+        end = _block(lines, head, 4)
         checked = next((i for i in range(head, end) if re.match(r"    checked:", lines[i])), None)
         if checked is None:
             raise RefreshError(f"library '{finding.key}' has no checked line")
@@ -377,8 +374,8 @@ def edit_table(text: str, table: Table, findings: list[Finding]) -> str:
         if finding.key not in listed:
             continue  # the release timeline lists only the libraries it already follows
         releases = _top(lines, "releases")
-        items = [i for i in range(releases + 1, _block(lines, releases, 0)) if lines[i].rstrip() == f"  - library: {finding.key}"]
-        after = _block(lines, items[-1], 2)
+        items = [i for i in range(releases + 1, _block(lines, releases, 2)) if lines[i].rstrip() == f"  - library: {finding.key}"]
+        after = _block(lines, items[-1], 4)
         note = _release_note(finding)
         entry = ["\n", f"  - library: {finding.key}\n", f'    version: "{finding.latest}"\n', f"    date: {finding.uploaded}\n"]
         if note:
