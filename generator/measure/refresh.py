@@ -212,8 +212,8 @@ def shipped_changes(table: Table, finding: Finding, version: str, trees: dict[st
 # --- The registry side ---------------------------------------------------------------------------------------------------
 
 
-def discover(table: Table, index_url: str, only: set[str] | None, workers: int) -> list[Finding]:
-    """Every library's newer releases, the registry asked `workers` at a time."""
+def discover(table: Table, index_url: str, only: set[str] | None, workers: int, cache: Path = registry.CACHE) -> list[Finding]:
+    """Every library's newer releases, the registry asked and the files downloaded `workers` at a time."""
     keys = [k for k in table.libraries if only is None or k in only]
 
     def ask(key: str) -> tuple[Finding, registry.Project]:
@@ -232,7 +232,7 @@ def discover(table: Table, index_url: str, only: set[str] | None, workers: int) 
             if version not in project.releases:
                 raise registry.RegistryError(f"{index_url}: {finding.pypi} lists no release {version}")
             wanted[(finding.key, version)] = registry.pick(project.releases[version])
-    paths = registry.download(list(wanted.values()), workers=workers)
+    paths = registry.download(list(wanted.values()), cache, workers)
     findings = [finding for finding, _ in answers]
     for (key, version), file in wanted.items():
         finding = next(f for f in findings if f.key == key)
@@ -240,8 +240,11 @@ def discover(table: Table, index_url: str, only: set[str] | None, workers: int) 
     return findings
 
 
-def measure(table: Table, table_path: Path, findings: list[Finding]) -> dict[str, Any]:
-    """Names, probes and evidence for every library with a newer release; the new releases' matrix entries."""
+def measure(table: Table, table_path: Path, findings: list[Finding], *, probe: bool = True) -> dict[str, Any]:
+    """Names, probes and evidence for every library with a newer release; the new releases' matrix entries.
+
+    `probe=False` stops after the names (the benchmark times the registry side alone).
+    """
     from generator.measure import matrix
 
     ruled = {row.library for row in table.renames}
@@ -252,7 +255,7 @@ def measure(table: Table, table_path: Path, findings: list[Finding]) -> dict[str
         library = table.libraries[finding.key]
         trees = {v: registry.unpack(p) for v, p in finding.files.items()}
         compare_names(finding, library.api + library.config, source_words(trees[finding.checked]), source_words(trees[finding.latest]))
-        if finding.key not in ruled:
+        if finding.key not in ruled or not probe:
             continue
         env = install_env(finding.pypi, finding.latest, finding.files[finding.latest], finding.sha256[finding.latest])
         job = matrix.Job(finding.key, finding.pypi, finding.latest)
