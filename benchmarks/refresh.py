@@ -25,11 +25,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from packaging.version import Version  # noqa: E402
+from packaging.version import Version
 
-from generator.measure import refresh, registry  # noqa: E402
-from generator.paths import TABLE_PATH  # noqa: E402
-from generator.table import load, parse  # noqa: E402
+from generator.measure import refresh, registry
+from generator.paths import TABLE_PATH
+from generator.table import load, parse
 
 RESULTS = ROOT / "benchmarks" / "RESULTS-refresh.md"
 
@@ -98,8 +98,8 @@ def main() -> int:
         f"A full refresh of all {len(previous)} libraries of the table, each set back one release so that every one has a",
         f"newer release: {parallel['files']} files ({parallel['bytes'] / 1e6:.0f} MB) downloaded from PyPI and checked against",
         "their sha256, then every API name and config key looked up in both releases' source. Each arm starts from an",
-        f"empty cache; same run, sequential first. Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}; 1-minute load average {load_before:.2f} before and {load_after:.2f} after.",
+        (f"empty cache; same run, sequential first. Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+         f"{platform.python_version()}; 1-minute load average {load_before:.2f} before and {load_after:.2f} after."),
         "",
         "| arm | registry + downloads (s) | unpack + names (s) | total (s) | total ÷ baseline |",
         "|---|---|---|---|---|",
@@ -109,9 +109,9 @@ def main() -> int:
                      f"{arm['total'] / sequential['total']:.2f} |")
     lines += [
         "",
-        f"Downloads alone: parallel takes {parallel['discover'] / sequential['discover']:.2f}× the sequential time. "
-        "The probes of a new transformers, PEFT or TRL release come on top (one matrix run per release, see "
-        "RESULTS-issue3.md); a day with nothing new costs only the registry queries.",
+        (f"Downloads alone: parallel takes {parallel['discover'] / sequential['discover']:.2f}× the sequential time. "
+         "The probes of a new transformers, PEFT or TRL release come on top (one matrix run per release, see "
+         "RESULTS-issue3.md); a day with nothing new costs only the registry queries."),
         "",
         "Reproduce: `.venv/bin/python benchmarks/refresh.py` (writes this file; `--no-write` only prints).",
     ]

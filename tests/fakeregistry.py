@@ -19,6 +19,7 @@ import threading
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Self
 
 from generator.measure import registry
 from generator.paths import ROOT
@@ -171,7 +172,7 @@ class Registry:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/pypi"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
-    def __enter__(self) -> Registry:
+    def __enter__(self) -> Self:
         self.thread.start()
         return self
 
@@ -194,7 +195,7 @@ class Registry:
         outer = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            def do_GET(self) -> None:
                 outer.requests.append(self.path)
                 parts = self.path.strip("/").split("/")
                 if len(parts) == 3 and parts[0] == "pypi" and parts[2] == "json" and parts[1] in outer.releases:

@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from sitekit import IN_CI
 
 from generator.measure import audit, registry
 from generator.paths import ROOT, TABLE_PATH
 from generator.table import load, parse
-from sitekit import IN_CI
 
 TABLE = load(TABLE_PATH)
 RELEASES = [r.version for r in TABLE.releases_of("transformers")]
@@ -129,7 +129,7 @@ def test_the_only_gap_of_this_branch_is_the_trainer_warning(calls, objects) -> N
 @pytest.mark.xfail(strict=True, reason="the Trainer's FutureWarning row is added on another branch of issue 10; "
                                        "remove this marker after merging it")
 def test_audit_passes_on_the_committed_table(trees: dict[str, Path]) -> None:
-    result = subprocess.run([sys.executable, "-m", "generator", "audit"], cwd=ROOT, capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "generator", "audit"], cwd=ROOT, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "every checkpointing name" in result.stdout
 
@@ -137,7 +137,7 @@ def test_audit_passes_on_the_committed_table(trees: dict[str, Path]) -> None:
 def test_audit_exits_2_when_the_registry_cannot_be_read(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "generator", "audit", "--index-url", "http://127.0.0.1:9/pypi"],
-        cwd=ROOT, capture_output=True, text=True,
+        cwd=ROOT, capture_output=True, text=True, check=False,
     )
     assert result.returncode == 2
     assert result.stderr.startswith("error: cannot read http://127.0.0.1:9/pypi/transformers/json")

@@ -19,14 +19,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import fakeregistry
 import pytest
 import yaml
+from sitekit import IN_CI, copy_repo
 
-import fakeregistry
 from generator.measure import matrix, refresh, registry
 from generator.paths import ROOT, TABLE_PATH
 from generator.table import load, parse
-from sitekit import IN_CI, copy_repo
 
 TABLE = load(TABLE_PATH)
 WORKFLOW = ROOT / ".github" / "workflows" / "refresh.yml"
@@ -68,7 +68,7 @@ def _serve(wheels: dict[str, Path], *, new: bool) -> fakeregistry.Registry:
 def _run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     env.pop("PYTHONPATH", None)
-    return subprocess.run([sys.executable, "-m", "generator", *args], cwd=cwd, env=env, capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "generator", *args], cwd=cwd, env=env, capture_output=True, text=True, check=False)
 
 
 # --- The registry client ------------------------------------------------------------------------------------------------
@@ -146,7 +146,7 @@ def test_table_edits_keep_every_comment_and_touch_only_what_changed() -> None:
     assert [(r.version, r.date) for r in table.releases_of("transformers")][-1] == ("6.0.0", DAY)
     assert table.releases_of("pytorch") == []  # torch is not on the release timeline: only `checked` moves
     assert [r.status for r in table.renames if r.old == "gradient_checkpointing_enable"] == ["removed"]
-    comments = lambda t: [line for line in t.splitlines() if line.lstrip().startswith("#")]  # noqa: E731
+    comments = lambda t: [line for line in t.splitlines() if line.lstrip().startswith("#")]
     assert comments(edited) == comments(text)
     diff = list(difflib.unified_diff(text.splitlines(), edited.splitlines(), lineterm="", n=0))
     removed = [line[1:] for line in diff if line.startswith("-") and not line.startswith("---")]
@@ -263,5 +263,17 @@ def test_actionlint_passes_on_the_refresh_workflow() -> None:
         if IN_CI:
             pytest.fail("actionlint is not installed (requirements.txt pins it)", pytrace=False)
         pytest.skip("actionlint is not installed (requirements.txt pins it)")
-    result = subprocess.run([str(actionlint), "-no-color", str(WORKFLOW)], capture_output=True, text=True)
+    result = subprocess.run([str(actionlint), "-no-color", str(WORKFLOW)], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_an_edit_that_does_not_validate_writes_nothing(tmp_path: Path) -> None:
+    table_path = tmp_path / "aliases.yaml"
+    table_path.write_text(TABLE_PATH.read_text(encoding="utf-8"), encoding="utf-8")
+    (planned, *_) = [r for r in TABLE.renames if r.status == "planned"]
+    finding = refresh.Finding(planned.library, TABLE.libraries[planned.library].pypi, "1", ["2"], DAY)
+    finding.changes.append(refresh.Change(planned, "shipped", "", since=None, warning=None))  # no since, no warning
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    with pytest.raises(refresh.RefreshError, match="the edited table does not validate"):
+        refresh.apply(table_path, [finding])
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before

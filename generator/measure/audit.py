@@ -74,7 +74,7 @@ class WarningCall:
     def matches(self, message: str) -> bool:
         """Whether the release can emit exactly `message` from this call."""
         pattern = ".+?".join(re.escape(part) for part in self.text.split(HOLE))
-        return re.fullmatch(pattern, message, re.S) is not None
+        return re.fullmatch(pattern, message, re.DOTALL) is not None
 
 
 @dataclass(frozen=True)

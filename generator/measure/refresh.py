@@ -23,8 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from packaging.version import Version
-
 from generator.measure import registry
 from generator.paths import DATA_DIR, DOCS_DIR, ROOT, TABLE_PATH
 from generator.table import Rename, Table, TableError, load, parse
@@ -297,7 +295,7 @@ def downstream_changes(findings: list[Finding]) -> list[str]:
 
 def report(findings: list[Finding], index_url: str, downstream: list[str]) -> str:
     """The Markdown report: one table of every library, then a section per library with a newer release."""
-    lines = [f"# Refresh report", "", f"Registry: {index_url}", "",
+    lines = ["# Refresh report", "", f"Registry: {index_url}", "",
              "| Library | In the table | Newest | Newer releases |", "| --- | --- | --- | --- |"]
     for f in findings:
         lines.append(f"| {f.key} | {f.checked} | {f.latest or f.checked} | {', '.join(f.newer) or 'none'} |")
@@ -448,7 +446,7 @@ def apply(table_path: Path, findings: list[Finding]) -> list[Path]:
         pages = render.render_pages(load(table_path))
         page_backup = {p: p.read_text(encoding="utf-8") for p in render.stale_pages(pages, DOCS_DIR) if p.is_file()}
         written += render.write_pages(pages, DOCS_DIR)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - whatever failed, every file written so far is restored
         for path, text in backup.items():
             if text is not None:
                 _atomic(path, text)

@@ -82,7 +82,7 @@ class Project:
 
 def _get(url: str) -> bytes:
     try:
-        with urllib.request.urlopen(url, timeout=TIMEOUT) as response:  # noqa: S310 - http(s) from the user's --index-url
+        with urllib.request.urlopen(url, timeout=TIMEOUT) as response:
             return response.read()
     except (urllib.error.URLError, OSError, ValueError) as exc:
         raise RegistryError(f"cannot read {url}: {exc}") from None
@@ -95,7 +95,7 @@ def _file(entry: dict, where: str) -> File:
         return File(
             filename=entry["filename"], url=urllib.parse.urljoin(where, entry["url"]), sha256=entry["digests"]["sha256"],
             packagetype=entry.get("packagetype", ""), size=int(entry.get("size", 0)),
-            uploaded=datetime.datetime.fromisoformat(stamp.replace("Z", "+00:00")).date(),
+            uploaded=datetime.datetime.fromisoformat(stamp).date(),
             yanked=bool(entry.get("yanked", False)),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -141,7 +141,7 @@ def fetch(file: File, cache: Path = CACHE) -> Path:
     try:
         with os.fdopen(handle, "wb") as out:
             try:
-                with urllib.request.urlopen(file.url, timeout=TIMEOUT) as response:  # noqa: S310
+                with urllib.request.urlopen(file.url, timeout=TIMEOUT) as response:
                     shutil.copyfileobj(response, out, 1 << 20)
             except (urllib.error.URLError, OSError, ValueError) as exc:
                 raise RegistryError(f"cannot download {file.url}: {exc}") from None
