@@ -239,8 +239,17 @@ def api_objects(tree: Path, package: str = PACKAGE) -> dict[str, ApiObject]:
 
 
 def release_tree(version: str, index_url: str, cache: Path) -> Path:
-    """The unpacked wheel (or sdist) of `transformers==version`, fetched and checked against the registry's sha256."""
-    project = registry.project(index_url, LIBRARY)
+    """The unpacked wheel (or sdist) of `transformers==version`, fetched and checked against the registry's sha256.
+
+    Offline, a tree unpacked earlier is used: it was checked when it was downloaded.
+    """
+    try:
+        project = registry.project(index_url, LIBRARY)
+    except registry.RegistryError:
+        unpacked = sorted(cache.glob(f"{LIBRARY}-{version}-*.tree/.complete"))
+        if unpacked:
+            return unpacked[0].parent
+        raise
     if version not in project.releases:
         raise registry.RegistryError(f"{index_url}: {LIBRARY} has no release {version}")
     return registry.unpack(registry.fetch(registry.pick(project.releases[version]), cache))
