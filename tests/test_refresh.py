@@ -277,3 +277,25 @@ def test_an_edit_that_does_not_validate_writes_nothing(tmp_path: Path) -> None:
     with pytest.raises(refresh.RefreshError, match="the edited table does not validate"):
         refresh.apply(table_path, [finding])
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_names_are_looked_up_as_whole_words_in_wheels_and_sdists(tmp_path: Path) -> None:
+    import io
+    import tarfile
+    import zipfile
+
+    source = b"class FSDPStrategy:\n    activation_checkpointing_policy = None  # not activation_checkpointing\n"
+    wheel = tmp_path / "lib-1-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as zipped:
+        zipped.writestr("lib/strategies.py", source)
+        zipped.writestr("lib/README.md", b"recompute_grad")  # not Python source: not read
+    sdist = tmp_path / "lib-1.tar.gz"
+    with tarfile.open(sdist, "w:gz") as tarred:
+        info = tarfile.TarInfo("lib-1/lib/strategies.py")
+        info.size = len(source)
+        tarred.addfile(info, io.BytesIO(source))
+    words = {"FSDPStrategy", "activation_checkpointing", "recompute_grad", "Strategy"}
+    assert refresh.words_in(wheel, words) == {"FSDPStrategy", "activation_checkpointing"}
+    assert refresh.words_in(sdist, words) == {"FSDPStrategy", "activation_checkpointing"}
+    assert refresh.word_of("--activation-checkpoint.memory-budget") == "memory_budget"
+    assert refresh.word_of("PreTrainedModel.activation_checkpointing_enable()") == "activation_checkpointing_enable"

@@ -18,7 +18,10 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
+import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -85,13 +88,33 @@ def word_of(name: str) -> str:
     return last.lstrip("-").replace("-", "_")
 
 
-def source_words(tree: Path) -> set[str]:
-    """Every identifier-like word in the release's Python source (code, strings and comments alike)."""
-    words: set[str] = set()
-    for path in tree.rglob("*"):
-        if path.suffix in _SOURCE_SUFFIXES and path.is_file():
-            words.update(_WORD.findall(path.read_text(encoding="utf-8", errors="replace")))
-    return words
+def words_in(archive: Path, words: set[str]) -> set[str]:
+    """Which of `words` occur as whole words in the archive's Python sources, read in memory (nothing unpacked)."""
+    if not words:
+        return set()
+    pattern = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, words))) + r")\b")
+    found: set[str] = set()
+
+    def texts() -> Iterator[bytes]:
+        if archive.name.endswith((".whl", ".zip")):
+            with zipfile.ZipFile(archive) as zipped:
+                for info in zipped.infolist():
+                    if info.filename.endswith(_SOURCE_SUFFIXES):
+                        yield zipped.read(info)
+        else:
+            with tarfile.open(archive) as tarred:
+                for member in tarred:
+                    if member.isfile() and member.name.endswith(_SOURCE_SUFFIXES) and (handle := tarred.extractfile(member)):
+                        yield handle.read()
+
+    try:
+        for data in texts():
+            found.update(pattern.findall(data.decode("utf-8", errors="replace")))
+            if found == words:
+                break
+    except (OSError, zipfile.BadZipFile, tarfile.TarError) as exc:
+        raise RefreshError(f"cannot read {archive}: {exc}") from None
+    return found
 
 
 def compare_names(finding: Finding, names: tuple[str, ...], before: set[str], after: set[str]) -> None:
@@ -238,7 +261,7 @@ def discover(table: Table, index_url: str, only: set[str] | None, workers: int, 
     return findings
 
 
-def measure(table: Table, table_path: Path, findings: list[Finding], *, probe: bool = True) -> dict[str, Any]:
+def measure(table: Table, table_path: Path, findings: list[Finding], *, probe: bool = True, workers: int = 8) -> dict[str, Any]:
     """Names, probes and evidence for every library with a newer release; the new releases' matrix entries.
 
     `probe=False` stops after the names (the benchmark times the registry side alone).
@@ -247,14 +270,21 @@ def measure(table: Table, table_path: Path, findings: list[Finding], *, probe: b
 
     ruled = {row.library for row in table.renames}
     entries: dict[str, Any] = {}
+    def names_of(key: str) -> tuple[str, ...]:
+        return table.libraries[key].api + table.libraries[key].config
+
+    # Reading the archives is most of a refresh of many libraries: both releases of each, `workers` at a time.
+    jobs = [(f.key, v, f.files[v]) for f in findings if f.latest for v in (f.checked, f.latest)]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        found = dict(zip(((k, v) for k, v, _ in jobs),
+                         pool.map(lambda job: words_in(job[2], {word_of(n) for n in names_of(job[0])}), jobs)))
     for finding in findings:
         if not finding.latest:
             continue
-        library = table.libraries[finding.key]
-        trees = {v: registry.unpack(p) for v, p in finding.files.items()}
-        compare_names(finding, library.api + library.config, source_words(trees[finding.checked]), source_words(trees[finding.latest]))
+        compare_names(finding, names_of(finding.key), found[(finding.key, finding.checked)], found[(finding.key, finding.latest)])
         if finding.key not in ruled or not probe:
             continue
+        trees = {v: registry.unpack(p) for v, p in finding.files.items()}
         env = install_env(finding.pypi, finding.latest, finding.files[finding.latest], finding.sha256[finding.latest])
         job = matrix.Job(finding.key, finding.pypi, finding.latest)
         try:
@@ -483,7 +513,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         findings = discover(table, args.index_url, only, args.workers)
-        measure(table, args.table, findings)
+        measure(table, args.table, findings, workers=args.workers)
         downstream = downstream_changes(findings)
         text = report(findings, args.index_url, downstream)
         print(text, end="")
