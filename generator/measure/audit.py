@@ -1,10 +1,9 @@
 """`python -m generator audit`: prove the table complete for every transformers release it lists.
 
-Each listed release's wheel is fetched from the registry (sha256-checked, cached) and read statically, nothing
-imported. Two inventories are compared with the table: the public API (griffe, between consecutive releases: every
-object or parameter whose name says gradient/activation checkpointing that appeared, disappeared or changed), and
-every warning call (`warnings.warn`, `logger.warning_once`, ...) whose text names such a name. Each must be a row (or
-a row's warning) or be listed under `not_renamed` with a reason. Exit 0 complete, 1 with one line per gap, 2 on error.
+Each listed release's wheel (sha256-checked, cached) is read statically. Every public object or parameter whose name
+says gradient/activation checkpointing that appeared, disappeared or changed between consecutive releases (griffe),
+and every warning call whose text names one, must be a row (or a row's warning) or be listed under `not_renamed`
+with a reason. Exit 0 complete, 1 with one line per gap (`release: file:line: what`), 2 on error.
 """
 
 from __future__ import annotations

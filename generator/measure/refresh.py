@@ -1,10 +1,9 @@
 """`python -m generator refresh`: find releases newer than the table knows, measure them, and (with --write) record them.
 
-For every library of the table the registry's JSON API is asked for final releases after `checked`; the newest one's
-file and the checked release's file are downloaded in parallel (sha256-checked). Then: each API name and config key of
-the comparison is looked up in both releases' source; a library with rows is probed in the new release (the matrix's
-probes, and `evidence` for planned fields), PEFT's and TRL's downstream warnings are measured again. A rename changes
-status only on that measured evidence. Prints a Markdown report; exit 0 current, 1 newer release found, 2 error.
+The registry's JSON API is asked for every library's releases after `checked`; the newest one's and the checked one's
+files are downloaded in parallel (sha256-checked), each API name and config key is looked up in both, a library with
+rows is probed in the new release (the matrix's probes, `evidence`), downstream warnings are measured again. Statuses
+change only on that evidence. Prints a Markdown report; exit 0 current, 1 newer release found, 2 error.
 """
 
 from __future__ import annotations
