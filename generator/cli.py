@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,35 +26,73 @@ PROG = "checkpointing-migrate"
 """The console script's name (`[project.scripts]` in pyproject.toml); `python -m generator` runs the same parser."""
 
 
-def _parser() -> argparse.ArgumentParser:
+def _table_options(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--table", type=Path, default=paths.TABLE_PATH, help="the alias table (default: %(default)s)")
+
+
+def _render_options(sub: argparse.ArgumentParser) -> None:
+    _table_options(sub)
+    sub.add_argument("--check", action="store_true", help="write nothing; exit 1 and name the pages that are stale")
+    sub.add_argument("--docs", type=Path, default=paths.DOCS_DIR, help="the docs folder (default: %(default)s)")
+
+
+def _matrix_options(sub: argparse.ArgumentParser) -> None:
+    _table_options(sub)
+    sub.add_argument("--check", action="store_true", help="write nothing; measure again and exit 1 with a diff on any difference")
+    sub.add_argument("--data", type=Path, default=paths.DATA_DIR, help="the data folder (default: %(default)s)")
+
+
+def _options(name: str) -> Callable[[argparse.ArgumentParser], None]:
+    """The function that adds `name`'s options, importing only that subcommand's module."""
+    if name in ("scan", "fix"):
+        from generator.migrate import cli as migrate_cli
+
+        return lambda sub: migrate_cli.add_arguments(sub, name, paths.TABLE_PATH)
+    if name in ("rules", "explain"):
+        from generator.migrate import cli as migrate_cli
+
+        return migrate_cli.add_rules_arguments if name == "rules" else migrate_cli.add_explain_arguments
+    if name == "rehearse":
+        from generator.rehearse import cli as rehearse_cli
+
+        return rehearse_cli.add_arguments
+    if name in ("audit", "refresh"):
+        from generator.measure import audit, refresh
+
+        return (audit if name == "audit" else refresh).add_arguments
+    return {"check": _table_options, "render": _render_options, "matrix": _matrix_options}[name]
+
+
+SUBCOMMANDS = {
+    "scan": "report uses of the renamed names in code, notebooks, configs, scripts, Markdown",
+    "fix": "rewrite what is safe to rewrite (a diff, or in place with --write)",
+    "rules": "list every finding code: code, severity, effect, summary",
+    "explain": "what a finding code means, with an example",
+    "rehearse": "run a command as if the old names were gone (the table's v6 plan)",
+    "check": "validate the alias table and report every problem",
+    "render": "write the generated pages under docs/generated/ that changed",
+    "matrix": "probe every listed release and record the outcomes under data/",
+    "audit": "prove the table complete for every listed transformers release",
+    "refresh": "find, measure and (with --write) record newer releases",
+}
+"""Every subcommand and its one-line help."""
+
+
+def _parser(argv: list[str]) -> argparse.ArgumentParser:
+    """The parser; only the subcommand named in `argv` gets its options (and its module imported)."""
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="subcommand", required=True, metavar="COMMAND")
-    scan = commands.add_parser("scan", help="report uses of the renamed names in code, notebooks, configs, scripts, Markdown")
-    fix = commands.add_parser("fix", help="rewrite what is safe to rewrite (a diff, or in place with --write)")
-    from generator.migrate import cli as migrate_cli
-
-    migrate_cli.add_arguments(scan, fix, paths.TABLE_PATH)
-    migrate_cli.add_rules_arguments(commands.add_parser("rules", help="list every finding code: code, severity, effect, summary"))
-    migrate_cli.add_explain_arguments(commands.add_parser("explain", help="what a finding code means, with an example"))
-
-    from generator.rehearse import cli as rehearse_cli
-
-    rehearse_cli.add_arguments(commands.add_parser("rehearse", help="run a command as if the old names were gone (the table's v6 plan)"))
-
-    check = commands.add_parser("check", help="validate the alias table and report every problem")
-    rend = commands.add_parser("render", help="write the generated pages under docs/generated/ that changed")
-    mat = commands.add_parser("matrix", help="probe every listed release and record the outcomes under data/")
-    for sub in (check, rend, mat):
-        sub.add_argument("--table", type=Path, default=paths.TABLE_PATH, help="the alias table (default: %(default)s)")
-    rend.add_argument("--check", action="store_true", help="write nothing; exit 1 and name the pages that are stale")
-    rend.add_argument("--docs", type=Path, default=paths.DOCS_DIR, help="the docs folder (default: %(default)s)")
-    mat.add_argument("--check", action="store_true", help="write nothing; measure again and exit 1 with a diff on any difference")
-    mat.add_argument("--data", type=Path, default=paths.DATA_DIR, help="the data folder (default: %(default)s)")
+    wanted = next((a for a in argv if not a.startswith("-")), None)
+    for name, text in SUBCOMMANDS.items():
+        sub = commands.add_parser(name, help=text, description=text)
+        if name == wanted:
+            _options(name)(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = _parser(argv).parse_args(argv)
     if args.subcommand in _MIGRATE:
         from generator.migrate import cli as migrate_cli
 
@@ -62,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
         from generator.rehearse import cli as rehearse_cli
 
         return rehearse_cli.run(args)
+    if args.subcommand in ("audit", "refresh"):
+        from generator.measure import audit, refresh
+
+        return (audit if args.subcommand == "audit" else refresh).run(args)
     if not paths.IN_CHECKOUT and args.subcommand in ("render", "matrix"):
         print(f"error: `{args.subcommand}` works on a checkout of the project (its templates, docs and data); "
               "run it there, after `make setup`", file=sys.stderr)

@@ -39,7 +39,7 @@ class OldNames:
         """The maps for the table's shipped rows (only they have both names in a release)."""
         maps: dict[str, dict[str, str]] = {"identifiers": {}, "flags": {}, "keys": {}}
         for row in table.renames:
-            if row.status != "shipped":
+            if row.status not in ("shipped", "removed"):
                 continue
             target = maps[_map_for(row)]
             if target.setdefault(row.new, row.old) != row.old:

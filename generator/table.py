@@ -177,6 +177,26 @@ class Rename:
     """Where the row starts in the table file."""
 
 
+NOT_RENAMED_KINDS = ("warning", "api")
+"""What a `not_renamed` entry vouches for: a warning of the release, or a public object of its API."""
+
+
+@dataclass(frozen=True)
+class NotRenamed:
+    """A name-bearing warning or API object that `audit` finds and that is, on purpose, not a rename row."""
+
+    library: str
+    """Key of the library in `libraries`."""
+    kind: str
+    """One of `NOT_RENAMED_KINDS`."""
+    match: str
+    """`warning`: a piece of the warning's text as the source writes it; `api`: the object's dotted path."""
+    reason: str
+    """Why it is not a rename (shown by `audit`, read by reviewers)."""
+    position: Position = field(compare=False)
+    """Where the entry starts in the table file."""
+
+
 @dataclass(frozen=True)
 class Table:
     """The whole alias table, validated."""
@@ -184,6 +204,8 @@ class Table:
     libraries: dict[str, Library]
     releases: tuple[Release, ...]
     renames: tuple[Rename, ...]
+    not_renamed: tuple[NotRenamed, ...] = ()
+    """Entries that `python -m generator audit` accepts without a row (optional top-level key)."""
 
     def releases_of(self, library: str) -> list[Release]:
         """The listed releases of `library`, oldest first."""
@@ -225,6 +247,9 @@ class _Reader:
 
     def fail(self, node: yaml.Node, message: str) -> None:
         self.problems.append(Problem(_pos(self.path, node), message))
+
+    def fail_at(self, position: Position, message: str) -> None:
+        self.problems.append(Problem(position, message))
 
     def mapping(self, node: yaml.Node, what: str) -> dict[str, tuple[yaml.Node, yaml.Node]] | None:
         """Keys to (key node, value node); `None` (and a problem) unless `node` is a mapping with string keys."""
@@ -334,6 +359,17 @@ def _release(r: _Reader, node: yaml.Node) -> Release | None:
     if library is None or version is None or date is None:
         return None
     return Release(library, version, date, note, _pos(r.path, node))
+
+
+def _not_renamed(r: _Reader, node: yaml.Node) -> NotRenamed | None:
+    f = r.record(node, "not_renamed entry", ("library", "kind", "match", "reason"), ())
+    if f is None or any(k not in f for k in ("library", "kind", "match", "reason")):
+        return None
+    library, match, reason = r.text(f["library"], "library"), r.text(f["match"], "match"), r.text(f["reason"], "reason")
+    kind = _choice(r, f["kind"], "kind", NOT_RENAMED_KINDS)
+    if None in (library, kind, match, reason):
+        return None
+    return NotRenamed(library, kind, match, reason, _pos(r.path, node))  # type: ignore[arg-type]
 
 
 def _name_problem(kind: str, name: str) -> str | None:
@@ -483,7 +519,7 @@ def parse(text: str, path: str = "aliases.yaml") -> Table:
     if root is None:
         raise TableError([Problem(Position(path, 1, 1), "the table is empty; it needs libraries, releases and renames")])
 
-    top = r.record(root, "the table", ("libraries", "releases", "renames"), ())
+    top = r.record(root, "the table", ("libraries", "releases", "renames"), ("not_renamed",))
     if top is None:
         raise TableError(r.problems)
 
@@ -499,7 +535,14 @@ def parse(text: str, path: str = "aliases.yaml") -> Table:
     renames = [
         row for node in (r.sequence(top["renames"], "renames") if "renames" in top else ()) if (row := _rename(r, node))
     ]
-    table = Table(libraries, tuple(releases), tuple(renames))
+    not_renamed = [
+        entry for node in (r.sequence(top["not_renamed"], "not_renamed") if "not_renamed" in top else ())
+        if (entry := _not_renamed(r, node))
+    ]
+    for entry in not_renamed:
+        if entry.library not in library_nodes:
+            r.fail_at(entry.position, f"unknown library '{entry.library}'{_suggest(entry.library, tuple(library_nodes))}")
+    table = Table(libraries, tuple(releases), tuple(renames), tuple(not_renamed))
     _cross_checks(r, table, tuple(library_nodes), len(releases) == len(release_nodes))
     if r.problems:
         raise TableError(r.problems)

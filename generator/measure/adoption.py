@@ -318,7 +318,8 @@ def _parsed_dataclasses(tree: Path, package: str) -> set[str]:
 
 def training_classes(table: Table, sources: list[Wheel]) -> dict[str, object]:
     """The subclasses of the training-arguments class and the keys a training config may hold, from `sources`."""
-    fields = [r for r in table.renames if r.kind == "field" and r.status == "shipped"]
+    # Removed rows still name fields that code must migrate; owners that are descriptions (TRL's configs) are no root.
+    fields = [r for r in table.renames if r.kind == "field" and r.status in ("shipped", "removed") and r.owner.isidentifier()]
     roots = {r.owner for r in fields}
     root_libraries = {r.library for r in fields}
     classes: dict[str, tuple[set[str], list[str]]] = {}

@@ -282,22 +282,30 @@ def _training_arguments() -> Any:
 
 
 def _base() -> dict[str, Any]:
-    return {"output_dir": str(_scratch() / "out"), "report_to": "none"}
+    # bf16=False is TrainingArguments' default; TRL's configs default to bf16, which a CPU-only machine rejects.
+    return {"output_dir": str(_scratch() / "out"), "report_to": "none", "bf16": False}
 
 
-def _fields() -> dict[str, Any]:
-    return {f.name: f for f in dataclasses.fields(_training_arguments())}
+def _fields(cls: Any = None) -> dict[str, Any]:
+    return {f.name: f for f in dataclasses.fields(cls or _training_arguments())}
 
 
-def values_for(field_name: str) -> tuple[Any, Any]:
+def _config_class(row: Rename) -> Any:
+    """The dataclass a field row belongs to: `TrainingArguments`, or a library's subclass (TRL's configs)."""
+    return _training_arguments() if row.owner == "TrainingArguments" else resolve_owner(row)
+
+
+def values_for(field_name: str, cls: Any = None, new_name: str | None = None) -> tuple[Any, Any]:
     """The probe values for a field, by its annotation in this release (`dict` for the `*_kwargs` fields).
 
     Read from the class annotations, not `dataclasses.fields`: `HfArgumentParser` rewrites `Field.type` in place
     (`dict | str | None` becomes `str`), so the field objects depend on whether a parser was built before.
     """
     annotations: dict[str, Any] = {}
-    for klass in reversed(_training_arguments().__mro__):
+    for klass in reversed((cls or _training_arguments()).__mro__):
         annotations.update(getattr(klass, "__annotations__", {}))
+    if field_name not in annotations and new_name in annotations:
+        field_name = new_name  # a release that removed the old field: the new one has the same type
     if field_name not in annotations:
         raise ProbeError(f"TrainingArguments has no field '{field_name}' to take the value type from")
     return DICT_VALUES if "dict" in str(annotations[field_name]) else BOOL_VALUES
@@ -310,13 +318,14 @@ def field_pair(row: Rename) -> tuple[str, str]:
 
 def _read_fields(args: Any, names: tuple[str, str]) -> dict[str, Any]:
     """The values of the old and new field after the use; a name that is not a field is left out."""
-    fields = _fields()
+    fields = _fields(type(args))
     return {name: getattr(args, name) for name in names if name in fields}
 
 
 def _args_field(row: Rename, table: Table) -> Iterator[Outcome]:
-    cls, names, fields = _training_arguments(), (row.old, row.new), _fields()
-    value, other = values_for(row.old)
+    cls = _config_class(row)
+    names, fields = (row.old, row.new), _fields(cls)
+    value, other = values_for(row.old, cls, row.new)
     read = lambda args: _read_fields(args, names)
     for uses in ("old", "new"):
         name = getattr(row, uses)
@@ -327,9 +336,10 @@ def _args_field(row: Rename, table: Table) -> Iterator[Outcome]:
     )
     for uses in ("old", "new"):
         name = getattr(row, uses)
-        with _quiet():
-            args = cls(**_base(), **{row.old: value})
-        yield run(row, "read after setting the old name", uses, name in fields, lambda a=args, n=name: getattr(a, n), lambda v: {"value": v})
+        with _quiet():  # a release without the old field cannot set it: that read is absent
+            args = cls(**_base(), **{row.old: value}) if row.old in fields else None
+        yield run(row, "read after setting the old name", uses, name in fields and args is not None,
+                  lambda a=args, n=name: getattr(a, n), lambda v: {"value": v})
     for uses in ("old", "new"):
         name = getattr(row, uses)
         with _quiet():
@@ -343,7 +353,7 @@ def _args_field(row: Rename, table: Table) -> Iterator[Outcome]:
 def _args_method_argument(row: Rename, table: Table) -> Iterator[Outcome]:
     cls, method = _training_arguments(), row.owner.split(".", 1)[1]
     names = (row.old, row.new)
-    value, other = values_for(row.old)
+    value, other = values_for(row.old, None, row.new)
     func = getattr(cls, method)
     read = lambda args: _read_fields(args, names)
     plans = [("call", "old", {row.old: value}), ("call", "new", {row.new: value}),
@@ -369,7 +379,7 @@ def _flag_words(flag: str, value: Any, explicit: bool) -> list[str]:
 
 def _cli_flag(row: Rename, table: Table) -> Iterator[Outcome]:
     names = field_pair(row)
-    value, other = values_for(names[0])
+    value, other = values_for(names[0], None, names[1])
     parser = _parser()
     known = parser._option_string_actions
     read = lambda result: _read_fields(result[0], names)
@@ -391,7 +401,7 @@ def _yaml_text(keys: dict[str, Any]) -> str:
 
 
 def _config_key(row: Rename, table: Table) -> Iterator[Outcome]:
-    value, other = values_for(row.old)
+    value, other = values_for(row.old, None, row.new)
     parser, fields, names = _parser(), _fields(), (row.old, row.new)
     read = lambda result: _read_fields(result[0], names)
     plans = [("YAML file", "old", {row.old: value}), ("YAML file", "new", {row.new: value}),
@@ -434,6 +444,8 @@ def name_exists(row: Rename, name: str) -> bool:
     try:
         owner = resolve_owner(row)
     except (ImportError, AttributeError) as exc:
+        if row.status == "removed":
+            return False  # the release removed the owner itself (a deprecated method's keyword goes with the method)
         raise ProbeError(f"{row.position}: cannot import the owner '{row.owner}': {exc}") from None
     if row.kind == "field" or row.kind == "config-key":
         return name in {f.name for f in dataclasses.fields(owner)}
@@ -472,7 +484,7 @@ def probe_for(row: Rename) -> Probe:
         return _model_argument
     if owner.startswith("Trainer ") and kind == "override":
         return _trainer_override
-    if owner == "TrainingArguments" and kind == "field":
+    if (owner == "TrainingArguments" or owner in OWNER_OBJECTS) and kind == "field":
         return _args_field
     if owner.startswith("TrainingArguments.") and kind == "argument":
         return _args_method_argument

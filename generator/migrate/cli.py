@@ -30,21 +30,22 @@ from generator.migrate.run import check_all
 from generator.table import TableError, load
 
 
-def add_arguments(scan: argparse.ArgumentParser, fix: argparse.ArgumentParser, table_default: Path) -> None:
-    """The options of the two subcommands (the parser itself lives in `generator/__main__.py`)."""
-    for sub in (scan, fix):
-        sub.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="files or folders to check")
-        sub.add_argument("--target", metavar="REQ", help="the transformers releases to support, e.g. 'transformers==5.20.0' (default: the project's requirement)")
-        sub.add_argument("--include-planned", action="store_true", help="also report names not renamed in any release yet, as info")
-        sub.add_argument("--table", type=Path, default=table_default, help="the alias table (default: %(default)s)")
-        sub.add_argument("--select", metavar="CODES", help="report (and fix) only these codes, comma-separated (`rules` lists them)")
-        sub.add_argument("--ignore", metavar="CODES", help="neither report nor fix these codes, comma-separated")
-        sub.add_argument("--max-file-size", type=_size, default=MAX_FILE_SIZE, metavar="SIZE",
-                         help=f"report bigger files and skip them, e.g. 50MB (default: {describe_size(MAX_FILE_SIZE)})")
-    scan.add_argument("--format", choices=formats.FORMATS, default="text", help="output format (default: text)")
-    fix.add_argument("--format", choices=formats.FORMATS, default="text", help="format of the findings left for a person, on stderr (default: text)")
-    scan.add_argument("--min-severity", choices=SEVERITIES[::-1], default="info", help="hide findings below this severity (default: info)")
-    mode = fix.add_mutually_exclusive_group()
+def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Path) -> None:
+    """The options of `scan` or `fix` (`command`); the parser itself lives in `generator/cli.py`."""
+    sub.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="files or folders to check")
+    sub.add_argument("--target", metavar="REQ", help="the transformers releases to support, e.g. 'transformers==5.20.0' (default: the project's requirement)")
+    sub.add_argument("--include-planned", action="store_true", help="also report names not renamed in any release yet, as info")
+    sub.add_argument("--table", type=Path, default=table_default, help="the alias table (default: %(default)s)")
+    sub.add_argument("--select", metavar="CODES", help="report (and fix) only these codes, comma-separated (`rules` lists them)")
+    sub.add_argument("--ignore", metavar="CODES", help="neither report nor fix these codes, comma-separated")
+    sub.add_argument("--max-file-size", type=_size, default=MAX_FILE_SIZE, metavar="SIZE",
+                     help=f"report bigger files and skip them, e.g. 50MB (default: {describe_size(MAX_FILE_SIZE)})")
+    if command == "scan":
+        sub.add_argument("--format", choices=formats.FORMATS, default="text", help="output format (default: text)")
+        sub.add_argument("--min-severity", choices=SEVERITIES[::-1], default="info", help="hide findings below this severity (default: info)")
+        return
+    sub.add_argument("--format", choices=formats.FORMATS, default="text", help="format of the findings left for a person, on stderr (default: text)")
+    mode = sub.add_mutually_exclusive_group()
     mode.add_argument("--diff", action="store_true", help="print a unified diff of the rewrites and write nothing (the default)")
     mode.add_argument("--write", action="store_true", help="rewrite the files in place")
 

@@ -105,10 +105,11 @@ def load_classes(path: Path = CLASSES_PATH) -> dict[str, object]:
 def from_table(table: Table, classes: dict[str, object] | None = None) -> Rules:
     """The rules for `table`; `classes` defaults to the committed `data/training-arguments.json`."""
     classes = load_classes() if classes is None else classes
-    shipped = [r for r in table.renames if r.status == "shipped"]
-    members = {r.old: r for r in shipped if r.kind in ("method", "property")}
+    # A removed old name is still one to migrate (more urgently); the first row of a name is the one its rules use.
+    shipped = [r for r in table.renames if r.status in ("shipped", "removed")]
+    members = {r.old: r for r in reversed(shipped) if r.kind in ("method", "property")}
     model_classes = frozenset(r.owner for r in members.values())
-    fields = {r.old: r for r in shipped if r.kind == "field"}
+    fields = {r.old: r for r in reversed(shipped) if r.kind == "field"}
     field_owners = frozenset(r.owner for r in fields.values())
 
     member_kwargs: dict[str, dict[str, Rename]] = {}

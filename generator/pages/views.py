@@ -137,7 +137,8 @@ def finding_codes() -> list[CodeRow]:
 
 def context(table: Table) -> dict[str, Any]:
     """Everything the templates may use."""
-    shipped = [r for r in table.renames if r.status == "shipped"]
+    # A removed row is still a migration to make: it is listed with the shipped ones (its status column says so).
+    shipped = [r for r in table.renames if r.status in ("shipped", "removed")]
     first_since = {}
     for row in shipped:
         if row.since and (row.library not in first_since or Version(row.since) < Version(first_since[row.library])):

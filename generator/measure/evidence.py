@@ -1,0 +1,64 @@
+"""Evidence for a planned rename: does a new release's own code warn when the old name is used?
+
+`refresh` runs this module in a new release's environment (its `--target` folder first on `PYTHONPATH`, as the
+matrix does). For every planned `field` row of the library it sets the old name in the config's constructor and
+records the warnings whose origin lies inside the library's own package: transformers' warnings about the same name
+are not the library's. Other kinds have no such probe; `refresh` then proposes nothing for them.
+
+Run as `python -m generator.measure.evidence --table aliases.yaml --library trl --out evidence.json`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import warnings
+from pathlib import Path
+
+from generator.measure import probes
+from generator.table import load
+
+PROBED_KINDS = ("field",)
+"""The kinds of planned rows whose old name this module can use the way a user would."""
+
+
+def own_warnings(library: str, row: probes.Rename) -> dict[str, object]:
+    """The warnings the library's own code emits when the row's old name is set, or the error it raises."""
+    package = Path(importlib.import_module(library).__file__ or "").parent
+    try:
+        cls = probes.resolve_owner(row)
+        value, _ = probes.values_for(row.old, cls)
+    except (probes.ProbeError, ImportError, AttributeError) as exc:
+        return {"row": probes.row_key(row), "warnings": [], "error": {"type": type(exc).__name__, "message": str(exc)}}
+    error = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            cls(**probes._base(), **{row.old: value})
+        except Exception as exc:  # noqa: BLE001 - the outcome being measured
+            error = {"type": type(exc).__name__, "message": str(exc)}
+    own = [
+        {"category": w.category.__name__, "message": str(w.message)}
+        for w in caught if Path(w.filename).resolve().is_relative_to(package.resolve())
+    ]
+    return {"row": probes.row_key(row), "warnings": own, "error": error}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m generator.measure.evidence", description=__doc__.splitlines()[0])
+    parser.add_argument("--table", type=Path, required=True)
+    parser.add_argument("--library", required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args(argv)
+    table = load(args.table)
+    rows = [r for r in table.renames if r.library == args.library and r.status == "planned" and r.kind in PROBED_KINDS]
+    results = [own_warnings(args.library, row) for row in rows]
+    version = importlib.import_module(args.library).__version__
+    args.out.write_text(json.dumps({"version": version, "results": results}, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
