@@ -10,7 +10,7 @@ from packaging.specifiers import SpecifierSet
 
 from generator import paths
 from generator.cli import main
-from generator.migrate import rules
+from generator.migrate import requirements, rules
 from generator.migrate.requirements import Allowed
 from generator.table import load
 
@@ -80,3 +80,20 @@ def test_the_gate_knows_whether_older_releases_are_allowed(spec: str, before: bo
     assert Allowed(SpecifierSet(spec), "test").allows_before("5.23.0") is before
 
 
+
+
+@pytest.mark.parametrize(
+    ("line", "spec"),
+    [("transformers>=5.23.0", ">=5.23.0"), ('transformers [torch] >=5.23,<6 ; python_version>"3.9"', "<6,>=5.23"),
+     ("Transformers==5.20.0", "==5.20.0"), ("transformers(>=5.23)", ">=5.23"), ("transformers @ https://x/t.whl", ""),
+     ("transformers", ""), ("transformers-stream-generator>=1", None), ("numpy>=1", None)],
+)
+def test_requirement_lines_are_read_as_pep_508(line: str, spec: str | None) -> None:
+    found = requirements._requirement(line, "requirements.txt:1:1")
+    assert (None if found is None else str(found)) == spec
+
+
+def test_a_malformed_transformers_requirement_is_an_error_at_its_line(tmp_path: Path) -> None:
+    (tmp_path / "requirements.txt").write_text("numpy\ntransformers>=five\n")
+    with pytest.raises(requirements.RequirementError, match=r"requirements.txt:2:1: cannot read the requirement 'transformers>=five'"):
+        requirements.declared_in(tmp_path)
