@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from generator.table import Rename
 
-from generator.paths import IN_CHECKOUT
+from generator.paths import IN_CHECKOUT, PACKAGE
 
 SEVERITIES = ("fix", "hazard", "info")
 """From most to least actionable; `scan` exits 1 when a `fix` or `hazard` finding is reported."""
@@ -48,11 +48,23 @@ def link(section: str) -> str:
 def _guide() -> str:
     if IN_CHECKOUT:
         return GUIDE
+    page = GUIDE.removeprefix("docs/").removesuffix(".md")
+    return f"{_documentation_url().rstrip('/')}/{page}/"
+
+
+def _documentation_url() -> str:
+    """`Project-URL: Documentation, …` of the installed wheel, read from its METADATA beside the package (as pip
+    lays wheels out); `importlib.metadata` finds it too, at a seventh of a pre-commit `scan`'s start-up."""
+    prefix = "Project-URL: Documentation, "
+    for info in PACKAGE.parent.glob(f"{DISTRIBUTION.replace('-', '_')}-*.dist-info"):
+        with open(info / "METADATA", encoding="utf-8") as lines:
+            for line in lines:
+                if line.startswith(prefix):
+                    return line[len(prefix):].strip()
     from importlib import metadata
 
     urls = dict(u.split(", ", 1) for u in metadata.metadata(DISTRIBUTION).get_all("Project-URL") or [])
-    page = GUIDE.removeprefix("docs/").removesuffix(".md")
-    return f"{urls['Documentation'].rstrip('/')}/{page}/"
+    return urls["Documentation"]
 
 
 @dataclass(frozen=True)
