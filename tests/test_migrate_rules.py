@@ -38,9 +38,9 @@ def test_a_row_added_to_the_table_is_rewritten(tmp_path: Path) -> None:
     table = tmp_path / "aliases.yaml"
     table.write_text((ROOT / "aliases.yaml").read_text() + NEW_ROW)
     script = tmp_path / "train.py"
-    script.write_text("print(model.gradient_checkpointing_status())\n")
+    script.write_text("model = AutoModel.from_config(c)\nprint(model.gradient_checkpointing_status())\n")
     assert main(["fix", "--write", "--target", "transformers>=5.24", "--table", str(table), str(script)]) == 0
-    assert script.read_text() == "print(model.activation_checkpointing_status())\n"
+    assert script.read_text() == "model = AutoModel.from_config(c)\nprint(model.activation_checkpointing_status())\n"
     script.write_text("print(model.gradient_checkpointing_status())\n")
     assert main(["scan", str(script), "--target", "transformers>=5.24"]) == 0  # the real table has no such row
 

@@ -3,7 +3,8 @@
 scan: one line per finding (`path:line:col: severity [code] old → new: message`) or `--format json`; exit 1 when
 a `fix` or `hazard` finding (or a file that could not be checked) is reported, 0 when clean, 2 on usage errors.
 fix: without `--write`, a unified diff of what would change (nothing is written); with it, the files are rewritten
-in place. Findings that were not rewritten (hazards, version-gated renames) are listed on stderr; exit 1 while
+in place. Only `safe` fixes are applied unless `--unsafe-fixes` is given (ruff's terms): an unsafe fix is a rename
+the tool has no evidence for either way, and stays listed. Findings that were not rewritten (hazards, version-gated renames) are listed on stderr; exit 1 while
 any hazard or unchecked file remains (or, without `--write`, while a fix is pending), else 0.
 """
 
@@ -31,6 +32,7 @@ def add_arguments(scan: argparse.ArgumentParser, fix: argparse.ArgumentParser, t
         sub.add_argument("--target", metavar="REQ", help="the transformers releases to support, e.g. 'transformers==5.20.0' (default: the project's requirement)")
         sub.add_argument("--include-planned", action="store_true", help="also report names not renamed in any release yet, as info")
         sub.add_argument("--table", type=Path, default=table_default, help="the alias table (default: %(default)s)")
+        sub.add_argument("--unsafe-fixes", action="store_true", help="also apply (fix) or count as applicable (scan) the unsafe fixes: renames without evidence either way that the receiver is a transformers object")
     scan.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     scan.add_argument("--min-severity", choices=SEVERITIES[::-1], default="info", help="hide findings below this severity (default: info)")
     fix.add_argument("--write", action="store_true", help="rewrite the files in place (default: print a diff)")
@@ -59,7 +61,7 @@ def _setup(args: argparse.Namespace) -> tuple[Options, Finder] | int:
     except (OSError, ValueError) as exc:
         print(f"{rules_module.CLASSES_PATH}: cannot read the measured class data: {exc}", file=sys.stderr)
         return 2
-    options = Options(rules, target or Allowed(None, ""), planned=args.include_planned)
+    options = Options(rules, target or Allowed(None, ""), planned=args.include_planned, unsafe_fixes=args.unsafe_fixes)
     return options, Finder(target)
 
 
@@ -88,7 +90,7 @@ def scan(args: argparse.Namespace) -> int:
     else:
         for finding in shown:
             print(finding.text())
-        print(summary(shown, len(results)))
+        print(summary(shown, len(results), args.unsafe_fixes))
     return 1 if errors or any(f.severity in ("fix", "hazard") for f in findings) else 0
 
 
@@ -111,7 +113,8 @@ def fix(args: argparse.Namespace) -> int:
                 )
             )
     findings = _findings(results)
-    left = [f for f in findings if f.severity != "fix" or f.path not in {r.path for r in changed}]
+    written = {r.path for r in changed}
+    left = [f for f in findings if not (f.applies(args.unsafe_fixes) and f.path in written)]
     for finding in left:
         print(finding.text(), file=sys.stderr)
     fixed = sum(1 for f in findings if f.severity == "fix") - sum(1 for f in left if f.severity == "fix")

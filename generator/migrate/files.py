@@ -170,8 +170,8 @@ def check(path: str, options: Options, finder: Finder) -> Result:
     findings = []
     for hit in hits:
         line, col = _position(source, hit.start)
-        findings.append(Finding(path, line, col, hit.severity, hit.old, hit.new, hit.code, hit.message, hit.edits))
-    edits = [e for f in findings if f.severity == "fix" for e in f.edits]
+        findings.append(Finding(path, line, col, hit.severity, hit.old, hit.new, hit.code, hit.message, hit.edits, hit.applicability))
+    edits = [e for f in findings if f.applies(options.unsafe_fixes) for e in f.edits]
     fixed = None
     if edits and options.verify:
         fixed = apply(text, edits)

@@ -32,6 +32,8 @@ class Options:
     """Import name of the package being scanned (adoption report): its own API names are not transformers'."""
     verify: bool = True
     """Parse each rewritten file again before offering it; `scan`, which writes nothing, skips that cost."""
+    unsafe_fixes: bool = False
+    """Also apply `unsafe` fixes (`--unsafe-fixes`): renames the tool has no evidence for either way."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,8 @@ class Hit:
     code: str
     message: str
     edits: tuple[Edit, ...] = ()
+    applicability: str | None = None
+    """For a `fix`: `safe` (applied by `fix --write`) or `unsafe` (applied only with `--unsafe-fixes`)."""
 
 
 # What to write when releases before `since` must keep working, by what the name is; sections of the guide.
@@ -83,12 +87,22 @@ def deprecation(row: Rename) -> str:
     return f"deprecated since transformers {row.since}{warns}{removal}"
 
 
-def rename(row: Rename, start: int, edits: tuple[Edit, ...], options: Options, *, code: str, what: str, section: str) -> Hit:
-    """The verdict for a use the tool is sure of: a `fix` with `edits`, or an `info` when the gate forbids it."""
+def rename(
+    row: Rename, start: int, edits: tuple[Edit, ...], options: Options, *, code: str, what: str, section: str,
+    unsafe: str | None = None,
+) -> Hit:
+    """The verdict for a use of the old name: a `fix` with `edits`, or an `info` when the gate forbids it.
+
+    `unsafe` says why the tool cannot tell the rename keeps behaviour (no evidence either way about the receiver):
+    the fix is then `unsafe`, applied only with `--unsafe-fixes`, and the message says why.
+    """
     reason = gate_reason(row, options)
     if reason is not None:
         return Hit(start, row.old, row.new, "info", code, f"{what}; {reason}")
-    return Hit(start, row.old, row.new, "fix", code, f"{what}, {deprecation(row)}: use `{row.new}`. See {link(section)}", edits)
+    if unsafe is not None:
+        message = f"{what}, {deprecation(row)}: use `{row.new}`; unsafe fix: {unsafe}, so it is applied only with --unsafe-fixes. See {link(section)}"
+        return Hit(start, row.old, row.new, "fix", code, message, edits, "unsafe")
+    return Hit(start, row.old, row.new, "fix", code, f"{what}, {deprecation(row)}: use `{row.new}`. See {link(section)}", edits, "safe")
 
 
 def hazard(row: Rename, start: int, *, code: str, what: str, section: str) -> Hit:
