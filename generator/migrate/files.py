@@ -96,7 +96,7 @@ def decode(data: bytes, kind: str) -> tuple[str, str]:
 
 def analyse(text: str, kind: str, options: Options, base: Path) -> list[Hit]:
     if kind == "python":
-        return python.analyse(text, options)
+        return python.analyse(text, options, base=base)
     if kind == "notebook":
         return notebook.analyse(text, options, base)
     if kind == "yaml":

@@ -98,7 +98,7 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
 
         try:
             if handler == "python":
-                found = python.analyse(code, options, context)
+                found = python.analyse(code, options, context, base)
             elif handler == "shell":
                 found = shell.analyse(code, options, base)
             elif handler == "yaml":

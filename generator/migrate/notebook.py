@@ -117,7 +117,7 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
         else:
             view, shell_lines = _python_view(code)
             try:
-                found = python.analyse(view, options, context)
+                found = python.analyse(view, options, context, base)
             except (SyntaxError, ValueError) as exc:
                 where = python.Source(view).starts[max((getattr(exc, "lineno", 1) or 1) - 1, 0)]
                 raise CellError(to_file(where) or cells.start, f"code cell {number} does not parse as Python: {exc}; fix the cell (or run it) first") from None

@@ -32,6 +32,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
@@ -79,9 +80,12 @@ def _version(text: str) -> Version | None:
 class _Walk:
     """Visits the statements on candidate lines, keeping the chain of (node, field) that leads to each node."""
 
-    def __init__(self, source: Source, tree: ast.Module, lines: list[int], options: Options, context: ast.Module | None = None) -> None:
+    def __init__(
+        self, source: Source, tree: ast.Module, lines: list[int], options: Options,
+        context: ast.Module | None = None, base: Path | None = None,
+    ) -> None:
         self.source, self.tree, self.lines, self.options = source, tree, lines, options
-        self.context = context
+        self.context, self.base = context, base
         self.rules = options.rules
         text = source.text
         self.config_classes = self.rules.config_classes | config_subclasses(text, self.rules.config_classes)
@@ -150,7 +154,7 @@ class _Walk:
     def receivers(self) -> Receivers:
         """The module's evidence about what names hold (built from the whole tree the first time a rule asks)."""
         if self._receivers is None:
-            self._receivers = Receivers(self.context or self.tree, self.rules)
+            self._receivers = Receivers(self.context or self.tree, self.rules, self.base)
         return self._receivers
 
     def _scopes(self) -> list[ast.AST]:
@@ -266,10 +270,10 @@ class _Walk:
         parent, _ = self._parent()
         section = "model" if self._enclosing(ast.ClassDef) else "script"
         if isinstance(node.ctx, ast.Store):
-            what = f"assigns to `{node.attr}` on an instance: the function replaces the deprecated method and stays the entry point until {row.removal or 'the old name is removed'} (it runs, and warns, when `{row.new}` is called); wrap `{row.new}` instead"
+            what = f"assigns to `{node.attr}` on an instance: the function replaces the deprecated method and stays the entry point until {row.removal or 'the old name is removed'} (it runs, and warns, when `{row.new}` is called{self._new_keywords(row)}, so it must accept them); wrap `{row.new}` instead"
             self.hits.append(hazard(row, start, code="instance-override", what=what, section="model"))
             return
-        if node.attr in self.shared:
+        if node.attr in self.shared and self._kind(node.value).kind not in ("model", "override", "foreign"):
             libs = ", ".join(self.rules.shared[node.attr])
             what = f"`{node.attr}` is also the (not deprecated) name in {libs}, which this file imports: rename it only where the object is a transformers model"
             self.hits.append(hazard(row, start, code="shared-name", what=what, section="library"))
@@ -479,6 +483,14 @@ class _Walk:
             what = f"class `{cls.name}` defines `{node.name}`, also the (not deprecated) name in {libs}: check which API this class implements"
             self.hits.append(hazard(row, self._def_name(node), code="shared-name", what=what, section="library"))
             return
+        kind = self.receivers.class_kind(ast.Name(cls.name))
+        if kind.kind == "foreign":
+            what = (
+                f"{kind.why}: its own `{row.old}` is not the deprecated method, so nothing is renamed (transformers' "
+                f"Trainer still calls it, with a FutureWarning, while the class has no `{row.new}`)"
+            )
+            self.hits.append(info(row, self._def_name(node), code="not-transformers", what=what, section="model"))
+            return
         narrow = narrow_override(node, node.name) if node.name == self.receivers.enable else None
         if narrow is not None:
             what = (
@@ -576,18 +588,19 @@ def _names_in_bases(node: ast.ClassDef) -> set[str]:
     return names
 
 
-def analyse(text: str, options: Options, context: ast.Module | None = None) -> list[Hit]:
+def analyse(text: str, options: Options, context: ast.Module | None = None, base: Path | None = None) -> list[Hit]:
     """The hits in Python source `text`; raises `SyntaxError` (or `ValueError`) if a candidate file does not parse.
 
     `context`: the whole document when `text` is one piece of it (notebook cells, Markdown fences), so that what a
-    name holds is told from every piece.
+    name holds is told from every piece. `base`: the file's folder, where classes imported from the project's
+    own modules are looked up.
     """
     source = Source(text)
     lines = candidate_lines(text, options, source)
     if not lines:
         return []
     tree = ast.parse(text)
-    return _Walk(source, tree, lines, options, context).run()
+    return _Walk(source, tree, lines, options, context, base).run()
 
 
 def context_of(pieces: list[str]) -> ast.Module:

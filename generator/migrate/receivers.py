@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from generator.migrate.rules import Rules
 
@@ -48,6 +49,29 @@ class Kind:
 
 UNKNOWN = Kind("unknown", "")
 
+MAX_HOPS = 3
+"""How many imports deep a class is followed into the project's other modules."""
+
+_FILES: dict[tuple[Path, int, int], Receivers] = {}
+"""Project modules read to follow an import, by (path, mtime, size): each version is parsed once per process."""
+
+
+def _module_file(base: Path, module: str) -> Path | None:
+    """The file of `module` (`.modeling`, `pkg.modeling`) imported from a file in `base`, if it is in the project."""
+    dots = len(module) - len(module.lstrip("."))
+    parts = module.lstrip(".").split(".") if module.lstrip(".") else []
+    if dots:
+        folders = [base.parents[dots - 2] if dots >= 2 and len(base.parents) >= dots - 1 else base]
+    else:
+        folders = [base, *list(base.parents)[:3]]
+    for folder in folders:
+        for candidate in (folder.joinpath(*parts).with_suffix(".py") if parts else None, folder.joinpath(*parts, "__init__.py")):
+            if candidate is not None and candidate.is_file():
+                return candidate
+        if not dots and (folder / ".git").exists():
+            break
+    return None
+
 
 def narrow_override(func: ast.FunctionDef | ast.AsyncFunctionDef, enable: str) -> str | None:
     """Why `activation_checkpointing_enable()` cannot call this override of `enable`, or `None` when it can."""
@@ -61,8 +85,11 @@ def narrow_override(func: ast.FunctionDef | ast.AsyncFunctionDef, enable: str) -
 class Receivers:
     """The evidence of one module, computed once from its whole tree when a rule first asks."""
 
-    def __init__(self, tree: ast.Module, rules: Rules) -> None:
+    def __init__(self, tree: ast.Module, rules: Rules, base: Path | None = None, hops: int = 0) -> None:
         self.rules = rules
+        self.base = base
+        """The file's folder: a class imported from a module of the project is looked up there (and above)."""
+        self.hops = hops
         self.module = tree
         """The module scope: the file, or every cell of a notebook (names bound in one cell hold in the next)."""
         self.enable = next((old for old in rules.member_kwargs if old in rules.members), "")
@@ -82,12 +109,15 @@ class Receivers:
                     self.imports[alias.asname or alias.name] = f"{node.module}.{alias.name}"
             elif isinstance(node, ast.ImportFrom):
                 for alias in node.names:
-                    self.imports[alias.asname or alias.name] = f".{node.module or ''}.{alias.name}"
+                    module = f"{node.module}." if node.module else ""
+                    self.imports[alias.asname or alias.name] = f"{'.' * node.level}{module}{alias.name}"
             elif isinstance(node, ast.ClassDef):
                 self.classes[node.name] = None if node.name in self.classes else node
             elif isinstance(node, ast.Assign):
                 for target in node.targets:
                     if isinstance(target, ast.Attribute) and target.attr in rules.members:
+                        if isinstance(node.value, ast.Lambda) and node.value.args.kwarg is not None:
+                            continue  # `lambda **kwargs: ...` takes whatever the new name passes
                         self.replaced.add((ast.unparse(target.value), target.attr))
         self._class_kinds: dict[str, Kind] = {}
         self._scopes: dict[int, dict[str, list[ast.expr | tuple[str, ast.expr]]]] = {}
@@ -127,7 +157,31 @@ class Receivers:
             return Kind("model", f"`{last}` comes from transformers")
         if top in FOREIGN:
             return Kind("foreign", f"`{last}` comes from {top}, not transformers")
+        if isinstance(expr, ast.Name) and root:
+            return self._imported_class(root, last)
         return UNKNOWN
+
+    def _imported_class(self, module: str, name: str) -> Kind:
+        """The kind of class `name` imported from a module of the project, read from its file when found."""
+        if self.base is None or self.hops >= MAX_HOPS:
+            return UNKNOWN
+        path = _module_file(self.base, module)
+        if path is None:
+            return UNKNOWN
+        try:
+            stamp = path.stat()
+            key = (path, stamp.st_mtime_ns, stamp.st_size)
+            if key not in _FILES:
+                _FILES[key] = Receivers(ast.parse(path.read_bytes()), self.rules, path.parent, self.hops + 1)
+        except (OSError, SyntaxError, ValueError):
+            return UNKNOWN
+        other = _FILES[key]
+        if other is None or (name not in other.classes and name not in other.imports):
+            return UNKNOWN
+        kind = other.class_kind(ast.Name(name))
+        if kind.kind == "unknown":
+            return kind
+        return Kind(kind.kind, f"{kind.why} (in {path.name})", 0)
 
     def _local_class(self, name: str, depth: int) -> Kind:
         if name in self._class_kinds:
