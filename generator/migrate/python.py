@@ -213,8 +213,8 @@ class _Walk:
         if kind.kind == "unknown":
             return rename(row, start, edits, self.options, code="call" if row.kind != "property" else "property",
                           what=what, section=section, unsafe=self._no_evidence(receiver, row))
-        why = kind.why if kind.kind == "foreign" else f"`{text}` holds training arguments ({kind.why})"
-        message = f"{what} on something that is not a transformers model ({why}): its `{row.old}` is not the deprecated one, so it is not rewritten"
+        why = kind.why if kind.kind == "foreign" else f"it holds training arguments: {kind.why}"
+        message = f"{what} on `{text}`, which is not a transformers model ({why}): its `{row.old}` is not the deprecated one, so it is not rewritten"
         return info(row, start, code="not-transformers", what=message, section="library")
 
     def _no_evidence(self, receiver: ast.expr, row: Rename) -> str:
@@ -486,7 +486,7 @@ class _Walk:
         kind = self.receivers.class_kind(ast.Name(cls.name))
         if kind.kind == "foreign":
             what = (
-                f"{kind.why}: its own `{row.old}` is not the deprecated method, so nothing is renamed (transformers' "
+                f"{kind.why}, not a transformers model: its own `{row.old}` is not the deprecated method, so nothing is renamed (transformers' "
                 f"Trainer still calls it, with a FutureWarning, while the class has no `{row.new}`)"
             )
             self.hits.append(info(row, self._def_name(node), code="not-transformers", what=what, section="model"))

@@ -156,7 +156,7 @@ class Receivers:
         if top == "transformers" and _MODEL_NAME.match(last):
             return Kind("model", f"`{last}` comes from transformers")
         if top in FOREIGN:
-            return Kind("foreign", f"`{last}` comes from {top}, not transformers")
+            return Kind("foreign", f"`{last}` from {top}")
         if isinstance(expr, ast.Name) and root:
             return self._imported_class(root, last)
         return UNKNOWN
@@ -234,10 +234,10 @@ class Receivers:
             return Kind("args", f"class `{node.name}` subclasses training arguments", node.lineno)
         if "foreign" in kinds:
             why = next(b.why for b in bases if b.kind == "foreign")
-            return Kind("foreign", f"class `{node.name}` is not a transformers model ({why})", node.lineno)
+            return Kind("foreign", f"class `{node.name}` subclasses {why}", node.lineno)
         if methods or fields:
             what = next(iter(methods or fields))
-            return Kind("foreign", f"class `{node.name}` defines `{what}` itself and does not subclass a transformers class", node.lineno)
+            return Kind("foreign", f"class `{node.name}` defines `{what}` itself and subclasses no transformers class", node.lineno)
         return UNKNOWN
 
     # --- what names hold ---------------------------------------------------------------------------------------------
