@@ -3,7 +3,7 @@
 Run: `.venv/bin/python benchmarks/scan.py [--repeat 7]` (downloads the wheel into .cache/wheels once). Each round
 runs, back to back on the same unpacked tree:
 
-- `python -m generator.migrate scan TREE` (the scanner, lean entry point) and `python -m generator scan TREE`;
+- `python -m generator scan TREE` (the scanner; the CLI imports only the subcommand it runs);
 - `ruff check --select F401 --no-cache TREE` (the target: the scanner must not be slower);
 - `grep -rn gradient_checkpointing TREE` (a floor: what a text search costs).
 
@@ -42,7 +42,6 @@ def _ruff() -> str:
 def commands(tree: Path) -> dict[str, list[str]]:
     py = sys.executable
     return {
-        "scanner (python -m generator.migrate scan)": [py, "-m", "generator.migrate", "scan", str(tree)],
         "scanner (python -m generator scan)": [py, "-m", "generator", "scan", str(tree)],
         "ruff check --select F401 --no-cache": [_ruff(), "check", "--select", "F401", "--no-cache", str(tree)],
         "grep -rn gradient_checkpointing": ["grep", "-rn", "gradient_checkpointing", str(tree)],
@@ -89,11 +88,11 @@ def main() -> int:
     ]
     for name, value in median.items():
         lines.append(f"| `{name}` | {value:.3f} | {value / ruff:.2f} | {value / grep:.1f} |")
-    lean = median["scanner (python -m generator.migrate scan)"]
+    lean = median["scanner (python -m generator scan)"]
     lines += [
         "",
         f"Target: the scanner no slower than ruff. Result: {'met' if lean <= ruff else 'NOT met'} "
-        f"(lean entry point {lean / ruff:.2f}× ruff).",
+        f"(scanner {lean / ruff:.2f}× ruff).",
         "",
         "Reproduce: `.venv/bin/python benchmarks/scan.py` (writes this file; `--no-write` only prints).",
         "",

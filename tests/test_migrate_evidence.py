@@ -73,6 +73,15 @@ encoder.gradient_checkpointing_enable()  # info not-transformers
 print(encoder.is_gradient_checkpointing)  # info not-transformers
 double = FakeModel()
 double.gradient_checkpointing_enable()  # info not-transformers
+
+class TestWrap:
+    class _FakeModel:
+        def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None):  # info not-transformers
+            self.seen = gradient_checkpointing_kwargs
+
+    def test_it(self):
+        model = self._FakeModel()
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={})  # info not-transformers
 ''',
     "other_libraries": '''
 from diffusers import UNet2DConditionModel

@@ -7,16 +7,21 @@ the file parsed with `ast`, and only the statements on lines with a candidate ar
 Rules, each decided from the syntax alone (the tool does not import or run the code):
 
 - `x.gradient_checkpointing_enable(...)`, `x.gradient_checkpointing_disable()`, `x.is_gradient_checkpointing`
-  (the model methods and property) are rewritten, with the method's renamed keyword in the same call; not when the
-  call unpacks `**kwargs` (they may hold the old keyword, which the new method refuses), not inside an override of
-  the old method calling `super()`, and not in a file that imports a library whose own API has the same name
-  (diffusers' `is_gradient_checkpointing` is not deprecated).
+  (the model methods and property) are rewritten, with the method's renamed keyword in the same call, by what the
+  module shows `x` holds (`generator.migrate.receivers`): a transformers model → a safe fix; no evidence either way
+  → an unsafe fix (applied only with `--unsafe-fixes`); another library's object or a project class that defines
+  the name → `info`; a model class whose override the new name cannot call, or an instance whose old method was
+  replaced → a hazard. Never when the call unpacks `**kwargs` (they may hold the old keyword, which the new method
+  refuses), inside an override of the old method calling `super()`, or, without evidence, in a file that imports a
+  library whose own API has the same name (diffusers' `is_gradient_checkpointing` is not deprecated).
 - A method reference without a call, assigning a function to the old method on an instance, defining the old method
   in a class, and looking the old name up by string (`getattr(model, "is_gradient_checkpointing", ...)`, which
   warns too) are hazards.
 - Keywords of calls to `TrainingArguments` or a known subclass (measured: TRL's configs, `Seq2SeqTrainingArguments`,
-  and classes in the same file that subclass one of them), and of `.set_training(...)`, are rewritten; not when the
-  new keyword is passed too or the call also unpacks `**mapping` (hazards).
+  and project classes that subclass one of them), imported under any name, also as keys of a `**{...}` literal,
+  and of `.set_training(...)`, are rewritten; not when the new keyword is passed too or the call also unpacks
+  `**mapping`, not when a mixin base declares the old field, and not through `dataclasses.replace` (which ignores
+  the old field since the rename): hazards. A class of that name not imported from transformers/TRL: unsafe.
 - In a class that subclasses one of those, declaring the old field is a hazard (it warns on every instance).
 - An attribute on something that is surely training arguments (`self` in such a class, a parameter annotated with
   one, a name assigned from a constructor call in the same function) or is conventionally named so (`args`,

@@ -140,6 +140,11 @@ class Receivers:
         """What an instance of the class `expr` is."""
         if isinstance(expr, ast.Name) and expr.id in self.classes and expr.id not in self.imports:
             return self._local_class(expr.id, depth)
+        if (
+            isinstance(expr, ast.Attribute) and expr.attr in self.classes and isinstance(expr.value, ast.Name)
+            and (expr.value.id in ("self", "cls") or expr.value.id in self.classes)
+        ):
+            return self._local_class(expr.attr, depth)  # `self._FakeModel()`: a class nested in the test class
         name = self.qualified(expr)
         if name is None:
             # A known class name neither imported nor defined: a snippet (a README fence) that uses the real one.
