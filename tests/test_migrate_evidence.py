@@ -171,6 +171,7 @@ class TrainingArguments:
     gradient_checkpointing: bool = False
 
 args = TrainingArguments(gradient_checkpointing=True)  # info not-transformers
+again = TrainingArguments(**{"gradient_checkpointing": True})  # info not-transformers
 ''',
     # 3. A script whose HfArgumentParser reads its own dataclass that declares the field.
     "own_dataclass_argv": '''

@@ -443,6 +443,13 @@ class _Walk:
         if kind.kind not in ("args", "args-unsure", "mixin") and callee not in self.config_classes:
             return
         mapping = node.value
+        if kind.kind == "foreign":
+            for key in mapping.keys:
+                if isinstance(key, ast.Constant) and key.value in self.rules.fields:
+                    what = f"passes `{key.value}` to `{callee}`, which is not training arguments ({kind.why}): not rewritten"
+                    self.hits.append(info(self.rules.fields[key.value], self._at(key.lineno, key.col_offset) + 1,
+                                          code="not-transformers", what=what, section="config"))
+            return
         keys = {k.value for k in mapping.keys if isinstance(k, ast.Constant)} | {k.arg for k in parent.keywords if k.arg}
         for key in mapping.keys:
             if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value in self.rules.fields):
