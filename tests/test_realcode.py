@@ -15,8 +15,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-import realcode  # noqa: E402
-from sitekit import IN_CI  # noqa: E402
+import realcode
+from sitekit import IN_CI
 
 TARGET, HUB, PROJECTS = realcode.load()
 BY_NAME = {p.name: p for p in PROJECTS}

@@ -43,11 +43,19 @@ from packaging.version import InvalidVersion, Version
 
 from generator.migrate.findings import Edit
 from generator.migrate.hits import Hit, Options, hazard, info, planned_hit, rename
-from generator.migrate.pylex import CONVENTIONAL_ARGS, Source, candidate_lines, config_subclasses, declared_fields, identifiers
+from generator.migrate.pylex import (
+    CONVENTIONAL_ARGS,
+    Source,
+    candidate_lines,
+    config_subclasses,
+    declared_fields,
+    identifiers,
+)
 from generator.migrate.receivers import UNKNOWN, Kind, Receivers, narrow_override
 
 __all__ = ["Source", "analyse", "context_of", "identifiers"]
 from generator.table import Rename
+
 
 def _callee(call: ast.Call) -> str | None:
     func = call.func
