@@ -93,7 +93,7 @@ def main() -> int:
     lines += [
         "",
         f"Target: the scanner no slower than ruff. Result: {'met' if lean <= ruff else 'NOT met'} "
-        f"(lean entry point {lean / ruff:.2f}× ruff).",
+        f"(scanner {lean / ruff:.2f}× ruff).",
         "",
         "Reproduce: `.venv/bin/python benchmarks/scan.py` (writes this file; `--no-write` only prints).",
         "",

@@ -16,7 +16,9 @@ from generator.migrate import findings
 
 ROOT = Path(__file__).resolve().parents[1]
 REQUIREMENT = '[project]\nname = "p"\ndependencies = ["transformers>=5.23.0"]\n'
-CALL = "model.gradient_checkpointing_enable()\n"
+LOAD = 'model = AutoModelForCausalLM.from_pretrained("m")\n'
+"""Evidence that `model` is a transformers model, so the call's fix is safe."""
+CALL = LOAD + "model.gradient_checkpointing_enable()\n"
 
 
 @pytest.fixture
@@ -36,7 +38,7 @@ def test_exit_codes_clean_findings_and_usage(project: Path) -> None:
     assert run("scan", str(clean)).returncode == 0
     (project / "old.py").write_text(CALL)
     result = run("scan", str(project))
-    assert result.returncode == 1 and "old.py:1:7: fix [call]" in result.stdout
+    assert result.returncode == 1 and "old.py:2:7: fix [call]" in result.stdout
     assert run("scan", str(project / "missing.py")).returncode == 2
     assert run("scan", "--target", "torch==2.0", str(project)).returncode == 2
     bad = run("scan", "--target", "transformers>>5", str(project))
@@ -53,8 +55,9 @@ def test_json_output_is_a_list_of_findings(project: Path, capsys: pytest.Capture
     main(["scan", "--format", "json", str(project)])
     (finding,) = json.loads(capsys.readouterr().out)
     assert {k: finding[k] for k in ("line", "column", "severity", "old", "new")} == {
-        "line": 1, "column": 7, "severity": "fix", "old": "gradient_checkpointing_enable", "new": "activation_checkpointing_enable"
+        "line": 2, "column": 7, "severity": "fix", "old": "gradient_checkpointing_enable", "new": "activation_checkpointing_enable"
     }
+    assert finding["applicability"] == "safe"
     assert finding["path"].endswith("old.py") and findings.GUIDE + "#training-scripts" in finding["message"]
 
 
@@ -72,17 +75,17 @@ def test_the_diff_applies_with_git_apply(project: Path) -> None:
     diff = run("fix", "old.py", cwd=project).stdout
     subprocess.run(["git", "init", "-q"], cwd=project, check=True)
     subprocess.run(["git", "apply", "-"], cwd=project, input=diff, text=True, check=True)
-    assert (project / "old.py").read_text() == "model.activation_checkpointing_enable()\n"
+    assert (project / "old.py").read_text() == LOAD + "model.activation_checkpointing_enable()\n"
 
 
 def test_write_keeps_line_endings_encoding_bom_and_mode(project: Path) -> None:
     crlf = project / "crlf.py"
-    crlf.write_bytes(b"# -*- coding: latin-1 -*-\r\nx = '\xe9'\r\nmodel.gradient_checkpointing_disable()\r\n")
+    crlf.write_bytes(b"# -*- coding: latin-1 -*-\r\nx = '\xe9'\r\nmodel = AutoModel.from_config(c)\r\nmodel.gradient_checkpointing_disable()\r\n")
     bom = project / "bom.yaml"
     bom.write_bytes(b"\xef\xbb\xbfoutput_dir: o\ngradient_checkpointing: true\n")
     crlf.chmod(0o751)
     assert main(["fix", "--write", str(project)]) == 0
-    assert crlf.read_bytes() == b"# -*- coding: latin-1 -*-\r\nx = '\xe9'\r\nmodel.activation_checkpointing_disable()\r\n"
+    assert crlf.read_bytes() == b"# -*- coding: latin-1 -*-\r\nx = '\xe9'\r\nmodel = AutoModel.from_config(c)\r\nmodel.activation_checkpointing_disable()\r\n"
     assert bom.read_bytes() == b"\xef\xbb\xbfoutput_dir: o\nactivation_checkpointing: true\n"
     assert stat.S_IMODE(crlf.stat().st_mode) == 0o751
     assert sorted(p.name for p in project.iterdir()) == ["bom.yaml", "crlf.py", "pyproject.toml"]  # no temp file left

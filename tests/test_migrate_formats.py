@@ -18,7 +18,8 @@ FIXTURES = Path(__file__).parent / "fixtures"
 SCHEMA = FIXTURES / "sarif-schema-2.1.0.json"
 REQUIREMENT = '[project]\nname = "p"\ndependencies = ["transformers>=5.23.0"]\n'
 SCRIPT = (
-    "from transformers import TrainingArguments\n\n"
+    "from transformers import AutoModelForCausalLM, TrainingArguments\n"
+    "model = AutoModelForCausalLM.from_pretrained('out')\n"
     "args = TrainingArguments(output_dir='out', gradient_checkpointing=True)\n"
     "model.gradient_checkpointing_enable()\n"
     "args.gradient_checkpointing = False\n"
@@ -63,7 +64,7 @@ def test_fix_applies_only_the_selected_codes(project: Path, capsys: pytest.Captu
 @pytest.mark.parametrize(
     ("option", "value", "message"),
     [("--select", "cal", "unknown finding code `cal`; did you mean `call`?"),
-     ("--ignore", "write,overide", "did you mean `override`?"),
+     ("--ignore", "write,overide", "did you mean `override`"),
      ("--select", "zzz", "`rules` lists every code"),
      ("--select", ",", "expected one or more codes"),
      ("--ignore", "file-error", "always reported")],

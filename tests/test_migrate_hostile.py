@@ -19,6 +19,7 @@ from generator.migrate import cli, jsonpos, plan
 ROOT = Path(__file__).resolve().parents[1]
 REQUIREMENT = '[project]\nname = "p"\ndependencies = ["transformers>=5.23.0"]\n'
 CALL = "model.gradient_checkpointing_enable()\n"
+"""A call the tool has no evidence about (an unsafe fix): the tests of file handling apply it with --unsafe-fixes."""
 NEW = "model.activation_checkpointing_enable()\n"
 
 
@@ -45,7 +46,7 @@ def test_a_read_only_file_is_reported_and_nothing_is_written(project: Path) -> N
         (project / name).write_text(CALL)
     (project / "b.py").chmod(0o444)  # root could write it anyway: the mode bits decide
     before = snapshot(project)
-    result = run("fix", "--write", str(project))
+    result = run("fix", "--write", "--unsafe-fixes", str(project))
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert f"{project / 'b.py'}:1:1: error: is read-only (mode 444)" in result.stderr
     assert "nothing was written" in result.stderr
@@ -68,7 +69,7 @@ def test_a_folder_that_cannot_take_a_file_means_nothing_is_written(
         return real(*args, dir=dir, **kwargs)  # type: ignore[call-overload, no-any-return]
 
     monkeypatch.setattr(writing.tempfile, "mkstemp", mkstemp)
-    assert main(["fix", "--write", str(project)]) == 1
+    assert main(["fix", "--write", "--unsafe-fixes", str(project)]) == 1
     err = capsys.readouterr().err
     assert f"{project / 'b' / 'x.py'}:1:1: error: cannot be written in place (Permission denied" in err
     assert "nothing was written: 1 of 2 files" in err
@@ -90,7 +91,7 @@ def test_a_file_changed_since_it_was_read_is_not_overwritten(
         return results  # type: ignore[return-value]
 
     monkeypatch.setattr(cli, "check_all", check_then_edit)
-    assert main(["fix", "--write", str(project)]) == 1
+    assert main(["fix", "--write", "--unsafe-fixes", str(project)]) == 1
     assert f"{script}:1:1: error: changed since it was read" in capsys.readouterr().err
     assert script.read_text() == CALL + "# edited by someone else meanwhile\n" and other.read_text() == CALL
 
@@ -108,7 +109,7 @@ def test_a_failure_midway_names_what_was_written_and_what_was_not(
         real(src, dst)
 
     monkeypatch.setattr(writing.os, "replace", replace)
-    assert main(["fix", "--write", str(project)]) == 1
+    assert main(["fix", "--write", "--unsafe-fixes", str(project)]) == 1
     err = capsys.readouterr().err
     assert f"{project / 'b.py'}:1:1: error: could not be put in place: No space left on device" in err
     assert f"wrote {project / 'a.py'}; not written: {project / 'b.py'}, {project / 'c.py'}." in err
@@ -128,7 +129,7 @@ def test_a_symlink_stays_a_link_and_its_target_is_written_once(project: Path, mo
     staged: list[Path] = []
     real = writing.stage
     monkeypatch.setattr(plan.writing, "stage", lambda path, data, **kw: staged.append(path) or real(path, data, **kw))
-    assert main(["fix", "--write", str(project)]) == 0  # the walk meets the file twice: as the link and as itself
+    assert main(["fix", "--write", "--unsafe-fixes", str(project)]) == 0  # the walk meets the file twice: as the link and as itself
     assert link.is_symlink() and os.readlink(link) == str(Path("real") / "train.py")
     assert target.read_text() == NEW and staged == [target.resolve()]
 
@@ -140,7 +141,7 @@ def test_owner_group_and_mode_are_kept(project: Path) -> None:
     script.write_text(CALL)
     os.chown(script, 12345, 12345)
     script.chmod(0o640)
-    assert run("fix", "--write", str(script)).returncode == 0
+    assert run("fix", "--write", "--unsafe-fixes", str(script)).returncode == 0
     info = script.stat()
     assert script.read_text() == NEW
     assert (info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)) == (12345, 12345, 0o640)
@@ -150,7 +151,7 @@ def test_a_hard_linked_file_is_reported_not_split(project: Path) -> None:
     script = project / "old.py"
     script.write_text(CALL)
     os.link(script, project / "twin.txt")
-    result = run("fix", "--write", str(script))
+    result = run("fix", "--write", "--unsafe-fixes", str(script))
     assert result.returncode == 1 and "has 2 hard links" in result.stderr
     assert (project / "twin.txt").read_text() == CALL == script.read_text()
 
@@ -184,7 +185,7 @@ def test_fifos_are_reported_and_never_opened(project: Path) -> None:
     result = run("scan", str(project), timeout=60)  # opening either FIFO would block forever
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert f"{project / 'pipe.py'}:1:1: error: not a regular file (a FIFO); skipped" in result.stderr
-    assert "pipe:" not in result.stderr.replace("pipe.py:", "") and "old.py:1:7: fix [call]" in result.stdout
+    assert "pipe:" not in result.stderr.replace("pipe.py:", "") and "old.py:1:7: fix (unsafe) [call]" in result.stdout
     assert run("scan", str(project / "pipe.py"), timeout=60).returncode == 1
 
 
@@ -213,7 +214,7 @@ def test_a_thousand_nested_folders_give_an_error_not_a_recursion_error(project: 
     result = run("scan", str(project))
     assert result.returncode == 1 and "RecursionError" not in result.stderr and "Traceback" not in result.stderr
     assert f"{nested[256]}:1:1: error: folder nested more than 256 levels below {project}" in result.stderr
-    assert "near.py:1:7: fix [call]" in result.stdout and "old.py" not in result.stdout
+    assert "near.py:1:7: fix (unsafe) [call]" in result.stdout and "old.py" not in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -229,7 +230,7 @@ def test_a_thousand_nested_folders_give_an_error_not_a_recursion_error(project: 
 def test_deep_nesting_gives_a_file_error(project: Path, name: str, text: str, where: str) -> None:
     path = project / name
     path.write_text(text)
-    result = run("fix", "--write", str(path))
+    result = run("fix", "--write", "--unsafe-fixes", str(path))
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert f"{path}:{where}: error: " in result.stderr and "nested" in result.stderr
     assert path.read_text() == text
@@ -247,7 +248,7 @@ def test_a_file_over_the_size_limit_is_reported_unread(project: Path) -> None:
     small.write_text(CALL + "#" * 2000 + "\n")
     assert "over the 1 kB limit" in run("scan", "--max-file-size", "1kB", str(small)).stderr
     assert "old.py" not in run("scan", "--max-file-size", "3kB", str(small)).stderr
-    assert "fix [call]" in run("scan", "--max-file-size", "3kB", str(small)).stdout
+    assert "fix (unsafe) [call]" in run("scan", "--max-file-size", "3kB", str(small)).stdout
     usage = run("scan", "--max-file-size", "lots", str(small))
     assert usage.returncode == 2 and "is not a size" in usage.stderr and "Traceback" not in usage.stderr
 
@@ -258,7 +259,7 @@ def test_json_output_carries_file_errors(project: Path, capsys: pytest.CaptureFi
     assert main(["scan", "--format", "json", str(project)]) == 1
     finding, error = json.loads(capsys.readouterr().out)
     assert error == {"path": str(project / "broken.json"), "line": 1, "column": 33, "severity": "error", "old": None,
-                     "new": None, "code": "file-error", "message": error["message"]}
+                     "new": None, "code": "file-error", "message": error["message"], "applicability": None}
     assert "not valid JSON" in error["message"] and finding["code"] == "call"
 
 
@@ -266,7 +267,7 @@ def test_json_output_carries_file_errors(project: Path, capsys: pytest.CaptureFi
                                     "transformers!=5.23.*,>=5.23,<5.24"])
 def test_a_target_no_release_meets_is_a_usage_error(project: Path, target: str) -> None:
     (project / "old.py").write_text(CALL)
-    result = run("fix", "--write", "--target", target, str(project))
+    result = run("fix", "--write", "--unsafe-fixes", "--target", target, str(project))
     assert result.returncode == 2 and "allows no release at all" in result.stderr and "Traceback" not in result.stderr
     assert (project / "old.py").read_text() == CALL
 
@@ -283,7 +284,7 @@ def test_many_uses_in_one_file_get_their_own_lines(project: Path, capsys: pytest
     lines = [CALL if n % 3 == 0 else f"x = {n}\n" for n in range(300)]
     (project / "many.py").write_text("".join(lines))
     main(["scan", str(project)])
-    found = [int(line.split(":")[1]) for line in capsys.readouterr().out.splitlines() if "fix [call]" in line]
+    found = [int(line.split(":")[1]) for line in capsys.readouterr().out.splitlines() if "fix (unsafe) [call]" in line]
     assert found == [n + 1 for n in range(300) if n % 3 == 0]
 
 
@@ -302,7 +303,7 @@ def test_an_owner_that_cannot_be_kept_stops_fix_but_not_generated_files(
         raise PermissionError(1, "Operation not permitted")
 
     monkeypatch.setattr(writing.os, "chown", chown)
-    assert main(["fix", "--write", str(script)]) == 1
+    assert main(["fix", "--write", "--unsafe-fixes", str(script)]) == 1
     assert "cannot be written in place (Operation not permitted" in capsys.readouterr().err
     assert script.read_text() == CALL and script.stat().st_uid == 12345
     assert writing.write_if_changed({page: "new\n"}) == [page] and page.read_text() == "new\n"  # kept where permitted

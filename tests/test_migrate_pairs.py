@@ -5,6 +5,7 @@ reported as a hazard (and no other line is), and a second run changes nothing.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -67,8 +68,19 @@ def test_a_second_fix_changes_nothing(project: Path) -> None:
     assert {p.name: p.read_bytes() for p in project.iterdir()} == first
 
 
-def test_after_files_have_no_fix_left(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_after_files_have_no_safe_fix_left(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     main(["fix", "--write", str(project)])
     capsys.readouterr()
+    main(["scan", "--format", "json", str(project)])
+    left = [f for f in json.loads(capsys.readouterr().out) if f["severity"] == "fix"]
+    assert left and {f["applicability"] for f in left} == {"unsafe"}  # the fixtures' uses without evidence
+
+
+def test_unsafe_fixes_apply_only_when_asked(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["fix", "--write", str(project)])
+    assert "peft_model.base_model.model.gradient_checkpointing_enable()" in (project / "model_methods.py").read_text()
+    main(["fix", "--write", "--unsafe-fixes", str(project)])
+    capsys.readouterr()
+    assert "peft_model.base_model.model.activation_checkpointing_enable()" in (project / "model_methods.py").read_text()
     main(["scan", "--format", "json", str(project)])
     assert '"severity": "fix"' not in capsys.readouterr().out

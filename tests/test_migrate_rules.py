@@ -34,9 +34,9 @@ def test_a_row_added_to_the_table_is_rewritten(tmp_path: Path) -> None:
     table = tmp_path / "aliases.yaml"
     table.write_text((ROOT / "aliases.yaml").read_text() + NEW_ROW)
     script = tmp_path / "train.py"
-    script.write_text("print(model.gradient_checkpointing_status())\n")
+    script.write_text("model = AutoModel.from_config(c)\nprint(model.gradient_checkpointing_status())\n")
     assert main(["fix", "--write", "--target", "transformers>=5.24", "--table", str(table), str(script)]) == 0
-    assert script.read_text() == "print(model.activation_checkpointing_status())\n"
+    assert script.read_text() == "model = AutoModel.from_config(c)\nprint(model.activation_checkpointing_status())\n"
     script.write_text("print(model.gradient_checkpointing_status())\n")
     assert main(["scan", str(script), "--target", "transformers>=5.24"]) == 0  # the real table has no such row
 
@@ -65,7 +65,8 @@ def test_an_override_of_only_the_old_method_says_the_trainer_warns(tmp_path: Pat
     )
     main(["scan", str(script), "--target", "transformers>=5.24"])
     out = capsys.readouterr().out
-    encoder, both = [line for line in out.splitlines() if "overrides" in line]
+    (encoder,) = [line for line in out.splitlines() if "`Encoder`" in line or "Encoder" in line.split(": ", 1)[-1][:80]]
+    (both,) = [line for line in out.splitlines() if "`Both`" in line or " Both " in line]
     assert f"{caller.warning.category}: {caller.warning.text_for('Encoder')}" in encoder
     assert "the Trainer warns" in encoder and "the Trainer warns" not in both
 

@@ -4,7 +4,8 @@ scan: one line per finding (`path:line:col: severity [code] old → new: message
 (`generator.migrate.formats`); fix: `--diff` (the default) prints a unified diff and writes nothing, `--write`
 rewrites in place, all files or none (`generator.migrate.plan`: one `PATH:1:1: error:` line per file that cannot be
 written safely, and nothing written); its remaining findings go to stderr. `--select`/`--ignore CODES` keep or drop
-codes (a dropped finding is neither reported nor fixed). Exit codes: 0 clean; 1 a `fix` or `hazard` finding is
+codes (a dropped finding is neither reported nor fixed). Only `safe` fixes are applied unless `--unsafe-fixes` is
+given (ruff's terms): an unsafe fix is a rename the tool has no evidence for either way, and stays listed. Exit codes: 0 clean; 1 a `fix` or `hazard` finding is
 reported, a file could not be checked or written, or (`fix --diff`) a rewrite is pending; 2 usage error (bad option,
 unknown code or path, a `--target` no release meets).
 """
@@ -40,6 +41,7 @@ def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Pat
     sub.add_argument("--ignore", metavar="CODES", help="neither report nor fix these codes, comma-separated")
     sub.add_argument("--max-file-size", type=_size, default=MAX_FILE_SIZE, metavar="SIZE",
                      help=f"report bigger files and skip them, e.g. 50MB (default: {describe_size(MAX_FILE_SIZE)})")
+    sub.add_argument("--unsafe-fixes", action="store_true", help="also apply (fix) or count as applicable (scan) the unsafe fixes: renames without evidence either way that the receiver is a transformers object")
     if command == "scan":
         sub.add_argument("--format", choices=formats.FORMATS, default="text", help="output format (default: text)")
         sub.add_argument("--min-severity", choices=SEVERITIES[::-1], default="info", help="hide findings below this severity (default: info)")
@@ -104,7 +106,7 @@ def _setup(args: argparse.Namespace) -> tuple[Options, Finder] | int:
         print(f"{rules_module.CLASSES_PATH}: cannot read the measured class data: {exc}", file=sys.stderr)
         return 2
     options = Options(rules, target or Allowed(None, ""), planned=args.include_planned, select=selection[0], ignore=selection[1],
-                      max_size=args.max_file_size)
+                      max_size=args.max_file_size, unsafe_fixes=args.unsafe_fixes)
     return options, Finder(target)
 
 
@@ -138,7 +140,7 @@ def scan(args: argparse.Namespace) -> int:
             print(error.text(), file=sys.stderr)
         for finding in shown:
             print(finding.text())
-        print(summary(shown, len(results)))
+        print(summary(shown, len(results), args.unsafe_fixes))
     else:
         _report(args.format, shown, errors, sys.stdout)
     return 1 if errors or any(f.severity in ("fix", "hazard") for f in findings) else 0
@@ -171,7 +173,8 @@ def fix(args: argparse.Namespace) -> int:
             )
         )
     findings = _findings(results)
-    left = [f for f in findings if f.severity != "fix" or f.path not in {r.path for r in changed}]
+    written = {r.path for r in changed}
+    left = [f for f in findings if not (f.applies(args.unsafe_fixes) and f.path in written)]
     if args.format == "text":
         for error in errors:
             print(error.text(), file=sys.stderr)

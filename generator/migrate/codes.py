@@ -127,8 +127,8 @@ _CODES = (
         "An override of the old method stays the entry point until the old name is removed (the new method calls "
         "it, and it warns when it calls up). Override the new method instead.",
         ("modeling.py", ("from transformers import PreTrainedModel\n\n\nclass MyModel(PreTrainedModel):\n"
-                         "    def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None):\n"
-                         "        super().gradient_checkpointing_enable(gradient_checkpointing_kwargs)\n")),
+                         "    def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None, **kwargs):\n"
+                         "        super().gradient_checkpointing_enable(gradient_checkpointing_kwargs, **kwargs)\n")),
     ),
     Code(
         "instance-override", "hazard", "overrides", "model",
@@ -207,6 +207,59 @@ _CODES = (
         "The alias table lists this name as a planned rename that no release has shipped: keep it.",
         ("modeling.py", "class MyModel(PreTrainedModel):\n    supports_gradient_checkpointing = True\n"),
         ("--include-planned",),
+    ),
+    Code(
+        "dict-key", "fix", "warns", "config",
+        "the old field as a key of a dict literal unpacked into TrainingArguments or a known subclass",
+        "`TrainingArguments(**{'gradient_checkpointing': True})` sets the old field like a keyword does. `fix` "
+        "rewrites the key; a key spelt with escapes or prefixes is reported as `info` for a person to rename.",
+        ("train.py", 'from transformers import TrainingArguments\n\nargs = TrainingArguments(output_dir="out", **{"gradient_checkpointing": True})\n'),
+    ),
+    Code(
+        "narrow-override", "hazard", "raises", "model",
+        "an override of the old method whose signature cannot take what the new method passes it",
+        "Since the rename, `activation_checkpointing_enable()` and the Trainer call an override of the old method "
+        "with `every_n_layers=` and `offload=`: an override without them (or `**kwargs`) raises TypeError. Rename "
+        "the override and widen its signature; calls on such a model are not rewritten.",
+        ("modeling.py", ("from transformers import LlamaForCausalLM\n\n\nclass TinyLlama(LlamaForCausalLM):\n"
+                         "    def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None):\n"
+                         "        super().gradient_checkpointing_enable(gradient_checkpointing_kwargs=gradient_checkpointing_kwargs)\n")),
+    ),
+    Code(
+        "replaced-method", "hazard", "overrides", "model",
+        "a call of the old method on an object whose old method was replaced on the instance",
+        "The instance's old method was replaced (an assignment such as `MethodType(partial(...))`): the new method "
+        "would call the replacement with arguments it may not take, so the call is not rewritten.",
+        ("train.py", ("from functools import partial\nfrom types import MethodType\n\n"
+                      "from transformers import AutoModelForCausalLM\n\n\ndef enable(model, flag):\n    model.flag = flag\n\n\n"
+                      "model = AutoModelForCausalLM.from_pretrained('out')\n"
+                      "model.gradient_checkpointing_enable = MethodType(partial(enable, flag=False), model)\n"
+                      "model.gradient_checkpointing_enable()\n")),
+    ),
+    Code(
+        "mixin-field", "hazard", "warns", "pitfalls",
+        "the old field passed to a training-arguments class whose mixin declares the old field itself",
+        "A mixin of the class declares the old name as its own field and may read it before TrainingArguments does: "
+        "renaming the keyword would change what the mixin sees. Rename the mixin's field and its reads together.",
+        ("args.py", ("from dataclasses import dataclass\n\nfrom transformers import TrainingArguments\n\n\n@dataclass\n"
+                     "class Mixin:\n    gradient_checkpointing: bool = False\n\n\n@dataclass\nclass Args(Mixin, TrainingArguments):\n"
+                     "    pass\n\n\nargs = Args(output_dir='out', gradient_checkpointing=True)\n")),
+    ),
+    Code(
+        "replace", "hazard", "lost-write", "pitfalls",
+        "the old field set through `dataclasses.replace` on training arguments",
+        "`dataclasses.replace(args, gradient_checkpointing=False)` is silently ignored since the rename: the copy "
+        "keeps the new field's value (measured). Pass the new field.",
+        ("train.py", ("import dataclasses\n\nfrom transformers import TrainingArguments\n\n"
+                      "args = TrainingArguments(output_dir='out')\nargs = dataclasses.replace(args, gradient_checkpointing=False)\n")),
+    ),
+    Code(
+        "not-transformers", "info", "not-deprecated", "library",
+        "an old name on an object that is not transformers' (a project's own class, another library's model)",
+        "The object defines the name itself or comes from another library (sentence-transformers, diffusers, a "
+        "`torch.nn.Module`): renaming the call would raise AttributeError, so it is left alone.",
+        ("encoder.py", ("import torch\n\n\nclass Encoder(torch.nn.Module):\n    def gradient_checkpointing_enable(self):\n"
+                        "        self.checkpointing = True\n\n\nencoder = Encoder()\nencoder.gradient_checkpointing_enable()\n")),
     ),
     Code(
         "unparsed-fence", "info", None, None,

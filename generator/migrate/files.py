@@ -146,7 +146,7 @@ def decode(data: bytes, kind: str) -> tuple[str, str]:
 
 def analyse(text: str, kind: str, options: Options, base: Path) -> list[Hit]:
     if kind == "python":
-        return python.analyse(text, options)
+        return python.analyse(text, options, base=base)
     if kind == "notebook":
         return notebook.analyse(text, options, base)
     if kind == "yaml":
@@ -277,8 +277,9 @@ def check(path: str, options: Options, finder: Finder) -> Result:
         if not options.reports(hit.code):
             continue  # `--select`/`--ignore`: an unreported finding applies no edit either
         line, col = _position(source, hit.start)
-        findings.append(Finding(path, line, col, hit.severity, hit.old, hit.new, hit.code, hit.message, hit.edits, hit.row, hit.via))
-    edits = [e for f in findings if f.severity == "fix" for e in f.edits]
+        findings.append(Finding(path, line, col, hit.severity, hit.old, hit.new, hit.code, hit.message, hit.edits,
+                                row=hit.row, via=hit.via, applicability=hit.applicability))
+    edits = [e for f in findings if f.applies(options.unsafe_fixes) for e in f.edits]
     fixed = None
     if edits and options.verify:
         fixed = apply(text, edits)

@@ -1,7 +1,7 @@
 """What the migration tool reports: findings (with the edit a `fix` finding applies), file errors, and their output.
 
-A finding is one use of a renamed name. Its severity says what a person has to do: `fix` (the tool can rewrite it
-safely), `hazard` (behaviour may differ: a person must look) or `info` (nothing to change now, or nothing the tool
+A finding is one use of a renamed name. Its severity says what a person has to do: `fix` (the tool can rewrite it;
+`safe` where it has evidence the rename keeps behaviour, `unsafe` where it has none either way), `hazard` (behaviour may differ: a person must look) or `info` (nothing to change now, or nothing the tool
 can be sure of). Every message ends with a link to the guide section that explains it.
 
 Links point at the guide the site is built from: in a checkout, the Markdown file itself (it opens in an editor or
@@ -101,6 +101,13 @@ class Finding:
     via: str | None = field(default=None, compare=False, repr=False)
     """For a keyword, the function or class it is passed to; for an override of only the old method, the class; not
     part of the public output."""
+    applicability: str | None = None
+    """For a `fix`: `safe` (`fix --write` applies it) or `unsafe` (only with `--unsafe-fixes`: no evidence either way
+    that the rename keeps behaviour); `None` for hazards and info."""
+
+    def applies(self, unsafe_fixes: bool) -> bool:
+        """Whether `fix --write` (with `--unsafe-fixes` when `unsafe_fixes`) applies this finding's edits."""
+        return self.severity == "fix" and (self.applicability == "safe" or unsafe_fixes)
 
     def as_json(self) -> dict[str, object]:
         """The public fields, as `--format json` writes them."""
@@ -111,7 +118,8 @@ class Finding:
     def text(self) -> str:
         """One linter-style line: `path:line:col: severity [code] old → new: message`."""
         names = f"{self.old} → {self.new}" if self.new else self.old
-        return f"{self.path}:{self.line}:{self.column}: {self.severity} [{self.code}] {names}: {self.message}"
+        severity = "fix (unsafe)" if self.applicability == "unsafe" else self.severity
+        return f"{self.path}:{self.line}:{self.column}: {severity} [{self.code}] {names}: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -133,8 +141,11 @@ def sort_key(finding: Finding) -> tuple[str, int, int, str]:
     return (finding.path, finding.line, finding.column, finding.old)
 
 
-def summary(findings: list[Finding], files: int) -> str:
-    """The closing line of the text output."""
+def summary(findings: list[Finding], files: int, unsafe_fixes: bool = False) -> str:
+    """The closing line of the text output (how many fixes `fix --write` applies, and how many only with
+    `--unsafe-fixes`, unless `unsafe_fixes` is on)."""
     counts = {s: sum(1 for f in findings if f.severity == s) for s in SEVERITIES}
     parts = ", ".join(f"{n} {s}" for s, n in counts.items())
-    return f"{len(findings)} finding{'s' * (len(findings) != 1)} ({parts}) in {files} file{'s' * (files != 1)} checked."
+    unsafe = sum(1 for f in findings if f.severity == "fix" and not f.applies(unsafe_fixes))
+    hidden = f"; {unsafe} of the fixes unsafe (applied only with --unsafe-fixes)" if unsafe else ""
+    return f"{len(findings)} finding{'s' * (len(findings) != 1)} ({parts}) in {files} file{'s' * (files != 1)} checked{hidden}."

@@ -34,7 +34,7 @@ _GITHUB_COMMAND = {"fix": "warning", "hazard": "error", "info": "notice", "error
 def error_entry(error: FileError) -> dict[str, object]:
     """A file error as a JSON entry with the same keys as a finding."""
     return {"path": error.path, "line": error.line, "column": error.column, "severity": "error", "old": None,
-            "new": None, "code": codes.FILE_ERROR, "message": error.message}
+            "new": None, "code": codes.FILE_ERROR, "message": error.message, "applicability": None}
 
 
 def to_json(findings: list[Finding], errors: list[FileError]) -> str:

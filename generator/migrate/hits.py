@@ -46,6 +46,8 @@ class Options:
     def reports(self, code: str) -> bool:
         """Whether findings of `code` are kept (their edits applied) in this run."""
         return (self.select is None or code in self.select) and code not in self.ignore
+    unsafe_fixes: bool = False
+    """Also apply `unsafe` fixes (`--unsafe-fixes`): renames the tool has no evidence for either way."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,9 @@ class Hit:
     code: str
     message: str
     edits: tuple[Edit, ...] = ()
+    applicability: str | None = None
+    """For a `fix`: `safe` (applied by `fix --write`) or `unsafe` (applied only with `--unsafe-fixes`)."""
+
     row: Rename | None = None
     """The row the use belongs to (the adoption report looks up what it was measured to do)."""
     via: str | None = None
@@ -108,12 +113,23 @@ def deprecation(row: Rename) -> str:
     return f"deprecated since transformers {row.since}{warns}{removal}"
 
 
-def rename(row: Rename, start: int, edits: tuple[Edit, ...], options: Options, *, code: str, what: str, section: str) -> Hit:
-    """The verdict for a use the tool is sure of: a `fix` with `edits`, or an `info` when the gate forbids it."""
+def rename(
+    row: Rename, start: int, edits: tuple[Edit, ...], options: Options, *, code: str, what: str, section: str,
+    unsafe: str | None = None,
+) -> Hit:
+    """The verdict for a use of the old name: a `fix` with `edits`, or an `info` when the gate forbids it.
+
+    `unsafe` says why the tool cannot tell the rename keeps behaviour (no evidence either way about the receiver):
+    the fix is then `unsafe`, applied only with `--unsafe-fixes`, and the message says why.
+    """
     reason = gate_reason(row, options)
     if reason is not None:
         return Hit(start, row.old, row.new, "info", code, f"{what}; {reason}", row=row)
-    return Hit(start, row.old, row.new, "fix", code, f"{what}, {deprecation(row)}: use `{row.new}`. See {link(section)}", edits, row=row)
+    if unsafe is not None:
+        message = f"{what}, {deprecation(row)}: use `{row.new}`; unsafe fix: {unsafe}, so it is applied only with --unsafe-fixes. See {link(section)}"
+        return Hit(start, row.old, row.new, "fix", code, message, edits, applicability="unsafe", row=row)
+    return Hit(start, row.old, row.new, "fix", code, f"{what}, {deprecation(row)}: use `{row.new}`. See {link(section)}", edits,
+               applicability="safe", row=row)
 
 
 def hazard(row: Rename, start: int, *, code: str, what: str, section: str) -> Hit:

@@ -1,9 +1,11 @@
 """Markdown: check the code inside fenced blocks with the handler for the fence's language.
 
 ```python / ```py fences go to the Python rules, ```bash / ```sh / ```shell to the shell rules, ```yaml and ```json
-to the config rules. A fence's content is handed over without the fence's indentation (fences inside lists and
-content tabs are indented), and every offset is mapped back. Other languages, and ```pycon sessions, are skipped.
-A ```python fence that does not parse (a fragment with `...`) is reported as `info` and left alone.
+to the config rules; the code of ```pycon sessions (after `>>> ` and `... `) to the Python rules and the commands of
+```console sessions (after `$ `) to the shell rules, their output lines left out. A fence's content is handed over
+without the fence's indentation (fences inside lists and content tabs are indented), and every offset is mapped
+back. Other languages are skipped. A fence that does not parse (a fragment with `...`) is reported as `info` and
+left alone. What a name holds is told from all the Python fences of the file (a model loaded in an earlier one).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ LANGUAGES = {
     "python": "python", "py": "python", "python3": "python",
     "bash": "shell", "sh": "shell", "shell": "shell", "zsh": "shell",
     "yaml": "yaml", "yml": "yaml", "json": "json",
+    "pycon": "pycon", "console": "console", "shell-session": "console",
 }
 """Fence language → handler."""
 
@@ -42,9 +45,32 @@ def fences(text: str) -> list[tuple[str, list[tuple[int, str]]]]:
             lines.append((offset + cut, line[cut:]))
             offset += len(line)
         handler = LANGUAGES.get(m.group("lang").lower())
-        if handler:
+        if handler == "pycon":
+            out.append(("python", _prompted(lines, (">>> ", "... "), (">>>", "..."))))
+        elif handler == "console":
+            out.append(("shell", _prompted(lines, ("$ ",), ())))
+        elif handler:
             out.append((handler, lines))
         pos = end.end() if end else len(text)
+    return out
+
+
+def _prompted(lines: list[tuple[int, str]], prompts: tuple[str, ...], bare: tuple[str, ...]) -> list[tuple[int, str]]:
+    """The input lines of a session (after a prompt, or continuing a `\\` line), without the prompts."""
+    out: list[tuple[int, str]] = []
+    continued = False
+    for offset, line in lines:
+        body = line.rstrip("\r\n")
+        prompt = next((p for p in prompts if line.startswith(p)), None)
+        if prompt is not None:
+            out.append((offset + len(prompt), line[len(prompt) :]))
+        elif body in bare:
+            out.append((offset + len(body), line[len(body) :]))
+        elif continued:
+            out.append((offset, line))
+        else:
+            continue
+        continued = body.endswith("\\") and not bare
     return out
 
 
@@ -53,7 +79,9 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
     if options.rules.stem not in text:
         return []
     hits: list[Hit] = []
-    for handler, lines in fences(text):
+    blocks = fences(text)
+    context = python.context_of(["".join(line for _, line in lines) for handler, lines in blocks if handler == "python"])
+    for handler, lines in blocks:
         code = "".join(line for _, line in lines)
         if options.rules.stem not in code:
             continue
@@ -70,7 +98,7 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
 
         try:
             if handler == "python":
-                found = python.analyse(code, options)
+                found = python.analyse(code, options, context, base)
             elif handler == "shell":
                 found = shell.analyse(code, options, base)
             elif handler == "yaml":

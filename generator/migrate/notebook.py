@@ -18,6 +18,8 @@ from generator.migrate.hits import Hit, Options
 from generator.migrate.yaml_json import ConfigParseError
 
 _SHELL_CELL = re.compile(r"%%(?:bash|sh|script (?:ba)?sh)\b")
+_PYTHON_CELL = re.compile(r"%%(?:time|timeit|capture|prun)\b")
+_PYTHON_MAGIC = re.compile(r"%(?:time|timeit|prun)\b[ \t]*(?:-\w+[ \t]+(?:\d+[ \t]+)?)*")
 
 
 class CellError(ValueError):
@@ -55,11 +57,23 @@ def _mapper(text: str, pieces: list[jsonpos.JString]):  # type: ignore[no-untype
 
 
 def _python_view(code: str) -> tuple[str, list[tuple[int, str]]]:
-    """The code with `!shell` and `%magic` lines blanked, and the shell lines (offset after `!`, text)."""
+    """The code with `!shell` and `%magic` lines blanked, and the shell lines (offset after `!`, text).
+
+    The magics that run Python (`%time stmt`, `%%time` cells, ...) keep that Python: only the magic is blanked.
+    """
     out, shell_lines, offset = [], [], 0
+    if _PYTHON_CELL.match(code) is not None:
+        first = code.find("\n") + 1 if "\n" in code else len(code)
+        out.append(" " * len(code[:first].rstrip("\r\n")) + code[len(code[:first].rstrip("\r\n")) : first])
+        code, offset = code[first:], first
     for line in code.splitlines(keepends=True):
         stripped = line.lstrip()
-        if stripped.startswith(("!", "%")):
+        if (magic := _PYTHON_MAGIC.match(stripped)) is not None:
+            cut = len(line) - len(stripped) + magic.end()
+            indent = len(line) - len(stripped)
+            # `0;` keeps the statement at its indentation and every offset in place: `%time f()` → `0;    f()`.
+            out.append(line[:indent] + "0;".ljust(magic.end()) + line[cut:])
+        elif stripped.startswith(("!", "%")):
             body = line.rstrip("\r\n")
             if stripped.startswith("!"):
                 bang = offset + line.index("!") + 1
@@ -83,24 +97,27 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
     if not isinstance(cells, jsonpos.JArray):
         raise ConfigParseError(0, "not a notebook: no \"cells\" list at the top level")
     hits: list[Hit] = []
+    code_cells = []
     for number, cell in enumerate(cells.items, 1):
-        if not isinstance(cell, jsonpos.JObject):
-            continue
-        kind = cell.get("cell_type")
-        pieces = _pieces(cell)
-        code = "".join(p.value for p in pieces)
-        if not (isinstance(kind, jsonpos.JString) and kind.value == "code") or options.rules.stem not in code:
+        kind = cell.get("cell_type") if isinstance(cell, jsonpos.JObject) else None
+        if isinstance(cell, jsonpos.JObject) and isinstance(kind, jsonpos.JString) and kind.value == "code":
+            pieces = _pieces(cell)
+            code_cells.append((number, pieces, "".join(p.value for p in pieces)))
+    # What a name holds is told from every cell: the model is usually loaded in an earlier one.
+    context = python.context_of([_python_view(code)[0] for _, _, code in code_cells if not code.startswith("%%") or _PYTHON_CELL.match(code)])
+    for number, pieces, code in code_cells:
+        if options.rules.stem not in code:
             continue
         to_file = _mapper(text, pieces)
         found: list[Hit] = []
-        if code.startswith("%%"):
+        if code.startswith("%%") and not _PYTHON_CELL.match(code):
             if _SHELL_CELL.match(code):
                 first = code.find("\n") + 1
                 found = [_shift(h, first) for h in shell.analyse(code[first:], options, base)]
         else:
             view, shell_lines = _python_view(code)
             try:
-                found = python.analyse(view, options)
+                found = python.analyse(view, options, context, base)
             except (SyntaxError, ValueError) as exc:
                 where = python.Source(view).starts[max((getattr(exc, "lineno", 1) or 1) - 1, 0)]
                 raise CellError(to_file(where) or cells.start, f"code cell {number} does not parse as Python: {exc}; fix the cell (or run it) first") from None

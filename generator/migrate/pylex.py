@@ -72,6 +72,12 @@ _COUNTS = 16
 """`Source.line_of` counts newlines this many times before it finds the line starts once."""
 
 
+def declared_fields(text: str, flag: str) -> bool:
+    """Whether `text` declares a dataclass field that `HfArgumentParser` turns into `flag` (`name: type` in a class)."""
+    name = flag.lstrip("-").replace("-", "_")
+    return name in text and re.search(rf"^[ \t]+{re.escape(name)}[ \t]*:", text, re.M) is not None
+
+
 class Source:
     """A text with its line starts, to turn `ast` positions (line, UTF-8 byte column) into offsets and back.
 
@@ -142,10 +148,12 @@ class _Lexical:
         if before.endswith("."):
             receiver = _RECEIVER.search(before)
             return self.receiver_may_be_config(receiver.group(1) if receiver else None)
+        after = text[start + len(name) : start + len(name) + 40].lstrip(" \t")
         if before.endswith(("'", '"')):
+            if after[:1] == before[-1] and after[1:].lstrip(" \t").startswith(":"):
+                return True  # a dict key, which may be unpacked into a constructor: `Config(**{"name": ...})`
             lookup = _LOOKUP.search(before)
             return lookup is not None and self.receiver_may_be_config(lookup.group(1).split(".")[-1])
-        after = text[start + len(name) : start + len(name) + 40].lstrip(" \t")
         return (after.startswith("=") and not after.startswith("==")) or after.startswith(":")
 
 

@@ -7,16 +7,21 @@ the file parsed with `ast`, and only the statements on lines with a candidate ar
 Rules, each decided from the syntax alone (the tool does not import or run the code):
 
 - `x.gradient_checkpointing_enable(...)`, `x.gradient_checkpointing_disable()`, `x.is_gradient_checkpointing`
-  (the model methods and property) are rewritten, with the method's renamed keyword in the same call; not when the
-  call unpacks `**kwargs` (they may hold the old keyword, which the new method refuses), not inside an override of
-  the old method calling `super()`, and not in a file that imports a library whose own API has the same name
-  (diffusers' `is_gradient_checkpointing` is not deprecated).
+  (the model methods and property) are rewritten, with the method's renamed keyword in the same call, by what the
+  module shows `x` holds (`generator.migrate.receivers`): a transformers model → a safe fix; no evidence either way
+  → an unsafe fix (applied only with `--unsafe-fixes`); another library's object or a project class that defines
+  the name → `info`; a model class whose override the new name cannot call, or an instance whose old method was
+  replaced → a hazard. Never when the call unpacks `**kwargs` (they may hold the old keyword, which the new method
+  refuses), inside an override of the old method calling `super()`, or, without evidence, in a file that imports a
+  library whose own API has the same name (diffusers' `is_gradient_checkpointing` is not deprecated).
 - A method reference without a call, assigning a function to the old method on an instance, defining the old method
   in a class, and looking the old name up by string (`getattr(model, "is_gradient_checkpointing", ...)`, which
   warns too) are hazards.
 - Keywords of calls to `TrainingArguments` or a known subclass (measured: TRL's configs, `Seq2SeqTrainingArguments`,
-  and classes in the same file that subclass one of them), and of `.set_training(...)`, are rewritten; not when the
-  new keyword is passed too or the call also unpacks `**mapping` (hazards).
+  and project classes that subclass one of them), imported under any name, also as keys of a `**{...}` literal,
+  and of `.set_training(...)`, are rewritten; not when the new keyword is passed too or the call also unpacks
+  `**mapping`, not when a mixin base declares the old field, and not through `dataclasses.replace` (which ignores
+  the old field since the rename): hazards. A class of that name not imported from transformers/TRL: unsafe.
 - In a class that subclasses one of those, declaring the old field is a hazard (it warns on every instance).
 - An attribute on something that is surely training arguments (`self` in such a class, a parameter annotated with
   one, a name assigned from a constructor call in the same function) or is conventionally named so (`args`,
@@ -33,14 +38,23 @@ import ast
 import bisect
 import dataclasses
 import re
+from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
 from generator.migrate.findings import Edit
 from generator.migrate.hits import Hit, Options, hazard, info, planned_hit, rename
-from generator.migrate.pylex import CONVENTIONAL_ARGS, Source, candidate_lines, config_subclasses, identifiers
+from generator.migrate.pylex import (
+    CONVENTIONAL_ARGS,
+    Source,
+    candidate_lines,
+    config_subclasses,
+    declared_fields,
+    identifiers,
+)
+from generator.migrate.receivers import UNKNOWN, Kind, Receivers, narrow_override
 
-__all__ = ["Source", "analyse", "identifiers"]
+__all__ = ["Source", "analyse", "context_of", "identifiers"]
 from generator.table import Rename
 
 
@@ -80,8 +94,12 @@ def _version(text: str) -> Version | None:
 class _Walk:
     """Visits the statements on candidate lines, keeping the chain of (node, field) that leads to each node."""
 
-    def __init__(self, source: Source, tree: ast.Module, lines: list[int], options: Options) -> None:
+    def __init__(
+        self, source: Source, tree: ast.Module, lines: list[int], options: Options,
+        context: ast.Module | None = None, base: Path | None = None,
+    ) -> None:
         self.source, self.tree, self.lines, self.options = source, tree, lines, options
+        self.context, self.base = context, base
         self.rules = options.rules
         text = source.text
         self.config_classes = self.rules.config_classes | config_subclasses(text, self.rules.config_classes)
@@ -94,10 +112,12 @@ class _Walk:
         flags = [*self.rules.flags, *(n for n in self.rules.planned if n.startswith("--"))]
         self.flag_pattern = re.compile("|".join(rf"(?<![\w-]){re.escape(f)}(?![\w-])" for f in sorted(flags, key=len, reverse=True)))
         self.own_flags = {f for f in flags if f in text and re.search(rf"add_argument\([^)]*[\"']{re.escape(f)}[\"']", text)}
+        self.own_fields = {f for f in flags if declared_fields(text, f)}
         self.stack: list[tuple[ast.AST, str]] = []
         self.hits: list[Hit] = []
         self.bindings: dict[int, dict[str, str]] = {}
         self.handled: set[int] = set()
+        self._receivers: Receivers | None = None
 
     # --- traversal ---------------------------------------------------------------------------------------------------
 
@@ -144,36 +164,81 @@ class _Walk:
 
     # --- what a receiver is ------------------------------------------------------------------------------------------
 
+    @property
+    def receivers(self) -> Receivers:
+        """The module's evidence about what names hold (built from the whole tree the first time a rule asks)."""
+        if self._receivers is None:
+            self._receivers = Receivers(self.context or self.tree, self.rules, self.base)
+        return self._receivers
+
+    def _scopes(self) -> list[ast.AST]:
+        """The enclosing functions, innermost first, then the module."""
+        functions = [n for n, _ in reversed(self.stack[:-1]) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        return [*functions, self.receivers.module]
+
+    def _kind(self, expr: ast.expr) -> Kind:
+        """What `expr` holds (see `generator.migrate.receivers`); `self` holds an instance of its class."""
+        if isinstance(expr, ast.Name) and expr.id == "self":
+            cls = self._enclosing(ast.ClassDef)
+            return self.receivers.class_kind(ast.Name(cls.name)) if isinstance(cls, ast.ClassDef) else UNKNOWN
+        return self.receivers.expr_kind(expr, self._scopes())
+
     def _is_config_class(self, node: ast.AST | None) -> bool:
-        return isinstance(node, ast.ClassDef) and bool(_names_in_bases(node) & self.config_classes)
+        if not isinstance(node, ast.ClassDef):
+            return False
+        if _names_in_bases(node) & self.config_classes:
+            return True
+        return self.receivers.class_kind(ast.Name(node.name)).kind in ("args", "args-unsure")
 
     def _config_receiver(self, expr: ast.expr) -> str | None:
         """`sure` or `guess` when `expr` holds training arguments, else `None`."""
         if isinstance(expr, ast.Name):
             if expr.id == "self":
                 return "sure" if self._is_config_class(self._enclosing(ast.ClassDef)) else None
-            if self._bound_to_config(expr.id):
+            if self._kind(expr).kind in ("args", "args-unsure", "mixin"):
                 return "sure"
             return "guess" if expr.id in CONVENTIONAL_ARGS else None
         if isinstance(expr, ast.Attribute) and expr.attr in CONVENTIONAL_ARGS:
             return "guess"
         return None
 
-    def _bound_to_config(self, name: str) -> bool:
-        scope = self._enclosing((ast.FunctionDef, ast.AsyncFunctionDef)) or self.tree
-        if id(scope) not in self.bindings:
-            found: dict[str, str] = {}
-            if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                for arg in [*scope.args.posonlyargs, *scope.args.args, *scope.args.kwonlyargs]:
-                    if _names_in(arg.annotation) & self.config_classes:
-                        found[arg.arg] = "annotation"
-            for node in ast.walk(scope):
-                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _callee(node.value) in self.config_classes:
-                    for target in node.targets:
-                        if isinstance(target, ast.Name):
-                            found[target.id] = "constructor"
-            self.bindings[id(scope)] = found
-        return name in self.bindings[id(scope)]
+    def _model_verdict(self, receiver: ast.expr, row: Rename, start: int, edits: tuple[Edit, ...], what: str, section: str) -> Hit:
+        """The verdict on renaming a model method or property used on `receiver`, from the evidence about it."""
+        text = ast.unparse(receiver)
+        kind = self._kind(receiver)
+        if (text, row.old) in self.receivers.replaced:
+            why = (
+                f"`{text}.{row.old}` is replaced on the instance in this file: since transformers {row.since} the new "
+                f"name calls that function{self._new_keywords(row)}, a TypeError unless it accepts them (measured); keep "
+                f"the old name until the replacement wraps `{row.new}` instead"
+            )
+            return hazard(row, start, code="replaced-method", what=f"{what}: not rewritten, {why}", section="model")
+        if kind.kind == "override":
+            why = (
+                f"{kind.why}: since transformers {row.since}, `{self._new_enable()}()` (which the Trainer calls) calls "
+                f"such an override with `every_n_layers=` and `offload=` and raises TypeError (measured), so renaming "
+                f"calls on it breaks them; give the override `**kwargs`, or override the new name"
+            )
+            if "property" in kind.why:
+                why = f"{kind.why}: reading `{row.new}` would skip the override; override the new name first"
+            return hazard(row, start, code="narrow-override", what=f"{what}: not rewritten, {why}", section="model")
+        unsafe = self._no_evidence(receiver, row) if kind.kind == "unknown" else None
+        if kind.kind in ("model", "unknown") and row.kind == "property":
+            return rename(row, start, edits, self.options, code="property", what=what, section=section, unsafe=unsafe)
+        if kind.kind in ("model", "unknown"):
+            return rename(row, start, edits, self.options, code="call", what=what, section=section, unsafe=unsafe)
+        why = kind.why if kind.kind == "foreign" else f"it holds training arguments: {kind.why}"
+        message = f"{what} on `{text}`, which is not a transformers model ({why}): its `{row.old}` is not the deprecated one, so it is not rewritten"
+        return info(row, start, code="not-transformers", what=message, section="library")
+
+    def _no_evidence(self, receiver: ast.expr, row: Rename) -> str:
+        return f"nothing in this file shows that `{ast.unparse(receiver)}` is a transformers model (another library's `{row.old}` has no `{row.new}`)"
+
+    def _new_keywords(self, row: Rename) -> str:
+        return " with `every_n_layers=` and `offload=`" if row.old == self.receivers.enable else ""
+
+    def _new_enable(self) -> str:
+        return self.rules.members[self.receivers.enable].new if self.receivers.enable in self.rules.members else ""
 
     def _dead_before(self) -> Version | None:
         """V when the current node only runs on transformers older than V (inside `if <older than V>:`)."""
@@ -195,6 +260,8 @@ class _Walk:
                 self.hits.append(planned_hit(rules.planned[node.attr], self._attr_start(node), node.attr))
         elif isinstance(node, ast.keyword) and node.arg is not None:
             self._keyword(node)
+        elif isinstance(node, ast.keyword):
+            self._unpacked_dict(node)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self._definition(node)
         elif isinstance(node, ast.AnnAssign):
@@ -217,18 +284,18 @@ class _Walk:
         parent, _ = self._parent()
         section = "model" if self._enclosing(ast.ClassDef) else "script"
         if isinstance(node.ctx, ast.Store):
-            what = f"assigns to `{node.attr}` on an instance: the function replaces the deprecated method and stays the entry point until {row.removal or 'the old name is removed'} (it runs, and warns, when `{row.new}` is called); wrap `{row.new}` instead"
+            what = f"assigns to `{node.attr}` on an instance: the function replaces the deprecated method and stays the entry point until {row.removal or 'the old name is removed'} (it runs, and warns, when `{row.new}` is called{self._new_keywords(row)}, so it must accept them); wrap `{row.new}` instead"
             self.hits.append(hazard(row, start, code="instance-override", what=what, section="model"))
             return
-        if node.attr in self.shared:
+        if node.attr in self.shared and self._kind(node.value).kind not in ("model", "override", "foreign"):
             libs = ", ".join(self.rules.shared[node.attr])
             what = f"`{node.attr}` is also the (not deprecated) name in {libs}, which this file imports: rename it only where the object is a transformers model"
             self.hits.append(hazard(row, start, code="shared-name", what=what, section="library"))
             return
         if not (isinstance(parent, ast.Call) and parent.func is node):
             if row.kind == "property":
-                self.hits.append(rename(row, start, (self._edit(start, row.old, row.new),), self.options,
-                                        code="property", what=f"reads `{row.old}`", section=section))
+                self.hits.append(self._model_verdict(node.value, row, start, (self._edit(start, row.old, row.new),),
+                                                     f"reads `{row.old}`", section))
             else:
                 what = f"refers to `{row.old}` without calling it (silent now, an AttributeError in {row.removal}); `{row.new}` has a different signature (it takes `activation_checkpointing_kwargs`), so check what the reference is used for"
                 self.hits.append(hazard(row, start, code="reference", what=what, section="library"))
@@ -255,12 +322,15 @@ class _Walk:
         for k in kwargs:
             krow = old_kwargs[k.arg or ""]
             edits.append(self._edit(self._at(k.lineno, k.col_offset), krow.old, krow.new))
-        self.hits.append(rename(row, start, tuple(edits), self.options, code="call",
-                                what=f"calls `{row.old}()`", section=section))
+        verdict = self._model_verdict(receiver, row, start, tuple(edits), f"calls `{row.old}()`", section)
+        self.hits.append(verdict)
+        if verdict.severity != "fix":
+            return
+        unsafe = self._no_evidence(receiver, row) if verdict.applicability == "unsafe" else None
         for k, edit in zip(kwargs, edits[1:], strict=True):
             krow = old_kwargs[k.arg or ""]
-            hit = rename(krow, edit.start, (), self.options, code="keyword",
-                         what=f"passes `{krow.old}=` to `{row.old}()` (renamed with it)", section=section)
+            hit = rename(krow, edit.start, (), self.options, code="keyword", section=section, unsafe=unsafe,
+                         what=f"passes `{krow.old}=` to `{row.old}()` (renamed with it)")
             self.hits.append(dataclasses.replace(hit, via=node.attr))
 
     def _field_attribute(self, node: ast.Attribute) -> None:
@@ -308,14 +378,47 @@ class _Walk:
         start = self._at(node.lineno, node.col_offset)
         row: Rename | None = None
         what = ""
+        unsafe: str | None = None
         if callee in rules.member_kwargs and arg in rules.member_kwargs[callee]:
             if callee in rules.members:
                 return  # renamed together with the method call
             row, what, section = rules.member_kwargs[callee][arg], f"passes `{arg}=` to `{callee}()`, which takes only the new keyword", "script"
+            if isinstance(parent.func, ast.Attribute):
+                self.hits.append(self._model_verdict(parent.func.value, row, start, (self._edit(start, row.old, row.new),), what, section))
+                return
         elif callee in rules.method_kwargs and arg in rules.method_kwargs[callee]:
             row, what, section = rules.method_kwargs[callee][arg], f"passes `{arg}=` to `{callee}()`", "config"
-        elif callee in self.config_classes and arg in rules.fields:
+        elif arg in rules.fields and self._is_replace(parent):
+            row = rules.fields[arg]
+            copied = ast.unparse(parent.args[0]) if parent.args else "..."
+            what = (
+                f"`{callee}({copied}, {arg}=...)` is silently ignored on transformers ≥ {row.since} (measured): the copy keeps "
+                f"`{row.new}` from `{copied}`; pass `{row.new}=` (or both names while releases before {row.since} are supported)"
+            )
+            self.hits.append(hazard(row, start, code="replace", what=what, section="pitfalls"))
+            return
+        elif arg in rules.fields:
+            kind = self.receivers.class_kind(parent.func)
             row, what, section = rules.fields[arg], f"passes `{arg}=` to `{callee}`", "config"
+            if kind.kind == "mixin":
+                what = (
+                    f"passes `{arg}=` to `{callee}`, but {kind.why} (line {kind.line}): renaming it here leaves that field at "
+                    f"its default, so code that reads it (e.g. before TrainingArguments' `__post_init__`) sees another "
+                    f"value; rename the mixin's field and its reads together"
+                )
+                self.hits.append(hazard(row, start, code="mixin-field", what=what, section="pitfalls"))
+                return
+            if kind.kind == "foreign":
+                what = f"passes `{arg}=` to `{callee}`, which is not training arguments ({kind.why}): not rewritten"
+                self.hits.append(info(row, start, code="not-transformers", what=what, section="config"))
+                return
+            if kind.kind == "args-unsure":
+                unsafe = kind.why
+            elif kind.kind != "args":
+                if callee not in self.config_classes:
+                    row = None
+                else:
+                    unsafe = f"`{callee}` is not imported from transformers or trl in this file (it may be another class of that name)"
         if row is None:
             known = rules.fields.get(arg) or next((kw[arg] for kw in rules.member_kwargs.values() if arg in kw), None)
             if known is not None:
@@ -331,8 +434,65 @@ class _Walk:
             what = f"passes `{row.old}=` to `{callee}` next to `**` unpacking, which may set `{row.new}` too (then the new one wins, or the rename makes it a duplicate keyword)"
             hit = hazard(row, start, code="kwargs-unpacked", what=what, section="config")
         else:
-            hit = rename(row, start, (self._edit(start, row.old, row.new),), self.options, code="keyword", what=what, section=section)
+            hit = rename(row, start, (self._edit(start, row.old, row.new),), self.options, code="keyword",
+                         what=what, section=section, unsafe=unsafe)
         self.hits.append(dataclasses.replace(hit, via=callee))
+
+    def _is_replace(self, call: ast.Call) -> bool:
+        """`dataclasses.replace(x, ...)` (under any import) on something that holds training arguments."""
+        name = self.receivers.qualified(call.func)
+        if name != "dataclasses.replace" and not (name is None and _callee(call) == "replace"):
+            return False
+        return bool(call.args) and self._config_receiver(call.args[0]) is not None
+
+    def _unpacked_dict(self, node: ast.keyword) -> None:
+        """`Config(**{"old": value})`: the old field as a key of a dict literal unpacked into a constructor."""
+        parent, _ = self._parent()
+        if not (isinstance(parent, ast.Call) and isinstance(node.value, ast.Dict)):
+            return
+        kind = self.receivers.class_kind(parent.func)
+        callee = _callee(parent) or "?"
+        if kind.kind not in ("args", "args-unsure", "mixin") and callee not in self.config_classes:
+            return
+        mapping = node.value
+        if kind.kind == "foreign":
+            for key in mapping.keys:
+                if isinstance(key, ast.Constant) and key.value in self.rules.fields:
+                    what = f"passes `{key.value}` to `{callee}`, which is not training arguments ({kind.why}): not rewritten"
+                    self.hits.append(info(self.rules.fields[key.value], self._at(key.lineno, key.col_offset) + 1,
+                                          code="not-transformers", what=what, section="config"))
+            return
+        keys = {k.value for k in mapping.keys if isinstance(k, ast.Constant)} | {k.arg for k in parent.keywords if k.arg}
+        for key in mapping.keys:
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value in self.rules.fields):
+                continue
+            row = self.rules.fields[key.value]
+            start = self._at(key.lineno, key.col_offset) + 1
+            spelled = self.source.text[start - 1 : start + len(row.old) + 1]
+            if row.new in keys:
+                what = f"passes both `{row.old}` and `{row.new}` to `{callee}`: the new one wins and the old value is dropped without a word; remove one"
+                self.hits.append(hazard(row, start, code="both-names", what=what, section="pitfalls"))
+            elif None in mapping.keys or sum(1 for k in parent.keywords if k.arg is None) > 1:
+                unpacked = ", ".join(ast.unparse(v) for k, v in zip(mapping.keys, mapping.values, strict=True) if k is None) or "another mapping"
+                what = (
+                    f"passes `{row.old}` to `{callee}` in a dict that also unpacks {unpacked}, which may hold `{row.new}` "
+                    f"(`to_dict()` does): then the new one wins and this value is dropped without a word; set `{row.new}` instead"
+                )
+                self.hits.append(hazard(row, start, code="kwargs-unpacked", what=what, section="config"))
+            elif spelled[0] not in "'\"" or spelled[1:-1] != row.old or spelled[-1] != spelled[0]:
+                what = f"passes `{row.old}` to `{callee}` as a dict key spelled with escapes or prefixes: rename it by hand"
+                self.hits.append(info(row, start, code="dict-key", what=what, section="config", new=row.new))
+            else:
+                unsafe = kind.why if kind.kind == "args-unsure" else None
+                if kind.kind not in ("args", "args-unsure"):
+                    unsafe = f"`{callee}` is not imported from transformers or trl in this file (it may be another class of that name)"
+                if kind.kind == "mixin":
+                    what = f"passes `{row.old}` to `{callee}`, but {kind.why} (line {kind.line}): rename the mixin's field and its reads together"
+                    self.hits.append(hazard(row, start, code="mixin-field", what=what, section="pitfalls"))
+                    continue
+                what = f"passes `{row.old}` to `{callee}` through `**{{...}}`"
+                self.hits.append(rename(row, start, (self._edit(start, row.old, row.new),), self.options, code="dict-key",
+                                        what=what, section="config", unsafe=unsafe))
 
     def _definition(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         if node.name not in self.rules.members or not isinstance(self._parent()[0], ast.ClassDef):
@@ -347,15 +507,38 @@ class _Walk:
             what = f"class `{cls.name}` defines `{node.name}`, also the (not deprecated) name in {libs}: check which API this class implements"
             self.hits.append(hazard(row, self._def_name(node), code="shared-name", what=what, section="library"))
             return
-        what = f"class `{cls.name}` overrides `{row.old}`: it stays the entry point until {row.removal} (`{row.new}` calls it, and it warns when it calls up); override `{row.new}` instead"
+        kind = self.receivers.class_kind(ast.Name(cls.name))
         caller = self.rules.callers.get(node.name)
         defines_new = any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == row.new for s in cls.body)
-        if caller is not None and caller.warning is not None and not defines_new:
+        trainer_calls = caller is not None and caller.warning is not None and not defines_new
+        if kind.kind == "foreign" and not trainer_calls:
+            what = (
+                f"{kind.why}, not a transformers model: its own `{row.old}` is not the deprecated method, so nothing is renamed"
+            )
+            self.hits.append(info(row, self._def_name(node), code="not-transformers", what=what, section="model"))
+            return
+        # A class outside transformers is called by the Trainer's fallback, not by `activation_checkpointing_enable`.
+        narrow = narrow_override(node, node.name) if node.name == self.receivers.enable and kind.kind != "foreign" else None
+        if narrow is not None:
+            what = (
+                f"class `{cls.name}` overrides `{row.old}`, which {narrow}: since transformers {row.since}, `{row.new}()` "
+                f"(which the Trainer calls) calls the override with `every_n_layers=` and `offload=`, which raises TypeError "
+                f"(measured); add `**kwargs` (passing them up), or override `{row.new}` instead"
+            )
+            self.hits.append(hazard(row, self._def_name(node), code="narrow-override", what=what, section="model"))
+            return
+        if kind.kind == "foreign":
+            what = f"{kind.why} (not a transformers model), and has no `{row.new}`"
+        else:
+            what = f"class `{cls.name}` overrides `{row.old}`: it stays the entry point until {row.removal} (`{row.new}` calls it, and it warns when it calls up); override `{row.new}` instead"
+        if trainer_calls:
+            assert caller is not None and caller.warning is not None
             who = caller.owner.split(" ")[0]
-            what += (f"; if `{cls.name}` does not inherit `{row.new}` (it is not a `{row.owner}`), the {who} warns "
-                     f"`{caller.warning.category}: {caller.warning.text_for(cls.name)}` and calls it until {caller.removal}")
+            inherits = "" if kind.kind == "foreign" else f"if `{cls.name}` does not inherit `{row.new}` (it is not a `{row.owner}`), "
+            what += (f"; {inherits}the {who} warns `{caller.warning.category}: {caller.warning.text_for(cls.name)}` and calls "
+                     f"it until {caller.removal}; define `{row.new}` as well")
         hit = hazard(row, self._def_name(node), code="override", what=what, section="model")
-        self.hits.append(dataclasses.replace(hit, via=cls.name) if caller is not None and not defines_new else hit)
+        self.hits.append(dataclasses.replace(hit, via=cls.name) if trainer_calls else hit)
 
     def _def_name(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
         start = self._at(node.lineno, node.col_offset)
@@ -419,6 +602,9 @@ class _Walk:
             if flag in self.own_flags:
                 what = f"this file defines its own `{flag}` with `add_argument`: not the TrainingArguments flag, not rewritten"
                 self.hits.append(info(row, start, code="own-flag", what=what, section="config"))
+            elif flag in self.own_fields:
+                what = f"this file declares a dataclass field `{flag.lstrip('-').replace('-', '_')}`, which HfArgumentParser turns into `{flag}`: it may be the file's own flag, not TrainingArguments', so it is not rewritten"
+                self.hits.append(info(row, start, code="own-flag", what=what, section="config"))
             elif in_argv and exact == flag and offset >= 0:
                 siblings = [e.value for e in parent.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]  # type: ignore[union-attr]
                 if any(str(s).split("=")[0] in (row.new, row.new.replace("_", "-"), row.new.replace("-", "_")) for s in siblings):
@@ -439,11 +625,27 @@ def _names_in_bases(node: ast.ClassDef) -> set[str]:
     return names
 
 
-def analyse(text: str, options: Options) -> list[Hit]:
-    """The hits in Python source `text`; raises `SyntaxError` (or `ValueError`) if a candidate file does not parse."""
+def analyse(text: str, options: Options, context: ast.Module | None = None, base: Path | None = None) -> list[Hit]:
+    """The hits in Python source `text`; raises `SyntaxError` (or `ValueError`) if a candidate file does not parse.
+
+    `context`: the whole document when `text` is one piece of it (notebook cells, Markdown fences), so that what a
+    name holds is told from every piece. `base`: the file's folder, where classes imported from the project's
+    own modules are looked up.
+    """
     source = Source(text)
     lines = candidate_lines(text, options, source)
     if not lines:
         return []
     tree = ast.parse(text)
-    return _Walk(source, tree, lines, options).run()
+    return _Walk(source, tree, lines, options, context, base).run()
+
+
+def context_of(pieces: list[str]) -> ast.Module:
+    """One module holding the statements of every piece that parses (for `analyse`'s `context`)."""
+    body: list[ast.stmt] = []
+    for piece in pieces:
+        try:
+            body += ast.parse(piece).body
+        except (SyntaxError, ValueError):
+            continue
+    return ast.Module(body=body, type_ignores=[])

@@ -6,9 +6,11 @@ the flag comes after it, so flags of the launcher itself (`accelerate launch --f
 longer flags (`--gradient_checkpointing_steps`) never match:
 
 - `trl <subcommand>`: TRL's parser reads the TrainingArguments flags, so the rename is sure;
-- `python script.py`, `accelerate launch script.py`, `torchrun script.py`, `deepspeed script.py`: sure only when
-  the script is found next to the file (or above it, up to the project) and builds its arguments with the renamed
-  flags' parser (`HfArgumentParser`) without defining the flag itself; otherwise reported as `info`.
+- `python script.py`, `accelerate launch script.py`, `torchrun script.py`, `deepspeed script.py`, `python -m
+  torch.distributed.run ... script.py`, also behind `srun`/`mpirun`/`uv run` and inside loops, branches and shell
+  functions: sure only when the script is found next to the file (or above it, up to the project) and builds its
+  arguments with the renamed flags' parser (`HfArgumentParser`) without defining the flag itself (with
+  `add_argument`, or as a field of its own dataclass); otherwise reported as `info`.
 """
 
 from __future__ import annotations
@@ -19,10 +21,15 @@ from pathlib import Path
 
 from generator.migrate.findings import Edit
 from generator.migrate.hits import Hit, Options, hazard, info, planned_hit, rename
+from generator.migrate.pylex import declared_fields
 
 _PYTHON = re.compile(r"python[\d.]*\Z")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-_WRAPPERS = frozenset({"env", "nohup", "time", "exec", "command"})
+_WRAPPERS = frozenset({"env", "nohup", "time", "exec", "command", "do", "then", "else", "elif", "{", "!"})
+"""Words before the program: wrappers, and shell keywords that start a command in a loop, branch or function."""
+_PREFIXES = frozenset({"srun", "mpirun", "mpiexec", "uvx"})
+"""Programs that run another program given later on their command line (with options of their own before it)."""
+_LAUNCHERS = frozenset({"accelerate", "torchrun", "deepspeed"})
 _OPTION_WITH_VALUE = frozenset({"-W", "-X", "-c"})
 _LAUNCHER_MODULES = frozenset({"torch.distributed.run", "torch.distributed.launch", "accelerate.commands.launch"})
 
@@ -92,11 +99,22 @@ def _word(text: str, i: int) -> tuple[Word, int]:
     return Word(start, min(i, n), "".join(value)), min(i, n)
 
 
+def _runs(value: str, commands_: frozenset[str]) -> bool:
+    """Whether a word is a program that runs training code (a script, Python, a launcher, a training command)."""
+    program = value.rsplit("/", 1)[-1]
+    return program.endswith(".py") or bool(_PYTHON.match(program)) or program in _LAUNCHERS or program in commands_
+
+
 def _entry(words: list[Word], commands_: frozenset[str]) -> tuple[int, str, str] | None:
     """(index of the entry word, kind, name): kind is `command`, `script` or `module`; `None` if not training."""
     i = 0
     while i < len(words) and (_ASSIGNMENT.match(words[i].value) or words[i].value in _WRAPPERS):
         i += 1
+    if i < len(words) and (words[i].value in _PREFIXES or words[i].value == "uv" and i + 1 < len(words) and words[i + 1].value == "run"):
+        # `srun -N 2 python ...`, `uv run --with x train.py ...`: what the prefix runs is the first program word.
+        i += 1
+        while i < len(words) and not _runs(words[i].value, commands_):
+            i += 1
     if i >= len(words):
         return None
     program = words[i].value.rsplit("/", 1)[-1]
@@ -104,19 +122,21 @@ def _entry(words: list[Word], commands_: frozenset[str]) -> tuple[int, str, str]
         return i + 1, "command", f"{program} {words[i + 1].value}"
     if program.endswith(".py"):
         return i, "script", words[i].value
-    if not (_PYTHON.match(program) or program in ("accelerate", "torchrun", "deepspeed")):
+    if not (_PYTHON.match(program) or program in _LAUNCHERS):
         return None
     j = i + 1
+    launcher = not _PYTHON.match(program)
     while j < len(words):
         value = words[j].value
-        if value in ("-m", "--module") and j + 1 < len(words):
+        if value in ("-m", "--module") and j + 1 < len(words) and not launcher:
             if words[j + 1].value not in _LAUNCHER_MODULES:
                 return j + 1, "module", words[j + 1].value
-            j += 2  # `python -m torch.distributed.run ... train.py`: the script comes later
+            j += 2  # `python -m torch.distributed.run --nproc_per_node 2 train.py`: the script comes later
+            launcher = True
             continue
         if value.endswith(".py"):
             return j, "script", value
-        if _PYTHON.match(program) and not value.startswith("-"):
+        if not launcher and not value.startswith("-"):
             return None  # python runs something that is not a script file (e.g. `-` or a zip)
         j += 2 if value in _OPTION_WITH_VALUE else 1
     return None
@@ -127,7 +147,8 @@ def _normal(flag: str) -> str:
 
 
 def _script_verdict(script: str, base: Path | None, parsers: frozenset[str], flag: str) -> str:
-    """`sure`, `own` (the script defines the flag) or `unknown`, for a script path as written in a command."""
+    """`sure`, `own` (the script defines the flag), `field` (it declares a dataclass field of the flag's name, so its
+    parser may read the flag into the script's own dataclass) or `unknown`, for a script path as written in a command."""
     if base is None:
         return "unknown"
     for folder in (base, *base.parents):
@@ -139,6 +160,8 @@ def _script_verdict(script: str, base: Path | None, parsers: frozenset[str], fla
                 return "unknown"
             if re.search(rf"add_argument\([^)]*[\"']{re.escape(flag)}[\"']", text):
                 return "own"
+            if declared_fields(text, flag):
+                return "field"
             return "sure" if any(re.search(rf"\b{p}\b", text) for p in parsers) else "unknown"
         if (folder / ".git").exists():
             break
@@ -173,6 +196,9 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
                 hits.append(hazard(row, start, code="both-names", what=what, section="pitfalls"))
             elif verdict == "own":
                 what = f"`{name}` defines its own `{flag}` with `add_argument`: not the TrainingArguments flag, not rewritten"
+                hits.append(info(row, start, code="own-flag", what=what, section="config"))
+            elif verdict == "field":
+                what = f"`{name}` declares its own dataclass field `{flag.lstrip('-').replace('-', '_')}`: its HfArgumentParser may read `{flag}` into that dataclass, not TrainingArguments (renaming it would be refused as an unused argument), so it is not rewritten"
                 hits.append(info(row, start, code="own-flag", what=what, section="config"))
             elif verdict == "unknown" or offset < 0:
                 what = f"cannot tell whether `{name}` reads `{flag}` with HfArgumentParser (it was not found from here, or does not use it): rename it by hand if it does"

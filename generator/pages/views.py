@@ -147,6 +147,7 @@ def context(table: Table) -> dict[str, Any]:
         "table": table,
         "libraries": table.libraries,
         "shipped": shipped,
+        "rehearsed": table.planned_removals(),
         "planned": [r for r in table.renames if r.status == "planned"],
         "by_audience": {a: [r for r in shipped if a in r.audience] for a in AUDIENCES},
         "planned_by_audience": {a: [r for r in table.renames if r.status == "planned" and a in r.audience] for a in AUDIENCES},

@@ -121,9 +121,7 @@ def _field_of(row: Rename) -> tuple[str, str, str] | None:
 def plan(table: Table) -> Plan:
     """The actions for the table's shipped rows that have a `removal`; raise `PreviewError` naming every row that
     cannot be rehearsed (its position and why)."""
-    # An `override` row is the Trainer's fallback for models that define only the old method, not a name of
-    # transformers to remove: the preview does not rehearse it (that would mean patching the Trainer itself).
-    rows = tuple(r for r in table.renames if r.status == "shipped" and r.removal and r.kind != "override")
+    rows = tuple(table.planned_removals())
     problems: list[str] = []
     members: dict[tuple[str, str, str], list[Rename]] = {}
     news: dict[tuple[str, str, str], str] = {}

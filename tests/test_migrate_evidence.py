@@ -1,0 +1,320 @@
+"""Every rewrite has evidence: the cases where renaming breaks working code, the uses that used to be missed, and
+the behaviour of the installed transformers that the verdicts rest on (measured here, not assumed).
+
+Each case is a small project (a `pyproject.toml` that requires the renamed release, and one or two Python files);
+a line ending in `# <severity> <code>` (or `# unsafe <code>` for an unsafe fix) says what `scan` reports there,
+and every other line with an old name must be reported as nothing, or `info` when marked so.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+from pathlib import Path
+
+import pytest
+
+from generator.__main__ import main
+
+REQUIREMENT = '[project]\nname = "p"\ndependencies = ["transformers>=5.23.0"]\n'
+
+CASES = {
+    # 1. An override of the old method whose signature the new method cannot call.
+    "narrow_override": '''
+from transformers import LlamaForCausalLM
+
+class TinyLlama(LlamaForCausalLM):
+    def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None):  # hazard narrow-override
+        super().gradient_checkpointing_enable(gradient_checkpointing_kwargs)
+
+model = TinyLlama(cfg)
+model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})  # hazard narrow-override
+''',
+    "compatible_override": '''
+from transformers import LlamaForCausalLM
+
+class TinyLlama(LlamaForCausalLM):
+    def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None, **kwargs):  # hazard override
+        super().gradient_checkpointing_enable(gradient_checkpointing_kwargs, **kwargs)
+
+model = TinyLlama.from_config(cfg)
+model.gradient_checkpointing_enable()  # fix call
+''',
+    "instance_override": '''
+from functools import partial
+from types import MethodType
+from transformers import AutoModelForCausalLM
+
+model = AutoModelForCausalLM.from_pretrained("m")
+model.gradient_checkpointing_enable = MethodType(partial(fn, flag=False), model)  # hazard instance-override
+model.gradient_checkpointing_enable()  # hazard replaced-method
+model.gradient_checkpointing_disable()  # fix call
+''',
+    # 2. Methods of objects that are not transformers models.
+    "own_module": '''
+import torch
+from torch import nn
+
+class Encoder(nn.Module):
+    def gradient_checkpointing_enable(self, **kwargs):  # hazard override
+        self.checkpointing = True
+
+    @property
+    def is_gradient_checkpointing(self):  # info not-transformers
+        return self.checkpointing
+
+class FakeModel:
+    def gradient_checkpointing_enable(self):  # hazard override
+        pass
+
+encoder = Encoder()
+encoder.gradient_checkpointing_enable()  # info not-transformers
+print(encoder.is_gradient_checkpointing)  # info not-transformers
+double = FakeModel()
+double.gradient_checkpointing_enable()  # info not-transformers
+
+class TestWrap:
+    class _FakeModel:
+        def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None):  # hazard override
+            self.seen = gradient_checkpointing_kwargs
+
+    def test_it(self):
+        model = self._FakeModel()
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={})  # info not-transformers
+''',
+    "other_libraries": '''
+from diffusers import UNet2DConditionModel
+from sentence_transformers import SentenceTransformer
+
+st = SentenceTransformer("m")
+st.gradient_checkpointing_enable()  # info not-transformers
+unet = UNet2DConditionModel.from_pretrained("m")
+print(unet.is_gradient_checkpointing)  # info not-transformers
+''',
+    "no_evidence": '''
+def enable(model):
+    model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})  # unsafe call
+''',
+    "annotated": '''
+from transformers import PreTrainedModel
+
+def enable(model: "PreTrainedModel | None"):
+    model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})  # fix call
+''',
+    # 4. A mixin dataclass that declares the old field, read before TrainingArguments' __post_init__.
+    "mixin": '''
+from dataclasses import dataclass
+from transformers import TrainingArguments
+
+@dataclass
+class MemoryMixin:
+    gradient_checkpointing: bool = False
+
+    def __post_init__(self):
+        self.batch = 4 if self.gradient_checkpointing else 1
+        super().__post_init__()
+
+@dataclass
+class Args(MemoryMixin, TrainingArguments):
+    pass
+
+args = Args(output_dir="o", gradient_checkpointing=True)  # hazard mixin-field
+''',
+    "base_elsewhere": '''
+from transformers import TrainingArguments
+from .mixins import LoggingMixin
+
+class Args(LoggingMixin, TrainingArguments):
+    pass
+
+args = Args(output_dir="o", gradient_checkpointing=True)  # unsafe keyword
+''',
+    # Missed uses.
+    "aliased": '''
+from transformers import TrainingArguments as HfArgs
+
+class Args(HfArgs):
+    gradient_checkpointing: bool = True  # hazard subclass-default
+
+a = HfArgs(output_dir="o", gradient_checkpointing=True)  # fix keyword
+''',
+    "dicts": '''
+from transformers import TrainingArguments
+
+args = TrainingArguments(**{"output_dir": "o", "gradient_checkpointing": True})  # fix dict-key
+again = TrainingArguments(**{**args.to_dict(), "gradient_checkpointing": False})  # hazard kwargs-unpacked
+other = dict(gradient_checkpointing=True)  # info unknown-callee
+''',
+    "copies": '''
+import copy
+import dataclasses
+from dataclasses import replace
+from transformers import TrainingArguments
+
+args = TrainingArguments(output_dir="o", activation_checkpointing=True)
+off = dataclasses.replace(args, gradient_checkpointing=False)  # hazard replace
+off = replace(args, gradient_checkpointing=False)  # hazard replace
+copied = copy.deepcopy(args)
+copied.gradient_checkpointing = False  # hazard write
+''',
+    "project_class_name": '''
+from .config import TrainingArguments
+
+args = TrainingArguments(output_dir="o", gradient_checkpointing=True)  # unsafe keyword
+''',
+    "own_arguments_class": '''
+from dataclasses import dataclass
+
+@dataclass
+class TrainingArguments:
+    gradient_checkpointing: bool = False
+
+args = TrainingArguments(gradient_checkpointing=True)  # info not-transformers
+again = TrainingArguments(**{"gradient_checkpointing": True})  # info not-transformers
+''',
+    # 3. A script whose HfArgumentParser reads its own dataclass that declares the field.
+    "own_dataclass_argv": '''
+from dataclasses import dataclass
+from transformers import HfArgumentParser
+
+@dataclass
+class ScriptArguments:
+    gradient_checkpointing: bool = False
+
+(script_args,) = HfArgumentParser(ScriptArguments).parse_args_into_dataclasses(["--gradient_checkpointing"])  # info own-flag
+''',
+}
+
+
+def _expected(text: str) -> set[tuple[int, str, str]]:
+    out = set()
+    for number, line in enumerate(text.splitlines(), 1):
+        if (m := re.search(r"#\s*(fix|hazard|info|unsafe) ([a-z-]+)\s*$", line)) is not None:
+            out.add((number, m.group(1), m.group(2)))
+    return out
+
+
+def _scan(project: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> list[dict[str, object]]:
+    capsys.readouterr()
+    main(["scan", "--format", "json", *extra, str(project)])
+    return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_each_use_gets_the_verdict_its_evidence_supports(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    text = CASES[name].lstrip("\n")
+    (tmp_path / "case.py").write_text(text)
+    found = {
+        (f["line"], "unsafe" if f.get("applicability") == "unsafe" else f["severity"], f["code"])
+        for f in _scan(tmp_path, capsys)
+        if f["severity"] != "info" or f["code"] in {c for _, s, c in _expected(text) if s == "info"}
+    }
+    # A keyword renamed with its call is reported too, at its own column: the call's verdict stands for both.
+    found -= {(line, severity, "keyword") for line, severity, code in found if code == "call"}
+    assert found == _expected(text)
+
+
+def test_fix_write_applies_only_the_fixes_with_evidence(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    for name, text in CASES.items():
+        (tmp_path / f"{name}.py").write_text(text.lstrip("\n"))
+    main(["fix", "--write", str(tmp_path)])
+    for name, text in CASES.items():
+        after = (tmp_path / f"{name}.py").read_text().splitlines()
+        for number, line in enumerate(text.lstrip("\n").splitlines(), 1):
+            rewritten = after[number - 1] != line
+            assert rewritten == line.rstrip().endswith(("# fix call", "# fix keyword", "# fix dict-key")), (name, number, line)
+    main(["fix", "--write", "--unsafe-fixes", str(tmp_path)])
+    assert "model.activation_checkpointing_enable(activation_checkpointing_kwargs=" in (tmp_path / "no_evidence.py").read_text()
+    assert "activation_checkpointing=True)  # unsafe keyword" in (tmp_path / "project_class_name.py").read_text()
+    assert not [f for f in _scan(tmp_path, capsys) if f["severity"] == "fix"]
+
+
+def test_a_class_in_another_module_of_the_project_is_followed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "modeling.py").write_text(
+        "from transformers import LlamaForCausalLM\n\nclass Good(LlamaForCausalLM):\n    pass\n\n"
+        "class Narrow(LlamaForCausalLM):\n    def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None):\n"
+        "        super().gradient_checkpointing_enable(gradient_checkpointing_kwargs)\n"
+    )
+    (pkg / "train.py").write_text(
+        "from .modeling import Good, Narrow\n\ngood = Good(cfg)\ngood.gradient_checkpointing_enable()\n"
+        "narrow = Narrow(cfg)\nnarrow.gradient_checkpointing_enable()\n"
+    )
+    verdicts = {(f["line"], f["severity"], f["code"]) for f in _scan(pkg / "train.py", capsys)}
+    assert verdicts == {(4, "fix", "call"), (6, "hazard", "narrow-override")}
+
+
+def test_unsafe_fixes_are_marked_in_text_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "case.py").write_text(CASES["no_evidence"])
+    main(["scan", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "fix (unsafe) [call]" in out and "nothing in this file shows that `model` is a transformers model" in out
+    assert "2 of the fixes unsafe (applied only with --unsafe-fixes)" in out
+
+
+# --- what the verdicts rest on, measured on the installed transformers ------------------------------------------------
+
+
+@pytest.fixture
+def tiny_llama() -> tuple[type, object]:
+    transformers = pytest.importorskip("transformers")
+    if not hasattr(transformers.PreTrainedModel, "activation_checkpointing_enable"):
+        pytest.skip("the installed transformers predates the rename")
+    config = transformers.LlamaConfig(
+        vocab_size=64, hidden_size=16, intermediate_size=32, num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2
+    )
+    return transformers.LlamaForCausalLM, config
+
+
+def test_a_narrow_override_breaks_the_new_name_but_not_the_old(tiny_llama: tuple[type, object]) -> None:
+    base, config = tiny_llama
+
+    class TinyLlama(base):  # type: ignore[misc, valid-type]
+        def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None):  # type: ignore[no-untyped-def]
+            super().gradient_checkpointing_enable(gradient_checkpointing_kwargs)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        old = TinyLlama(config)
+        old.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        assert old.is_activation_checkpointing
+        with pytest.raises(TypeError, match=r"gradient_checkpointing_enable\(\) got an unexpected keyword argument 'every_n_layers'"):
+            TinyLlama(config).activation_checkpointing_enable(activation_checkpointing_kwargs={"use_reentrant": False})
+
+
+def test_an_override_with_kwargs_keeps_working_under_the_new_name(tiny_llama: tuple[type, object]) -> None:
+    base, config = tiny_llama
+    calls = []
+
+    class TinyLlama(base):  # type: ignore[misc, valid-type]
+        def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None, **kwargs):  # type: ignore[no-untyped-def]
+            calls.append(sorted(kwargs))
+            super().gradient_checkpointing_enable(gradient_checkpointing_kwargs, **kwargs)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        model = TinyLlama(config)
+        model.activation_checkpointing_enable()
+    assert calls == [["every_n_layers", "offload"]] and model.is_activation_checkpointing
+
+
+def test_dataclasses_replace_with_the_old_field_is_silently_ignored() -> None:
+    import dataclasses
+
+    transformers = pytest.importorskip("transformers")
+    pytest.importorskip("accelerate")
+    if "activation_checkpointing" not in {f.name for f in dataclasses.fields(transformers.TrainingArguments)}:
+        pytest.skip("the installed transformers predates the rename")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        args = transformers.TrainingArguments(output_dir="o", activation_checkpointing=True, report_to="none")
+        copy = dataclasses.replace(args, gradient_checkpointing=False)
+        assert copy.activation_checkpointing is True  # the old keyword did not turn it off
+        assert dataclasses.replace(args, activation_checkpointing=False).activation_checkpointing is False
