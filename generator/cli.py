@@ -83,7 +83,9 @@ def _parser(argv: list[str]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="subcommand", required=True, metavar="COMMAND")
     wanted = next((a for a in argv if not a.startswith("-")), None)
-    for name, text in SUBCOMMANDS.items():
+    # A known subcommand gets only its own parser (argparse spends milliseconds on each); anything else gets them
+    # all, for the top-level help and the "invalid choice" error.
+    for name, text in SUBCOMMANDS.items() if wanted not in SUBCOMMANDS else [(wanted, SUBCOMMANDS[wanted])]:
         sub = commands.add_parser(name, help=text, description=text)
         if name == wanted:
             _options(name)(sub)

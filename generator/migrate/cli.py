@@ -25,7 +25,6 @@ from generator.migrate import rules as rules_module
 from generator.migrate.files import Result, describe_size, parse_size
 from generator.migrate.findings import GUIDE, SEVERITIES, FileError, Finding, link, summary
 from generator.migrate.hits import MAX_FILE_SIZE, Options
-from generator.migrate.plan import write_all
 from generator.migrate.requirements import Allowed, Finder, parse_target
 from generator.migrate.run import check_all
 from generator.table import TableError, load
@@ -154,6 +153,8 @@ def fix(args: argparse.Namespace) -> int:
     errors = _errors(results)
     changed = [r for r in results if r.fixed is not None and r.error is None]
     if args.write and changed:
+        from generator.migrate.plan import write_all  # only `fix --write` writes: scan never loads it
+
         outcome = write_all(changed)
         for problem in outcome.problems:
             print(problem.text(), file=sys.stderr)

@@ -12,7 +12,6 @@ size limit are reported unread, and folders nested deeper than `MAX_DEPTH` are r
 from __future__ import annotations
 
 import ast
-import hashlib
 import io
 import json
 import os
@@ -24,9 +23,9 @@ from pathlib import Path
 
 import yaml
 
-from generator.migrate import markdown, notebook, python, shell, yaml_json
+from generator.migrate import python
 from generator.migrate.findings import Edit, FileError, Finding
-from generator.migrate.hits import Hit, Options
+from generator.migrate.hits import Hit, Options, PositionedError
 from generator.migrate.requirements import Deferred, Finder, RequirementError
 
 SUFFIXES = {
@@ -145,16 +144,23 @@ def decode(data: bytes, kind: str) -> tuple[str, str]:
 
 
 def analyse(text: str, kind: str, options: Options, base: Path) -> list[Hit]:
+    # The other handlers are imported by the first file of their kind: a pre-commit run on Python files loads none.
     if kind == "python":
         return python.analyse(text, options, base=base)
     if kind == "notebook":
+        from generator.migrate import notebook
+
         return notebook.analyse(text, options, base)
-    if kind == "yaml":
-        return yaml_json.analyse_yaml(text, options)
-    if kind == "json":
-        return yaml_json.analyse_json(text, options)
+    if kind in ("yaml", "json"):
+        from generator.migrate import yaml_json
+
+        return (yaml_json.analyse_yaml if kind == "yaml" else yaml_json.analyse_json)(text, options)
     if kind == "shell":
+        from generator.migrate import shell
+
         return shell.analyse(text, options, base)
+    from generator.migrate import markdown
+
     return markdown.analyse(text, options, base)
 
 
@@ -265,7 +271,7 @@ def check(path: str, options: Options, finder: Finder) -> Result:
     except SyntaxError as exc:
         line, col = exc.lineno or 1, exc.offset or 1
         return Result(path, error=FileError(path, line, col, f"does not parse as Python: {exc.msg}; fix the syntax, then run again"))
-    except (yaml_json.ConfigParseError, notebook.CellError) as exc:
+    except PositionedError as exc:
         line, col = _position(source, exc.offset)
         return Result(path, error=FileError(path, line, col, f"{exc}; fix it, then run again"))
     except ValueError as exc:
@@ -290,5 +296,11 @@ def check(path: str, options: Options, finder: Finder) -> Result:
             return Result(path, tuple(findings), error=error)
         except RecursionError:
             return Result(path, tuple(findings), error=FileError(path, 1, 1, _TOO_DEEP))
-    digest = hashlib.sha256(data).hexdigest() if fixed is not None else None
+    digest = _sha256(data) if fixed is not None else None
     return Result(path, tuple(findings), fixed=fixed, original=text, encoding=encoding, digest=digest)
+
+
+def _sha256(data: bytes) -> str:
+    import hashlib  # only for a file `fix` will write (the check that it did not change since it was read)
+
+    return hashlib.sha256(data).hexdigest()

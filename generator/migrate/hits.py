@@ -21,6 +21,14 @@ MAX_FILE_SIZE = 10 * 10**6
 """Files bigger than this (bytes) are reported and not read, unless `--max-file-size` says otherwise."""
 
 
+class PositionedError(ValueError):
+    """A handler's text does not parse; `offset` (into that text) is where the parser stopped."""
+
+    def __init__(self, offset: int, message: str) -> None:
+        super().__init__(message)
+        self.offset = offset
+
+
 @dataclass(frozen=True)
 class Options:
     """How one run treats every file."""

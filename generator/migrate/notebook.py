@@ -14,7 +14,7 @@ from pathlib import Path
 
 from generator.migrate import jsonpos, python, shell
 from generator.migrate.findings import Edit
-from generator.migrate.hits import Hit, Options
+from generator.migrate.hits import Hit, Options, PositionedError
 from generator.migrate.yaml_json import ConfigParseError
 
 _SHELL_CELL = re.compile(r"%%(?:bash|sh|script (?:ba)?sh)\b")
@@ -22,12 +22,8 @@ _PYTHON_CELL = re.compile(r"%%(?:time|timeit|capture|prun)\b")
 _PYTHON_MAGIC = re.compile(r"%(?:time|timeit|prun)\b[ \t]*(?:-\w+[ \t]+(?:\d+[ \t]+)?)*")
 
 
-class CellError(ValueError):
+class CellError(PositionedError):
     """A code cell that does not parse as Python; `offset` is in the notebook text."""
-
-    def __init__(self, offset: int, message: str) -> None:
-        super().__init__(message)
-        self.offset = offset
 
 
 def _pieces(cell: jsonpos.JObject) -> list[jsonpos.JString]:

@@ -16,15 +16,11 @@ import yaml
 
 from generator.migrate import jsonpos
 from generator.migrate.findings import Edit
-from generator.migrate.hits import Hit, Options, hazard, info, rename
+from generator.migrate.hits import Hit, Options, PositionedError, hazard, info, rename
 
 
-class ConfigParseError(ValueError):
+class ConfigParseError(PositionedError):
     """The file is not valid YAML or JSON; `offset` is where the parser stopped."""
-
-    def __init__(self, offset: int, message: str) -> None:
-        super().__init__(message)
-        self.offset = offset
 
 
 def _keys_hits(keys: list[tuple[str, int, str]], options: Options, fmt: str) -> list[Hit]:
