@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 import datetime
 import difflib
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,6 +148,53 @@ class EmittedWarning:
         return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*".join(parts), message) is not None
 
 
+_OWNER = re.compile(
+    r"(?P<head>[A-Za-z_]\w*)(?:\.(?P<member>[A-Za-z_][\w.]*))?(?:\((?P<argument>[A-Za-z_]\w*)\))?"
+    r"(?:\s+(?P<qualifier>[^()]*?))?\s*(?:\((?P<details>[^()]*)\))?\Z"
+)
+
+
+@dataclass(frozen=True)
+class Owner:
+    """What a row's `owner` names, parsed once (`Rename.owned`): `Class`, `Class.member` or `module.function`,
+    `Parser(Dataclass)`, each optionally followed by a qualifier and a parenthesised list, as in
+    `TrlParser (trl sft, trl dpo, ...)` or `TrainingArguments YAML/JSON (HfArgumentParser.parse_yaml_file, ...)`."""
+
+    head: str
+    """The leading name: a class (`PreTrainedModel`), a parser (`HfArgumentParser`) or a module (`peft`)."""
+    member: str | None
+    """What follows the first dot: a method (`gradient_checkpointing_enable`) or a module path; `None` without one."""
+    argument: str | None
+    """The dataclass of `Parser(Dataclass)`; `None` otherwise."""
+    qualifier: str
+    """Words between the name and the list (`YAML/JSON`, `configs`); empty when there are none."""
+    details: tuple[str, ...]
+    """The parenthesised list, item by item (`trl sft`, `trl dpo`); `...` is left out."""
+
+    @classmethod
+    def parse(cls, text: str) -> Owner | None:
+        found = _OWNER.match(text.strip())
+        if found is None:
+            return None
+        details = tuple(d.strip() for d in (found["details"] or "").split(",") if d.strip() and d.strip() != "...")
+        return cls(found["head"], found["member"], found["argument"], (found["qualifier"] or "").strip(), details)
+
+    @property
+    def name(self) -> str:
+        """The dotted name (`PreTrainedModel.gradient_checkpointing_enable`, `peft.prepare_model_for_kbit_training`)."""
+        return f"{self.head}.{self.member}" if self.member else self.head
+
+    @property
+    def cls(self) -> str | None:
+        """The class the name belongs to when the owner is a class itself (no member, not a parser); else `None`."""
+        return self.head if self.member is None and self.argument is None else None
+
+    @property
+    def is_name(self) -> bool:
+        """Whether the owner is just one identifier (`TrainingArguments`), with nothing after it."""
+        return self.member is None and self.argument is None and not self.qualifier and not self.details
+
+
 @dataclass(frozen=True)
 class Rename:
     """One old name and its replacement."""
@@ -175,6 +223,14 @@ class Rename:
     """What a reader must know beyond the names, as inline Markdown; empty by default."""
     position: Position = field(compare=False)
     """Where the row starts in the table file."""
+
+    @functools.cached_property
+    def owned(self) -> Owner:
+        """`owner`, parsed (the reader rejects an owner that does not parse)."""
+        parsed = Owner.parse(self.owner)
+        if parsed is None:
+            raise ValueError(f"{self.position}: owner {self.owner!r} does not parse")
+        return parsed
 
 
 NOT_RENAMED_KINDS = ("warning", "api")
@@ -404,6 +460,10 @@ def _rename(r: _Reader, node: yaml.Node) -> Rename | None:
     kind = _choice(r, f["kind"], "kind", KINDS) if "kind" in f else None
     status = _choice(r, f["status"], "status", STATUSES) if "status" in f else None
     owner = r.text(f["owner"], "owner") if "owner" in f else None
+    if owner is not None and Owner.parse(owner) is None:
+        r.fail(f["owner"], f"owner {owner!r} is not `Name`, `Name.member` or `Parser(Dataclass)`, optionally followed by "
+                           "words and a parenthesised list; write it in one of these forms")
+        owner = None
     old = r.text(f["old"], "old") if "old" in f else None
     new = r.text(f["new"], "new") if "new" in f else None
     since = r.version(f["since"], "since") if "since" in f else None

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from generator.paths import TABLE_PATH
-from generator.table import TableError, load, parse
+from generator.table import Owner, TableError, load, parse
 
 VALID = textwrap.dedent(
     """\
@@ -75,6 +75,7 @@ def test_the_valid_example_and_the_real_table_load() -> None:
         pytest.param("    docs: https://huggingface.co/docs/transformers", "    docs: huggingface.co", "t.yaml:5:11: docs must be an https:// link (no spaces, parentheses or angle brackets) or null, not 'huggingface.co'", id="bad-link"),
         pytest.param("    docs: https://huggingface.co/docs/transformers", "    docs: https://x.org/a)b", "t.yaml:5:11: docs must be an https:// link (no spaces, parentheses or angle brackets) or null, not 'https://x.org/a)b'", id="link-breaking-markdown"),
         pytest.param("    term: activation checkpointing\n", "    term: activation checkpointing\n    term: again\n", "t.yaml:5:5: duplicate key 'term' in library 'transformers' (first at line 4)", id="duplicate-key"),
+        pytest.param("    owner: PreTrainedModel\n", "    owner: PreTrainedModel)(\n", "t.yaml:16:12: owner 'PreTrainedModel)(' is not `Name`, `Name.member` or `Parser(Dataclass)`", id="owner-unparsed"),
         pytest.param("  transformers:\n    pypi", "  transformers:\n   pypi", "t.yaml:4:9: YAML syntax error: mapping values are not allowed", id="yaml-syntax"),
     ],
 )
@@ -134,3 +135,23 @@ def test_only_an_override_row_may_name_the_model_class_in_its_warning() -> None:
     assert warning is not None and warning.matches("`SentenceTransformer` only defines it.")
     assert not warning.matches("`{model}` only defines it, and more.")
     assert warning.text_for("MyModel") == "`MyModel` only defines it."
+
+
+@pytest.mark.parametrize(
+    ("text", "head", "member", "argument", "qualifier", "details"),
+    [
+        ("PreTrainedModel", "PreTrainedModel", None, None, "", ()),
+        ("PreTrainedModel.gradient_checkpointing_enable", "PreTrainedModel", "gradient_checkpointing_enable", None, "", ()),
+        ("peft.prepare_model_for_kbit_training", "peft", "prepare_model_for_kbit_training", None, "", ()),
+        ("HfArgumentParser(TrainingArguments)", "HfArgumentParser", None, "TrainingArguments", "", ()),
+        ("TrlParser (trl sft, trl dpo, ...)", "TrlParser", None, None, "", ("trl sft", "trl dpo")),
+        ("TrainingArguments YAML/JSON (parse_yaml_file, parse_dict)", "TrainingArguments", None, None, "YAML/JSON", ("parse_yaml_file", "parse_dict")),
+    ],
+)
+def test_an_owner_is_parsed_once_into_its_parts(text: str, head: str, member: str | None, argument: str | None,
+                                                qualifier: str, details: tuple[str, ...]) -> None:
+    assert Owner.parse(text) == Owner(head, member, argument, qualifier, details)
+
+
+def test_every_owner_of_the_real_table_parses() -> None:
+    assert all(Owner.parse(r.owner) == r.owned for r in load(TABLE_PATH).renames)

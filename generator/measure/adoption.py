@@ -121,11 +121,11 @@ def probe_of(finding: Finding) -> tuple[str, str] | None:
         return "call on a fresh model", "old"  # only for what removal does: the attribute lookup is the same
     if row.kind == "property" and code in ("property", "string-lookup"):
         return "read on a fresh model", "old"
-    if row.kind == "argument" and row.owner.startswith("PreTrainedModel.") and code in ("keyword", "kwargs-unpacked"):
-        own = row.owner.split(".", 1)[1]
+    if row.kind == "argument" and row.owned.head == "PreTrainedModel" and row.owned.member and code in ("keyword", "kwargs-unpacked"):
+        own = row.owned.member
         return (f"with its own method ({own})" if finding.via == own else f"with the other method ({finding.via})"), "old"
-    if row.kind == "argument" and row.owner.startswith("TrainingArguments.") and code == "keyword":
-        return f"call ({row.owner.split('.', 1)[1]})", "old"
+    if row.kind == "argument" and row.owned.head == "TrainingArguments" and row.owned.member and code == "keyword":
+        return f"call ({row.owned.member})", "old"
     if row.kind == "field":
         return {
             "keyword": ("set in the constructor", "old"), "kwargs-unpacked": ("set in the constructor", "old"),
@@ -319,7 +319,7 @@ def _parsed_dataclasses(tree: Path, package: str) -> set[str]:
 def training_classes(table: Table, sources: list[Wheel]) -> dict[str, object]:
     """The subclasses of the training-arguments class and the keys a training config may hold, from `sources`."""
     # Removed rows still name fields that code must migrate; owners that are descriptions (TRL's configs) are no root.
-    fields = [r for r in table.renames if r.kind == "field" and r.status in ("shipped", "removed") and r.owner.isidentifier()]
+    fields = [r for r in table.renames if r.kind == "field" and r.status in ("shipped", "removed") and r.owned.is_name]
     roots = {r.owner for r in fields}
     root_libraries = {r.library for r in fields}
     classes: dict[str, tuple[set[str], list[str]]] = {}

@@ -263,7 +263,7 @@ def _row_names(table: Table) -> set[str]:
 
 
 def _owners(table: Table) -> set[str]:
-    return {row.owner.split("(")[0].split(".")[-1] for row in table.renames if row.library == LIBRARY}
+    return {(row.owned.member or row.owned.head).split(".")[-1] for row in table.renames if row.library == LIBRARY}
 
 
 def warning_gaps(table: Table, release: str, calls: list[WarningCall]) -> list[Gap]:

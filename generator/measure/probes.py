@@ -190,7 +190,7 @@ def _model_property(row: Rename, table: Table) -> Iterator[Outcome]:
 
 def _method_pair(row: Rename, table: Table) -> tuple[str, str]:
     """Old and new name of the method that `row` (a keyword argument) belongs to, from the table."""
-    method = row.owner.split(".", 1)[1]
+    method = row.owned.member
     for other in table.renames:
         if other.library == row.library and other.kind == "method" and other.old == method and other.status == "shipped":
             return other.old, other.new
@@ -351,7 +351,7 @@ def _args_field(row: Rename, table: Table) -> Iterator[Outcome]:
 
 
 def _args_method_argument(row: Rename, table: Table) -> Iterator[Outcome]:
-    cls, method = _training_arguments(), row.owner.split(".", 1)[1]
+    cls, method = _training_arguments(), row.owned.member
     names = (row.old, row.new)
     value, other = values_for(row.old, None, row.new)
     func = getattr(cls, method)
@@ -425,7 +425,7 @@ def _config_key(row: Rename, table: Table) -> Iterator[Outcome]:
 
 def resolve_owner(row: Rename) -> Any:
     """The object a row's owner names: a module, class or function, imported by its dotted name."""
-    text = OWNER_OBJECTS.get(row.owner, row.owner.split(" ")[0].split("(")[0])
+    text = OWNER_OBJECTS.get(row.owner, row.owned.name)
     module_name = {"transformers": "transformers", "peft": "peft", "trl": "trl"}.get(row.library, row.library)
     parts = text.split(".")
     if parts[0] != module_name:

@@ -533,7 +533,7 @@ class _Walk:
             what = f"class `{cls.name}` overrides `{row.old}`: it stays the entry point until {row.removal} (`{row.new}` calls it, and it warns when it calls up); override `{row.new}` instead"
         if trainer_calls:
             assert caller is not None and caller.warning is not None
-            who = caller.owner.split(" ")[0]
+            who = caller.owned.head
             inherits = "" if kind.kind == "foreign" else f"if `{cls.name}` does not inherit `{row.new}` (it is not a `{row.owner}`), "
             what += (f"; {inherits}the {who} warns `{caller.warning.category}: {caller.warning.text_for(cls.name)}` and calls "
                      f"it until {caller.removal}; define `{row.new}` as well")

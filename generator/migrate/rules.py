@@ -14,7 +14,6 @@ as `data/training-arguments.json`.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +23,6 @@ from generator.table import Rename, Table
 CLASSES_PATH = TRAINING_ARGUMENTS_PATH
 """Subclasses of the training-arguments class and the keys a training config may hold, measured from wheels."""
 
-_LEADING_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @dataclass(frozen=True)
@@ -79,13 +77,6 @@ class Rules:
         return frozenset(names)
 
 
-def _owner_method(owner: str) -> tuple[str, str] | None:
-    if "." in owner and _LEADING_NAME.fullmatch(owner.split(".")[0]):
-        cls, _, method = owner.partition(".")
-        return cls, method
-    return None
-
-
 def _common_substring(names: list[str]) -> str:
     """The longest substring of the first name that every name contains."""
     first = min(names, key=len)
@@ -115,9 +106,9 @@ def from_table(table: Table, classes: dict[str, object] | None = None) -> Rules:
     member_kwargs: dict[str, dict[str, Rename]] = {}
     method_kwargs: dict[str, dict[str, Rename]] = {}
     for row in shipped:
-        if row.kind != "argument" or (owned := _owner_method(row.owner)) is None:
+        if row.kind != "argument" or row.owned.member is None:
             continue
-        cls, method = owned
+        cls, method = row.owned.head, row.owned.member
         if cls in model_classes:
             method_row = members.get(method)
             for name in (method, method_row.new) if method_row else (method,):
@@ -139,10 +130,10 @@ def from_table(table: Table, classes: dict[str, object] | None = None) -> Rules:
                     shared.setdefault(name, []).append(parts[0])
 
     flag_rows = [r for r in table.renames if r.kind == "cli-flag"]
-    parsers = {m.group(0) for r in flag_rows if (m := _LEADING_NAME.match(r.owner))}
-    # An owner such as "TrlParser (trl sft, trl dpo, ...)" names the program that runs that parser.
-    commands = {w.split()[0] for r in flag_rows for w in re.findall(r"\(([^()]*)\)", r.owner)[:1] for w in w.split(",")}
-    commands = {c for c in commands if _LEADING_NAME.fullmatch(c) and c not in parsers and c not in field_owners}
+    parsers = {r.owned.head for r in flag_rows}
+    # An owner such as "TrlParser (trl sft, trl dpo, ...)" names the programs that run that parser.
+    commands = {d.split()[0] for r in flag_rows for d in r.owned.details}
+    commands = {c for c in commands if c.isidentifier() and c not in parsers and c not in field_owners}
 
     olds = [r.old.lstrip("-") for r in table.renames]
     subclasses = classes.get("subclasses", {})

@@ -33,9 +33,6 @@ ENV_VAR = "CHECKPOINTING_V6_PREVIEW"
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("", "0", "false", "no", "off")
 _MEMBER_KINDS = ("method", "property", "class", "attribute", "function")
-_NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
-_LEADING = re.compile(rf"({_NAME})(?:\s|\Z)")
-_PARSER_OF = re.compile(rf"{_NAME}\(({_NAME})\)\Z")  # "HfArgumentParser(TrainingArguments)": flags come from its fields
 _MISSING = object()
 
 
@@ -99,20 +96,14 @@ class Plan:
         return tuple(dict.fromkeys(r.removal for r in self.rows if r.removal))
 
 
-def _leading(owner: str) -> str | None:
-    match = _LEADING.match(owner)
-    return match.group(1) if match else None
-
-
 def _field_of(row: Rename) -> tuple[str, str, str] | None:
     """(dataclass, old field, new field) that a `cli-flag` or `config-key` row names, if it names one."""
     if row.kind == "cli-flag":
-        match = _PARSER_OF.match(row.owner)
-        if match is None:
+        if row.owned.argument is None:  # "HfArgumentParser(TrainingArguments)": flags come from its fields
             return None
         old, new = (flag.lstrip("-").replace("-", "_") for flag in (row.old, row.new))
-        return match.group(1), old, new
-    cls = _leading(row.owner)
+        return row.owned.argument, old, new
+    cls = row.owned.cls
     if cls is None or not re.fullmatch(r"\w+", row.old) or not re.fullmatch(r"\w+", row.new):
         return None  # a nested key such as `fsdp_config.x` is not a field
     return cls, row.old, row.new
@@ -128,11 +119,11 @@ def plan(table: Table) -> Plan:
     fields: dict[tuple[str, str], dict[tuple[str, str], list[Rename]]] = {}
     keywords: dict[tuple[str, str, str, str, str], list[Rename]] = {}
     for row in rows:
-        if row.kind in _MEMBER_KINDS and (owner := _leading(row.owner)):
+        if row.kind in _MEMBER_KINDS and (owner := row.owned.cls):
             key = (row.library, owner, row.old)
             members.setdefault(key, []).append(row)
             news[key] = row.new
-        elif row.kind == "field" and (owner := _leading(row.owner)):
+        elif row.kind == "field" and (owner := row.owned.cls):
             fields.setdefault((row.library, owner), {}).setdefault((row.old, row.new), []).append(row)
     for row in rows:
         if row.kind in ("cli-flag", "config-key"):
@@ -142,14 +133,14 @@ def plan(table: Table) -> Plan:
             else:
                 fields.setdefault((row.library, named[0]), {}).setdefault(named[1:], []).append(row)
         elif row.kind == "argument":
-            owner, _, method = row.owner.rpartition(".")
-            if not owner or _leading(owner) != owner:
+            owner, method = row.owned.head, row.owned.member or ""
+            if not method or "." in method or row.owned.argument or row.owned.qualifier or row.owned.details:
                 problems.append(f"{row.position}: cannot rehearse '{row.old}': owner '{row.owner}' is not Class.method")
             elif (row.library, owner, method) in members:  # the whole method goes, and its keywords with it
                 members[(row.library, owner, method)].append(row)
             else:
                 keywords.setdefault((row.library, owner, method, row.old, row.new), []).append(row)
-        elif row.kind not in _MEMBER_KINDS + ("field",) or _leading(row.owner) is None:
+        elif row.kind not in _MEMBER_KINDS + ("field",) or row.owned.cls is None:
             problems.append(f"{row.position}: cannot rehearse '{row.old}': owner '{row.owner}' names no object")
     if problems:
         raise PreviewError("\n".join(problems))
