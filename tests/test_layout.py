@@ -3,6 +3,8 @@ only the roles it may use, and importing it does no work (no file or folder appe
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import os
 import pkgutil
 import subprocess
@@ -62,3 +64,14 @@ def test_the_tool_and_the_page_renderer_load_nothing_heavy(tmp_path: Path) -> No
         assert not heavy, f"{module} loads {heavy}"
     render = _loaded("generator.pages.render", tmp_path)
     assert not {m for m in render if m.split(".")[0] in ("torch", "transformers", "peft", "trl")}
+
+
+@pytest.mark.parametrize("module", ["generator", *sorted(m.name for m in pkgutil.walk_packages(generator.__path__, "generator."))])
+def test_a_module_docstring_has_three_to_five_lines(module: str) -> None:
+    """House style: what the module is for and its key contract; details live next to the code they explain."""
+    # Read from the source, not by importing: a `__main__` module runs when imported.
+    origin = importlib.util.find_spec(module).origin
+    docstring = ast.get_docstring(ast.parse(Path(origin).read_text(encoding="utf-8")), clean=False)
+    assert docstring, f"{module} has no module docstring"
+    lines = docstring.strip("\n").splitlines()
+    assert 3 <= len(lines) <= 5, f"{module}'s docstring has {len(lines)} lines"
