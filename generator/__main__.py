@@ -1,4 +1,7 @@
-"""`python -m generator …`: the same command line as the `checkpointing-migrate` console script."""
+"""`python -m generator …`: the same command line as the `checkpointing-migrate` console script.
+
+The parser lives in `generator.cli`; this module only runs it and exits with its code.
+"""
 
 import sys
 

@@ -1,9 +1,8 @@
 """`checkpointing-migrate` (also `python -m generator`): the one command line of the project.
 
-`scan`, `fix`, `rules` and `explain` migrate users' code and need only PyYAML and packaging; `check`, `render` and `matrix` work on the
-table, the pages and the measured data of a checkout and need the `site`/`measure` extras. Each subcommand imports
-only its own modules, so `scan` starts as fast as a linter. Exit codes: 0 done, 1 problems found (see each
-subcommand's help), 2 usage errors; problems go to stderr as `PATH:LINE:COL: message`, never as a traceback.
+Exit codes: 0 done, 1 problems found (see each subcommand's help), 2 usage errors; problems go to stderr as
+`PATH:LINE:COL: message`, never as a traceback. `scan`, `fix`, `rules` and `explain` need only PyYAML and packaging;
+`check`, `render` and `matrix` work on a checkout (table, pages, measured data) and need the `site`/`measure` extras.
 """
 
 from __future__ import annotations
@@ -43,7 +42,8 @@ def _matrix_options(sub: argparse.ArgumentParser) -> None:
 
 
 def _options(name: str) -> Callable[[argparse.ArgumentParser], None]:
-    """The function that adds `name`'s options, importing only that subcommand's module."""
+    """The function that adds `name`'s options, importing only that subcommand's module (so `scan` starts as fast as a
+    linter)."""
     if name in ("scan", "fix"):
         from generator.migrate import cli as migrate_cli
 

@@ -1,5 +1,7 @@
-"""The adoption report's view: where released libraries use the old names, and what breaks in v6 (a pure function
-from `data/adoption.json`, read by `generator.measure.data.load_adoption`, to what the template shows).
+"""The adoption report's view: where released libraries use the old names, and what breaks in v6.
+
+A pure function from `data/adoption.json` (read by `generator.measure.data.load_adoption`) to what the template
+shows.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""`python -m generator.rehearse -- CMD [ARGS...]`: the `rehearse` subcommand on its own."""
+"""`python -m generator.rehearse -- CMD [ARGS...]`: the `rehearse` subcommand on its own.
+
+Same options and exit codes as `checkpointing-migrate rehearse` (see `generator.rehearse.cli`).
+"""
 
 from __future__ import annotations
 
