@@ -1,20 +1,8 @@
 """The adoption report's data: run the scanner over released packages and give every call site its measured effect.
 
-The table's libraries are scanned at their `checked` release, the packages of `ECOSYSTEM` at theirs; the wheels are
-fetched with `pip download --no-deps` into `.cache/wheels/` (in parallel, kept between runs, checked against the
-sha256 the committed data records) and unpacked there. Each finding of the scanner (run without the version gate,
-with the planned names, knowing which package it reads) is matched with the probe of `data/matrix.json` that makes
-the same use (`probe_of`); `effect()` reads from that probe what the use does on the newest measured release (its
-warnings verbatim) and which exception it raises once the old name is gone (the same use of a missing name in the
-last release before the rename). Each wheel's `Requires-Dist` on transformers, TRL, PEFT and Accelerate is recorded
-too. The result is committed as `data/adoption.json`; the page `docs/generated/adoption-report.md` is rendered from it.
-
-The same wheels give `data/training-arguments.json`: the subclasses of the training-arguments class (TRL's
-configs) and the keys a training config may hold (the fields of the dataclasses TRL's scripts parse), which the
-scanner needs and the table cannot say.
-
-Refresh: `python -m generator.measure.adoption` (then `python -m generator render`); `--check` re-measures every
-package and writes nothing.
+Writes `data/adoption.json` (the page `docs/generated/adoption-report.md` is rendered from it) and
+`data/training-arguments.json` (what the scanner needs and the table cannot say). Refresh: `python -m
+generator.measure.adoption`, then `python -m generator render`; `--check` re-measures every package, writes nothing.
 """
 
 from __future__ import annotations
@@ -49,7 +37,7 @@ from generator.table import Rename, Table, load
 
 ROOT = paths.ROOT
 CACHE = ROOT / ".cache" / "wheels"
-"""Downloaded wheels and their unpacked trees (git-ignored)."""
+"""Downloaded wheels (`pip download --no-deps`, kept between runs) and their unpacked trees (git-ignored)."""
 DATA_PATH = measured_data.ADOPTION_PATH
 LIBRARIES = ("peft", "trl", "accelerate", "diffusers", "axolotl")
 """The libraries the report covers, by their key in the table."""
@@ -317,7 +305,8 @@ def _parsed_dataclasses(tree: Path, package: str) -> set[str]:
 
 
 def training_classes(table: Table, sources: list[Wheel]) -> dict[str, object]:
-    """The subclasses of the training-arguments class and the keys a training config may hold, from `sources`."""
+    """The subclasses of the training-arguments class (TRL's configs) and the keys a training config may hold (the
+    fields of the dataclasses TRL's scripts parse), from `sources`."""
     # Removed rows still name fields that code must migrate; owners that are descriptions (TRL's configs) are no root.
     fields = [r for r in table.renames if r.kind == "field" and r.status in ("shipped", "removed") and r.owned.is_name]
     roots = {r.owner for r in fields}
@@ -374,6 +363,7 @@ def scan(table: Table, targets: list[Wheel], classes: dict[str, object], measure
     libraries = []
     for wheel in targets:
         packages = wheel.packages
+        # No version gate and the planned names too: the report lists every use, knowing which package it reads.
         options = Options(rules, Allowed(None, ""), planned=True, gate=False, package=packages[0].name if packages else None)
         results = check_all(packages, options, Finder())
         sites, quiet = [], {}

@@ -2,8 +2,7 @@
 
 Each listed release's wheel (sha256-checked, cached) is read statically. Every public object or parameter whose name
 says gradient/activation checkpointing that appeared, disappeared or changed between consecutive releases (griffe),
-and every warning call whose text names one, must be a row (or a row's warning) or be listed under `not_renamed`
-with a reason. Exit 0 complete, 1 with one line per gap (`release: file:line: what`), 2 on error.
+and every warning call whose text names one, must be a row (or its warning) or be under `not_renamed` with a reason.
 """
 
 from __future__ import annotations
@@ -340,7 +339,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Exit 0 when the table is complete, 1 with one line per gap, 2 when the audit cannot run."""
+    """Exit 0 when the table is complete, 1 with one line per gap (`release: file:line: what`), 2 when the audit
+    cannot run."""
     try:
         table = load(args.table)
     except TableError as exc:

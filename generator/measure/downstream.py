@@ -1,15 +1,8 @@
 """Warnings a user cannot fix: deprecated-name FutureWarnings that PEFT's and TRL's own code emits.
 
 PEFT and TRL still call the `gradient_checkpointing*` names, so under transformers ≥ 5.23 some of their public entry
-points warn even when the user's code uses only the new names. Each entry point below is a few statements a user
-would write; `measure()` runs them on a tiny model and records every warning the entry point emits, where in
-PEFT's or TRL's code it comes from (the innermost frame of that package when the warning is turned into an error),
-and the line of transformers that emits it. `python -m generator matrix` runs this module in the project's
-environment (the pinned transformers, PEFT and TRL) and commits the result as `data/downstream-warnings.json`;
-the migration guide renders its "Warnings you cannot fix yet" section from that file, and the doc tests run every
-example of that section again.
-
-Run as `python -m generator.measure.downstream --out downstream.json`.
+points warn even when the user's code uses only the new names. `python -m generator matrix` runs this module in the
+project's environment and commits `data/downstream-warnings.json` (the guide's "Warnings you cannot fix yet").
 """
 
 from __future__ import annotations
@@ -130,7 +123,8 @@ ENTRY_POINTS = (
         ),
     ),
 )
-"""Every entry point measured, in the order the guide lists them."""
+"""Every entry point measured, in the order the guide lists them: each a few statements a user would write, run on a
+tiny model (the doc tests run every example of the guide's section again)."""
 
 
 class DownstreamError(Exception):
@@ -171,7 +165,8 @@ def _package_relative(filename: str) -> str | None:
 
 
 def _site(entry: EntryPoint, warning: dict[str, str]) -> dict[str, Any]:
-    """Run the call again with just this warning turned into an error, and read the frames it went through."""
+    """Run the call again with just this warning turned into an error, and read the frames it went through: the
+    innermost frame in the entry point's library is the site, the innermost in transformers the line that emits it."""
     namespace = _prepared(entry)
     category = getattr(__import__("builtins"), warning["category"])
     with warnings.catch_warnings():
@@ -230,6 +225,7 @@ def measure() -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """`python -m generator.measure.downstream --out downstream.json`."""
     parser = argparse.ArgumentParser(prog="python -m generator.measure.downstream", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)

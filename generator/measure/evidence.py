@@ -1,10 +1,7 @@
 """Evidence for a planned rename: does a new release's own code warn when the old name is used?
 
-`refresh` runs this module in a new release's environment (its `--target` folder first on `PYTHONPATH`, as the
-matrix does). For every planned `field` row of the library it sets the old name in the config's constructor and
-records the warnings whose origin lies inside the library's own package: transformers' warnings about the same name
-are not the library's. Other kinds have no such probe; `refresh` then proposes nothing for them.
-
+`refresh` runs this module in a new release's environment (its `--target` folder first on `PYTHONPATH`, as the matrix
+does); only warnings whose origin lies inside the library's own package count (transformers' are not the library's).
 Run as `python -m generator.measure.evidence --table aliases.yaml --library trl --out evidence.json`.
 """
 
@@ -21,7 +18,8 @@ from generator.measure import probes
 from generator.table import load
 
 PROBED_KINDS = ("field",)
-"""The kinds of planned rows whose old name this module can use the way a user would."""
+"""The kinds of planned rows whose old name this module can use the way a user would (set in the config's
+constructor); other kinds have no such probe, and `refresh` then proposes nothing for them."""
 
 
 def own_warnings(library: str, row: probes.Rename) -> dict[str, object]:

@@ -1,9 +1,8 @@
 """`python -m generator refresh`: find releases newer than the table knows, measure them, and (with --write) record them.
 
-The registry's JSON API is asked for every library's releases after `checked`; the newest one's and the checked one's
-files are downloaded in parallel (sha256-checked), each API name and config key is looked up in both, a library with
-rows is probed in the new release (the matrix's probes, `evidence`), downstream warnings are measured again. Statuses
-change only on that evidence. Prints a Markdown report; exit 0 current, 1 newer release found, 2 error.
+The registry is asked for every library's releases after `checked`; the newest one's and the checked one's files are
+downloaded (sha256-checked) and compared name by name, a library with rows is probed in the new release (the matrix's
+probes, `evidence`) and downstream warnings are measured again. Statuses change only on that evidence.
 """
 
 from __future__ import annotations
@@ -498,7 +497,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Exit 0 when the table is current, 1 when a newer release was found (and, with --write, recorded), 2 on error."""
+    """Print a Markdown report. Exit 0 when the table is current, 1 when a newer release was found (and, with --write,
+    recorded), 2 on error."""
     try:
         table = load(args.table)
     except TableError as exc:

@@ -1,9 +1,8 @@
 """The package registry's JSON API (the shape of `https://pypi.org/pypi/<project>/json`) and checked downloads.
 
-`project()` reads one project's releases and files; `download()` fetches files in parallel from the URLs the API
-gives into `.cache/registry/`, checks each against the sha256 the API gives, and never leaves a half-written or
-unchecked file under its final name. `unpack()` extracts a wheel or sdist once, next to it. Used by `refresh` (new
-releases) and `audit` (the listed transformers releases).
+`project()` reads one project's releases and files; `download()` fetches them in parallel into `.cache/registry/`,
+checks each against the sha256 the API gives and never leaves a half-written or unchecked file under its final name;
+`unpack()` extracts a wheel or sdist once, next to it. Used by `refresh` (new releases) and `audit` (listed releases).
 """
 
 from __future__ import annotations
