@@ -1,17 +1,8 @@
 """The measured behaviour matrix: probe every listed release in its own environment and keep the outcomes as data.
 
-`python -m generator matrix` does three things:
-
-1. For every release the table lists of a library that has renames (transformers 5.22.2, 5.23.0, 5.24.0, PEFT,
-   TRL), it makes an environment under `.cache/matrix/`: `pip install --no-deps --target` of that one release.
-   The project's `.venv` supplies everything else (torch, accelerate, ...), so all releases share one torch install.
-   The releases' requirements must then be met by `.venv`; `environment_problems()` compares them.
-2. It runs `generator.measure.probes` once per environment, with `PYTHONPATH` putting that release first, in parallel (one
-   process per core), and `generator.measure.downstream` once in `.venv` itself.
-3. It writes `data/matrix.json` and `data/downstream-warnings.json` when they changed, or, with `--check`, compares
-   them with the new measurement and fails with a diff.
-
-The timeline's matrix and the guide's downstream section are rendered from these files, never from the table.
+`python -m generator matrix` installs each listed release of a library with renames alone (`pip install --no-deps
+--target` under `.cache/matrix/`; the project's `.venv` supplies torch and the rest), runs `generator.measure.probes`
+there and `downstream` in `.venv`, and writes `data/*.json`; the pages render from these files, never from the table.
 """
 
 from __future__ import annotations
@@ -91,7 +82,8 @@ def ensure_env(job: Job) -> Path:
 
 
 def environment_problems(job: Job) -> list[str]:
-    """Requirements of the release that the shared `.venv` does not meet (extras and markers aside)."""
+    """Requirements of the release that the shared `.venv` does not meet (extras and markers aside): every release
+    uses `.venv`'s one torch install and the rest, so `.venv` must meet them all."""
     dist = next(metadata.distributions(path=[str(job.env)]), None)
     if dist is None:
         return [f"{job.env} holds no installed distribution"]
@@ -143,7 +135,8 @@ def probe_job(job: Job, table_path: Path) -> dict[str, Any]:
 
 
 def measure(table: Table, table_path: Path, jobs: list[Job] | None = None, workers: int | None = None) -> dict[str, Any]:
-    """The matrix data for `jobs` (default: every listed release), environments created as needed."""
+    """The matrix data for `jobs` (default: every listed release), environments created as needed; one probe process
+    per core (`workers`), each with its release first on `PYTHONPATH`."""
     jobs = jobs_of(table) if jobs is None else jobs
     for job in jobs:
         ensure_env(job)
@@ -197,7 +190,8 @@ def write_if_changed(measured: dict[str, dict[str, Any]], data_dir: Path = DATA_
 
 
 def command(table: Table, table_path: Path, data_dir: Path, *, check: bool) -> int:
-    """`python -m generator matrix [--check]`: measure, then write the data files or compare with them."""
+    """`python -m generator matrix [--check]`: measure, then write the data files that changed, or (`--check`) compare
+    with them and exit 1 with a diff."""
     try:
         measured = measure_all(table, table_path)
         if check:

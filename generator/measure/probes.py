@@ -1,16 +1,8 @@
 """The probe suite: what each name of the alias table does in the transformers (or PEFT, TRL) that is importable.
 
-`python -m generator matrix` runs this module once per listed release, each time in an environment whose
-`PYTHONPATH` puts that release of transformers first, and commits what it prints. A probe uses a name the way a
-user would (a call, a read, a constructor keyword, a command line, a YAML file), records what happened (works
-silently / warns with category and message / raises with type and message / absent) and what it did (the
-checkpointing state of a tiny model, or the values the resulting `TrainingArguments` hold). Nothing here knows
-which release renamed what: the names come from the table and every outcome is observed.
-
-Shipped rows are probed in every scenario their kind has; planned rows only for whether each name exists, since
-there is nothing to compare a name that no release has with.
-
-Run as `python -m generator.measure.probes --table aliases.yaml --library transformers --out outcomes.json`.
+A probe uses a name the way a user would (a call, a read, a constructor keyword, a command line, a YAML file) and
+records what happened (silent, warns, raises, absent) and what it did (a tiny model's checkpointing state, the values
+`TrainingArguments` holds). Nothing here knows which release renamed what: names come from the table, outcomes are seen.
 """
 
 from __future__ import annotations
@@ -472,7 +464,10 @@ Probe = Callable[[Rename, Table], Iterator[Outcome]]
 
 
 def probe_for(row: Rename) -> Probe:
-    """The probe that exercises `row`; `ProbeError` names the row when the suite has none for it."""
+    """The probe that exercises `row`; `ProbeError` names the row when the suite has none for it.
+
+    Shipped rows get every scenario their kind has; planned rows only whether each name exists, since there is nothing
+    to compare a name that no release has with."""
     if row.status != "shipped":
         return _existence
     owner, kind = row.owner, row.kind
@@ -516,6 +511,8 @@ def installed_versions(library: str) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """`python -m generator.measure.probes --table aliases.yaml --library transformers --out outcomes.json`; `python -m
+    generator matrix` runs it once per listed release, with that release first on `PYTHONPATH`."""
     parser = argparse.ArgumentParser(prog="python -m generator.measure.probes", description=__doc__.splitlines()[0])
     parser.add_argument("--table", type=Path, required=True)
     parser.add_argument("--library", required=True)
