@@ -1,13 +1,8 @@
 """`python -m generator scan|fix PATH...`, `rules` and `explain CODE`: the migration tool's CLI.
 
-scan: one line per finding (`path:line:col: severity [code] old → new: message`), or `--format json|github|sarif`
-(`generator.migrate.formats`); fix: `--diff` (the default) prints a unified diff and writes nothing, `--write`
-rewrites in place, all files or none (`generator.migrate.plan`: one `PATH:1:1: error:` line per file that cannot be
-written safely, and nothing written); its remaining findings go to stderr. `--select`/`--ignore CODES` keep or drop
-codes (a dropped finding is neither reported nor fixed). Only `safe` fixes are applied unless `--unsafe-fixes` is
-given (ruff's terms): an unsafe fix is a rename the tool has no evidence for either way, and stays listed. Exit codes: 0 clean; 1 a `fix` or `hazard` finding is
-reported, a file could not be checked or written, or (`fix --diff`) a rewrite is pending; 2 usage error (bad option,
-unknown code or path, a `--target` no release meets).
+Exit codes: 0 clean; 1 a `fix` or `hazard` finding is reported, a file could not be checked or written, or (`fix
+--diff`) a rewrite is pending; 2 usage error (bad option, unknown code or path, a `--target` no release meets).
+Only `safe` fixes are applied unless `--unsafe-fixes` is given (ruff's terms); `--select`/`--ignore` keep or drop codes.
 """
 
 from __future__ import annotations
@@ -126,6 +121,8 @@ def _report(fmt: str, findings: list[Finding], errors: list[FileError], out: Tex
 
 
 def scan(args: argparse.Namespace) -> int:
+    """One line per finding (`path:line:col: severity [code] old → new: message`), or `--format json|github|sarif`
+    (`generator.migrate.formats`)."""
     setup = _setup(args)
     if isinstance(setup, int):
         return setup
@@ -146,6 +143,9 @@ def scan(args: argparse.Namespace) -> int:
 
 
 def fix(args: argparse.Namespace) -> int:
+    """`--diff` (the default) prints a unified diff and writes nothing; `--write` rewrites in place, all files or none
+    (`generator.migrate.plan`: one `PATH:1:1: error:` line per file that cannot be written safely, and nothing
+    written). The remaining findings (an unsafe fix not applied stays listed) go to stderr."""
     setup = _setup(args)
     if isinstance(setup, int):
         return setup

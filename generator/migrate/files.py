@@ -1,12 +1,8 @@
-"""Files: which handler reads which file, decoding without losing anything, applying edits, writing atomically.
+"""Files: which handler reads which file, decoding without losing anything, applying edits (writing is `plan`'s job).
 
-A file is read as bytes and decoded strictly (Python: the PEP 263 declaration, else UTF-8; everything else UTF-8,
-with or without a BOM), without newline translation, so CRLF stays CRLF. Edits replace exact spans of the decoded
-text and the result is encoded back with the same codec. Before anything is written the result is parsed again
-(Python, YAML, JSON, notebooks); a file that was not text, could not be decoded or did not parse is reported and
-never touched. Only regular files are opened (FIFOs, sockets and devices are reported, never read), files over the
-size limit are reported unread, and folders nested deeper than `MAX_DEPTH` are reported, not entered. Writing is
-`generator/migrate/plan.py`'s job.
+A file is read as bytes and decoded strictly (Python: the PEP 263 declaration, else UTF-8; everything else UTF-8, with
+or without a BOM), without newline translation, so CRLF stays CRLF; the result is encoded back with the same codec.
+A file that was not text, could not be decoded or no longer parses after the edits is reported and never touched.
 """
 
 from __future__ import annotations
@@ -178,7 +174,7 @@ def apply(text: str, edits: list[Edit]) -> str:
 
 
 def reparse(text: str, kind: str) -> None:
-    """Raise if the rewritten `text` no longer parses as its kind."""
+    """Raise if the rewritten `text` no longer parses as its kind (checked before anything is written)."""
     if kind == "python":
         ast.parse(text)
     elif kind in ("json", "notebook"):

@@ -1,12 +1,8 @@
 """What the migration tool reports: findings (with the edit a `fix` finding applies), file errors, and their output.
 
-A finding is one use of a renamed name. Its severity says what a person has to do: `fix` (the tool can rewrite it;
-`safe` where it has evidence the rename keeps behaviour, `unsafe` where it has none either way), `hazard` (behaviour may differ: a person must look) or `info` (nothing to change now, or nothing the tool
-can be sure of). Every message ends with a link to the guide section that explains it.
-
-Links point at the guide the site is built from: in a checkout, the Markdown file itself (it opens in an editor or
-on the repository host, and matches the code being run); in an installed wheel, the hosted page, whose address is
-the `Documentation` URL in the package's metadata (set once, in pyproject.toml). A test checks each anchor.
+A finding is one use of a renamed name. Its severity says what a person has to do: `fix` (the tool can rewrite it,
+`safe` or `unsafe`), `hazard` (behaviour may differ: a person must look) or `info` (nothing to change now, or nothing
+the tool can be sure of). Every message ends with a link to the guide section that explains it.
 """
 
 from __future__ import annotations
@@ -40,7 +36,11 @@ SECTIONS = {
 
 
 def link(section: str) -> str:
-    """The guide section `section` (a key of `SECTIONS`): a repository path in a checkout, else the hosted page."""
+    """The guide section `section` (a key of `SECTIONS`): a repository path in a checkout, else the hosted page.
+
+    In a checkout the Markdown file itself opens in an editor or on the repository host and matches the code being
+    run; an installed wheel links the hosted page at its `Documentation` URL (set once, in pyproject.toml). A test
+    checks each anchor."""
     return f"{_guide()}#{SECTIONS[section]}"
 
 

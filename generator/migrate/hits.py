@@ -1,10 +1,8 @@
 """What every file handler shares: the options of a run, a found name in handler coordinates, and the verdicts.
 
-A handler (Python, YAML, JSON, shell) sees a piece of text and returns `Hit`s with offsets into that text; the file
-layer maps them to file lines and columns (a notebook cell or a Markdown fence is a piece of a bigger file). The
-verdict functions here decide the severity and write the message, so every handler says the same thing about the
-same rename: a `fix` where the gate allows the new name, otherwise an `info` with the guide's both-versions
-pattern and the reason.
+A handler returns `Hit`s with offsets into the piece of text it was given; the file layer maps them to lines and
+columns. The verdict functions here decide the severity and write the message, so every handler says the same thing
+about the same rename: a `fix` where the gate allows the new name, otherwise an `info` with the reason.
 """
 
 from __future__ import annotations
@@ -60,7 +58,8 @@ class Options:
 
 @dataclass(frozen=True)
 class Hit:
-    """A finding with offsets into the text a handler was given."""
+    """A finding with offsets into the text a handler was given (a notebook cell or a Markdown fence is a piece of a
+    bigger file)."""
 
     start: int
     """Offset of the old name in the handler's text."""
@@ -125,7 +124,8 @@ def rename(
     row: Rename, start: int, edits: tuple[Edit, ...], options: Options, *, code: str, what: str, section: str,
     unsafe: str | None = None,
 ) -> Hit:
-    """The verdict for a use of the old name: a `fix` with `edits`, or an `info` when the gate forbids it.
+    """The verdict for a use of the old name: a `fix` with `edits`, or an `info` when the gate forbids it (with the
+    guide's both-versions pattern and the reason).
 
     `unsafe` says why the tool cannot tell the rename keeps behaviour (no evidence either way about the receiver):
     the fix is then `unsafe`, applied only with `--unsafe-fixes`, and the message says why.

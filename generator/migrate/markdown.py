@@ -1,11 +1,8 @@
-"""Markdown: check the code inside fenced blocks with the handler for the fence's language.
+"""Markdown: check the code inside fenced blocks with the handler for the fence's language (`LANGUAGES`).
 
-```python / ```py fences go to the Python rules, ```bash / ```sh / ```shell to the shell rules, ```yaml and ```json
-to the config rules; the code of ```pycon sessions (after `>>> ` and `... `) to the Python rules and the commands of
-```console sessions (after `$ `) to the shell rules, their output lines left out. A fence's content is handed over
-without the fence's indentation (fences inside lists and content tabs are indented), and every offset is mapped
-back. Other languages are skipped. A fence that does not parse (a fragment with `...`) is reported as `info` and
-left alone. What a name holds is told from all the Python fences of the file (a model loaded in an earlier one).
+`pycon` sessions (after `>>> ` and `... `) go to the Python rules and `console` sessions (after `$ `) to the shell
+rules, their output left out. A fence is handed over without its indentation and every offset is mapped back; one
+that does not parse (a fragment with `...`) is reported as `info` and left alone. Other languages are skipped.
 """
 
 from __future__ import annotations
@@ -29,7 +26,8 @@ LANGUAGES = {
 
 
 def fences(text: str) -> list[tuple[str, list[tuple[int, str]]]]:
-    """(handler, [(file offset, line without the fence indentation)]) of each fenced block with a known language."""
+    """(handler, [(file offset, line without the fence indentation)]) of each fenced block with a known language
+    (fences inside lists and content tabs are indented)."""
     out = []
     pos = 0
     while (m := _OPEN.search(text, pos)) is not None:
@@ -80,6 +78,7 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
         return []
     hits: list[Hit] = []
     blocks = fences(text)
+    # What a name holds is told from all the Python fences of the file (a model loaded in an earlier one).
     context = python.context_of(["".join(line for _, line in lines) for handler, lines in blocks if handler == "python"])
     for handler, lines in blocks:
         code = "".join(line for _, line in lines)

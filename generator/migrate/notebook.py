@@ -1,9 +1,8 @@
 """Jupyter notebooks: check the code cells, and patch the renamed names inside the notebook's JSON text.
 
 The notebook is never re-serialised: each code cell's `source` strings are found with their spans
-(`generator.migrate.jsonpos`), the cell's code is checked as Python (shell lines `!cmd` and `%%bash` cells as
-shell), and each edit is mapped back into the raw JSON string it falls in. Indentation, key order, escapes and
-outputs keep their bytes. IPython line magics (`%...`) are blanked before parsing, keeping every offset.
+(`generator.migrate.jsonpos`), the cell is checked as Python (`!cmd` lines and `%%bash` cells as shell), and each edit
+is mapped back into the raw JSON string it falls in, so indentation, key order, escapes and outputs keep their bytes.
 """
 
 from __future__ import annotations
@@ -53,7 +52,8 @@ def _mapper(text: str, pieces: list[jsonpos.JString]):  # type: ignore[no-untype
 
 
 def _python_view(code: str) -> tuple[str, list[tuple[int, str]]]:
-    """The code with `!shell` and `%magic` lines blanked, and the shell lines (offset after `!`, text).
+    """The code with `!shell` and `%magic` lines blanked (keeping every offset), and the shell lines (offset after
+    `!`, text).
 
     The magics that run Python (`%time stmt`, `%%time` cells, ...) keep that Python: only the magic is blanked.
     """
