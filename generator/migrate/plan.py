@@ -1,10 +1,8 @@
 """`fix --write` writes every file or none: check them all, stage them all, then put them in place.
 
-Before anything is replaced, every file to be written must still be a regular file with the bytes that were read,
-writable by its owner (mode bits: root may write anything, so `os.access` would say yes), have one link only, and
-take a staged copy in its folder with its mode, owner and group (`generator.writing.stage`). One problem and no
-file is touched. A symlink is written through to its target, once, and stays a link. What can still fail after
-that (the disk fills, the folder changes) is reported by name: which files were written and which were not.
+Every file must still be a regular file with the bytes that were read, writable by its owner, have one link only, and
+take a staged copy in its folder with its mode, owner and group (`generator.writing.stage`); one problem and no file is
+touched. What can still fail after that (the disk fills) is reported by name: which files were written and which not.
 """
 
 from __future__ import annotations
@@ -49,7 +47,7 @@ def _preflight(result: Result, target: Path) -> FileError | tuple[int, int, int,
         return _problem(path, f"cannot be written: {exc.strerror or exc}; run again")
     if not stat.S_ISREG(info.st_mode):
         return _problem(path, "is no longer a regular file; nothing was written: run again")
-    if not info.st_mode & stat.S_IWUSR:
+    if not info.st_mode & stat.S_IWUSR:  # mode bits, not only `os.access`: root may write anything, so it says yes
         mode = oct(stat.S_IMODE(info.st_mode))[2:]
         return _problem(path, f"is read-only (mode {mode}); nothing was written: make it writable (chmod u+w) "
                               "or leave it out of the PATHs, then run again")
@@ -75,6 +73,7 @@ def write_all(results: list[Result]) -> Outcome:
     stamps: dict[Path, tuple[int, int, int, int]] = {}
     for result in results:
         assert result.fixed is not None
+        # A symlink is written through to its target, once, and stays a link.
         target = Path(os.path.realpath(result.path))
         other = targets.setdefault(target, result)
         if other is not result and other.fixed != result.fixed:

@@ -1,9 +1,8 @@
 """The lexical pass over Python sources: decide, without parsing, whether a file needs a closer look.
 
 Most files that contain the stem every old name shares still need nothing: the name is the per-module flag of
-modeling code (`self.gradient_checkpointing`), sits in a comment or in prose, or is a model config's key. These
-checks look only at the characters around each word, and they are built to never drop a word that the `ast` pass
-(`generator.migrate.python`) would report. `Source` maps `ast` positions to offsets.
+modeling code (`self.gradient_checkpointing`), sits in a comment or prose, or is a model config's key. These checks
+look only at the characters around each word, and never drop a word the `ast` pass (`generator.migrate.python`) reports.
 """
 
 from __future__ import annotations

@@ -1,35 +1,8 @@
 """Python sources: find the renamed names where the syntax says what they are, and rewrite only those.
 
-Two passes keep this fast enough for a whole library tree. A lexical pass looks for the rules' names as whole
-words (after a plain substring test for the stem every old name shares); files without one are done. Only then is
-the file parsed with `ast`, and only the statements on lines with a candidate are visited.
-
-Rules, each decided from the syntax alone (the tool does not import or run the code):
-
-- `x.gradient_checkpointing_enable(...)`, `x.gradient_checkpointing_disable()`, `x.is_gradient_checkpointing`
-  (the model methods and property) are rewritten, with the method's renamed keyword in the same call, by what the
-  module shows `x` holds (`generator.migrate.receivers`): a transformers model → a safe fix; no evidence either way
-  → an unsafe fix (applied only with `--unsafe-fixes`); another library's object or a project class that defines
-  the name → `info`; a model class whose override the new name cannot call, or an instance whose old method was
-  replaced → a hazard. Never when the call unpacks `**kwargs` (they may hold the old keyword, which the new method
-  refuses), inside an override of the old method calling `super()`, or, without evidence, in a file that imports a
-  library whose own API has the same name (diffusers' `is_gradient_checkpointing` is not deprecated).
-- A method reference without a call, assigning a function to the old method on an instance, defining the old method
-  in a class, and looking the old name up by string (`getattr(model, "is_gradient_checkpointing", ...)`, which
-  warns too) are hazards.
-- Keywords of calls to `TrainingArguments` or a known subclass (measured: TRL's configs, `Seq2SeqTrainingArguments`,
-  and project classes that subclass one of them), imported under any name, also as keys of a `**{...}` literal,
-  and of `.set_training(...)`, are rewritten; not when the new keyword is passed too or the call also unpacks
-  `**mapping`, not when a mixin base declares the old field, and not through `dataclasses.replace` (which ignores
-  the old field since the rename): hazards. A class of that name not imported from transformers/TRL: unsafe.
-- In a class that subclasses one of those, declaring the old field is a hazard (it warns on every instance).
-- An attribute on something that is surely training arguments (`self` in such a class, a parameter annotated with
-  one, a name assigned from a constructor call in the same function) or is conventionally named so (`args`,
-  `training_args`, `self.args`): a write is a hazard (ignored since the new field exists), unless it sits in a
-  block that only runs on releases older than the rename; a read is `info` (it mirrors the new field, silently).
-  Any other `.gradient_checkpointing` is the per-module flag of modeling code or a model config's key: not touched.
-- CLI flags inside strings are rewritten only as elements of a list literal passed to a `parse_args*` method in a
-  file that uses the renamed flags' parser, and never in a file that defines the flag itself with `add_argument`.
+Two passes keep this fast enough for a whole library tree: a lexical pass (`generator.migrate.pylex`) looks for the
+rules' names as whole words, and only a file with one is parsed with `ast`, visiting only the statements on those
+lines. Each rule (a `_Walk` check) is decided from the syntax alone: the tool does not import or run the code.
 """
 
 from __future__ import annotations
@@ -203,7 +176,13 @@ class _Walk:
         return None
 
     def _model_verdict(self, receiver: ast.expr, row: Rename, start: int, edits: tuple[Edit, ...], what: str, section: str) -> Hit:
-        """The verdict on renaming a model method or property used on `receiver`, from the evidence about it."""
+        """The verdict on renaming a model method or property used on `receiver`, from the evidence about it.
+
+        By what the module shows `receiver` holds (`generator.migrate.receivers`): a transformers model → a safe fix;
+        no evidence either way → an unsafe fix (applied only with `--unsafe-fixes`); another library's object or a
+        project class that defines the name → `info`; a model class whose override the new name cannot call, or an
+        instance whose old method was replaced → a hazard.
+        """
         text = ast.unparse(receiver)
         kind = self._kind(receiver)
         if (text, row.old) in self.receivers.replaced:
@@ -279,6 +258,11 @@ class _Walk:
             self.hits.append(planned_hit(rules.planned[name], start, name))
 
     def _member(self, node: ast.Attribute) -> None:
+        """`x.old_method(...)` (with the method's renamed keyword in the same call) or `x.old_property`: see
+        `_model_verdict`. Never rewritten when the call unpacks `**kwargs` (they may hold the old keyword, which the new
+        method refuses), inside an override of the old method calling `super()`, or, without evidence, in a file that
+        imports a library whose own API has the same name (diffusers' `is_gradient_checkpointing` is not deprecated).
+        A method reference without a call, or assigning a function to the old method on an instance: hazards."""
         row = self.rules.members[node.attr]
         start = self._attr_start(node)
         parent, _ = self._parent()
@@ -334,6 +318,11 @@ class _Walk:
             self.hits.append(dataclasses.replace(hit, via=node.attr))
 
     def _field_attribute(self, node: ast.Attribute) -> None:
+        """`.old_field` on something surely training arguments (`self` in such a class, a parameter annotated with one,
+        a name assigned from a constructor call in the same function) or conventionally named so (`args`,
+        `training_args`, `self.args`): a write is a hazard unless it only runs on releases older than the rename; a read
+        is `info`. Any other `.gradient_checkpointing` is modeling code's per-module flag or a config's key: not
+        touched."""
         row = self.rules.fields[node.attr]
         kind = self._config_receiver(node.value)
         start = self._attr_start(node)
@@ -367,6 +356,11 @@ class _Walk:
             self.hits.append(info(row, start, code="read", what=what, section="pitfalls", new=row.new))
 
     def _keyword(self, node: ast.keyword) -> None:
+        """Keywords of calls to `TrainingArguments` or a known subclass (measured: TRL's configs,
+        `Seq2SeqTrainingArguments`, and project classes that subclass one of them), imported under any name, and of
+        `.set_training(...)`, are rewritten; a class of that name not imported from transformers/TRL: unsafe.
+        Hazards: the new keyword passed too, `**mapping` unpacked too, a mixin base declaring the old field,
+        `dataclasses.replace` (which ignores the old field since the rename)."""
         arg = node.arg or ""
         rules = self.rules
         if id(node) in self.handled:
@@ -446,7 +440,8 @@ class _Walk:
         return bool(call.args) and self._config_receiver(call.args[0]) is not None
 
     def _unpacked_dict(self, node: ast.keyword) -> None:
-        """`Config(**{"old": value})`: the old field as a key of a dict literal unpacked into a constructor."""
+        """`Config(**{"old": value})`: the old field as a key of a dict literal unpacked into a constructor (the same
+        rules as `_keyword`)."""
         parent, _ = self._parent()
         if not (isinstance(parent, ast.Call) and isinstance(node.value, ast.Dict)):
             return
@@ -495,6 +490,7 @@ class _Walk:
                                         what=what, section="config", unsafe=unsafe))
 
     def _definition(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """Defining the old method in a class: a hazard."""
         if node.name not in self.rules.members or not isinstance(self._parent()[0], ast.ClassDef):
             if self.options.planned and node.name in self.rules.planned:
                 self.hits.append(planned_hit(self.rules.planned[node.name], self._def_name(node), node.name))
@@ -545,6 +541,7 @@ class _Walk:
         return self.source.text.index(node.name, start)
 
     def _declaration(self, node: ast.AnnAssign) -> None:
+        """Declaring the old field in a training-arguments subclass: a hazard (it warns on every instance)."""
         target = node.target
         if not (isinstance(target, ast.Name) and target.id in self.rules.fields):
             return
@@ -557,7 +554,8 @@ class _Walk:
         self.hits.append(hazard(row, self._at(target.lineno, target.col_offset), code="subclass-default", what=what, section="pitfalls"))
 
     def _string_lookup(self, call: ast.Call) -> None:
-        """`getattr(x, "old")`, `hasattr`, `setattr`: the old name by string."""
+        """`getattr(x, "old")`, `hasattr`, `setattr`: the old name by string; a model member's is a hazard (it warns
+        too), a field's is a read or write like `_field_use`."""
         if _callee(call) not in ("getattr", "hasattr", "setattr") or len(call.args) < 2:
             return
         name = call.args[1]
@@ -576,6 +574,8 @@ class _Walk:
             self._field_use(row, start, (used, f"`{row.new}`"), maybe, _callee(call) == "setattr")
 
     def _flags(self, node: ast.Constant) -> None:
+        """CLI flags inside a string: rewritten only as elements of a list literal passed to a `parse_args*` method in
+        a file that uses the renamed flags' parser, never in a file that defines the flag itself with `add_argument`."""
         rules = self.rules
         matches = list(self.flag_pattern.finditer(str(node.value)))
         if not matches:
