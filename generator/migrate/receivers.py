@@ -1,12 +1,8 @@
 """What an expression holds, told from one module's syntax: the evidence behind every Python rewrite.
 
-A small local type inference, explainable in one sentence per rule. Names imported from transformers (under any
-name) are transformers classes; a name bound to `X.from_pretrained(...)`, `X.from_config(...)` or `X(...)` holds
-an instance of X; a parameter annotated with X holds one; `self` holds one of its class; a copy
-(`copy.deepcopy(x)`, `dataclasses.replace(x, ...)`) holds what `x` holds. A class defined in the module is what its
-bases trace to, unless it defines the old names itself. Evidence *against* is as strong as evidence for: a class
-of another library (sentence-transformers, diffusers, a plain `torch.nn.Module`), a project class that defines
-the old method, an override whose signature the new method cannot call. Everything else is `unknown`.
+A small local type inference, explainable in one sentence per rule (see `expr_kind`, `class_kind`). Evidence *against*
+is as strong as evidence for: a class of another library (`FOREIGN`), a project class that defines the old method, an
+override whose signature the new method cannot call. Everything else is `unknown`.
 """
 
 from __future__ import annotations
@@ -137,7 +133,9 @@ class Receivers:
         return None
 
     def class_kind(self, expr: ast.expr, depth: int = 0) -> Kind:
-        """What an instance of the class `expr` is."""
+        """What an instance of the class `expr` is: names imported from transformers (under any name) are
+        transformers classes; a class defined in the module is what its bases trace to, unless it defines the old
+        names itself."""
         if isinstance(expr, ast.Name) and expr.id in self.classes and expr.id not in self.imports:
             return self._local_class(expr.id, depth)
         if (
@@ -248,7 +246,9 @@ class Receivers:
     # --- what names hold ---------------------------------------------------------------------------------------------
 
     def expr_kind(self, expr: ast.expr, scopes: list[ast.AST], depth: int = 0) -> Kind:
-        """What `expr` holds, in the innermost-first `scopes` (functions, then the module)."""
+        """What `expr` holds, in the innermost-first `scopes` (functions, then the module): `X.from_pretrained(...)`,
+        `X.from_config(...)` or `X(...)` holds an instance of X; a copy (`copy.deepcopy(x)`, `dataclasses.replace(x,
+        ...)`) holds what `x` holds; a name holds what it was bound to, a parameter annotated with X an X."""
         if depth > 4:
             return UNKNOWN
         if isinstance(expr, ast.Call):

@@ -1,13 +1,8 @@
 """The version gate: which transformers releases a project allows, read from its requirement or from `--target`.
 
-A rename may only be written where every allowed release has the new name. The allowed range comes from the
-nearest folder above a file (up to a `.git` folder) that declares a transformers requirement, in
-`pyproject.toml` (`[project] dependencies` and `optional-dependencies`), `requirements*.txt` or `setup.cfg`
-(`install_requires`, `extras_require`); all declarations found there must hold at once. `--target transformers==X`
-replaces them. Without either, the range is unknown and nothing is rewritten: the findings say how to declare it.
-
-A range allows a release older than a row's `since` unless it has a lower bound (`>=`, `>`, `==`, `~=`, `===`) at
-or above `since`; that is exact for every specifier PEP 440 defines, without listing releases.
+A rename may only be written where every allowed release has the new name. The range comes from the nearest folder
+above a file that declares a transformers requirement, or `--target transformers==X`; without either it is unknown
+and nothing is rewritten: the findings say how to declare it.
 """
 
 from __future__ import annotations
@@ -56,7 +51,8 @@ class Allowed:
         return bound
 
     def allows_before(self, since: str) -> bool:
-        """Whether some allowed release is older than `since`."""
+        """Whether some allowed release is older than `since`: yes unless a lower bound (`>=`, `>`, `==`, `~=`, `===`)
+        is at or above `since`, which is exact for every specifier PEP 440 defines, without listing releases."""
         if self.specifier is None:
             return True
         bound = self.lower_bound()
@@ -190,7 +186,9 @@ def _from_setup_cfg(path: Path) -> list[SpecifierSet]:
 
 
 def declared_in(folder: Path) -> Allowed | None:
-    """The requirement declared by the project files in `folder`, if any declares transformers."""
+    """The requirement declared by the project files in `folder`, if any declares transformers: `pyproject.toml`
+    (`[project] dependencies` and `optional-dependencies`), `requirements*.txt`, `setup.cfg` (`install_requires`,
+    `extras_require`); all declarations found there must hold at once."""
     specs: list[SpecifierSet] = []
     sources: list[str] = []
     candidates = [folder / "pyproject.toml", *sorted(folder.glob("requirements*.txt")), folder / "setup.cfg"]
@@ -245,7 +243,8 @@ class Finder:
     cache: dict[Path, Allowed] = field(default_factory=dict)
 
     def for_file(self, path: Path) -> Allowed:
-        """The allowed range for the project that `path` belongs to; raises `RequirementError`."""
+        """The allowed range for the project that `path` belongs to (the nearest folder above it, up to a `.git`
+        folder, that declares one); raises `RequirementError`."""
         if self.target is not None:
             return self.target
         folder = path.resolve().parent

@@ -1,14 +1,8 @@
 """The rewrite rules, derived from the alias table's rows and from data measured in released wheels.
 
 Nothing here lists a renamed name: every old → new pair is a `shipped` row of `aliases.yaml`, sorted by what it is
-(`kind`) and whom it belongs to (`owner`). The owners also say where a name may stand: the owner of the `method`
-rows is the model base class, the owner of the `field` rows is the training-arguments dataclass, an `argument` row
-owned by `Class.method` is a keyword of calls to that method, and a `cli-flag` row's owner names the parser that
-reads the flag. `planned` rows (no release has the new name) are only ever reported, as `info`.
-
-What the table cannot say, namely which classes subclass `TrainingArguments` (TRL's configs) and which keys a
-training config file may hold, is measured from the released wheels by `generator.measure.adoption` and committed
-as `data/training-arguments.json`.
+(`kind`) and whom it belongs to (`owner`), which also says where a name may stand (see `Rules`). `planned` rows (no
+release has the new name) are only ever reported, as `info`.
 """
 
 from __future__ import annotations
@@ -27,7 +21,11 @@ CLASSES_PATH = TRAINING_ARGUMENTS_PATH
 
 @dataclass(frozen=True)
 class Rules:
-    """The table's renames, indexed by where each name may stand in code, configs and command lines."""
+    """The table's renames, indexed by where each name may stand in code, configs and command lines.
+
+    The owner of the `method` rows is the model base class, the owner of the `field` rows is the training-arguments
+    dataclass, an `argument` row owned by `Class.method` is a keyword of calls to that method, and a `cli-flag` row's
+    owner names the parser that reads the flag."""
 
     members: dict[str, Rename]
     """Old model method or property name → its row (shipped `method`/`property` rows)."""
@@ -89,7 +87,9 @@ def _common_substring(names: list[str]) -> str:
 
 
 def load_classes(path: Path = CLASSES_PATH) -> dict[str, object]:
-    """The measured training-arguments data (see `generator.measure.adoption.training_classes`)."""
+    """The measured training-arguments data (see `generator.measure.adoption.training_classes`): which classes
+    subclass `TrainingArguments` (TRL's configs) and which keys a training config file may hold, which the table
+    cannot say."""
     return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
 
 
