@@ -1,16 +1,8 @@
 """Shell scripts (and shell code in notebooks and Markdown): rename whole CLI flags of training commands.
 
-A command is split into words the way a POSIX shell would (quotes, backslash-newline continuations, comments,
-`;`, `&&`, `|`), keeping each word's span. A flag is renamed only when the command runs a training program and
-the flag comes after it, so flags of the launcher itself (`accelerate launch --fsdp_activation_checkpointing`) and
-longer flags (`--gradient_checkpointing_steps`) never match:
-
-- `trl <subcommand>`: TRL's parser reads the TrainingArguments flags, so the rename is sure;
-- `python script.py`, `accelerate launch script.py`, `torchrun script.py`, `deepspeed script.py`, `python -m
-  torch.distributed.run ... script.py`, also behind `srun`/`mpirun`/`uv run` and inside loops, branches and shell
-  functions: sure only when the script is found next to the file (or above it, up to the project) and builds its
-  arguments with the renamed flags' parser (`HfArgumentParser`) without defining the flag itself (with
-  `add_argument`, or as a field of its own dataclass); otherwise reported as `info`.
+A command is split into words the way a POSIX shell would (quotes, backslash-newline, comments, `;`, `&&`, `|`), keeping
+each word's span. A flag is renamed only after the training program it belongs to, so flags of the launcher itself
+(`accelerate launch --fsdp_activation_checkpointing`) and longer flags (`--gradient_checkpointing_steps`) never match.
 """
 
 from __future__ import annotations
@@ -106,7 +98,11 @@ def _runs(value: str, commands_: frozenset[str]) -> bool:
 
 
 def _entry(words: list[Word], commands_: frozenset[str]) -> tuple[int, str, str] | None:
-    """(index of the entry word, kind, name): kind is `command`, `script` or `module`; `None` if not training."""
+    """(index of the entry word, kind, name): kind is `command`, `script` or `module`; `None` if not training.
+
+    `trl <subcommand>`: TRL's parser reads the TrainingArguments flags, so the rename is sure. `python script.py`,
+    `accelerate launch script.py`, `torchrun`, `deepspeed`, `python -m torch.distributed.run ... script.py`, also
+    behind `srun`/`mpirun`/`uv run` and inside loops, branches and shell functions: see `_script_verdict`."""
     i = 0
     while i < len(words) and (_ASSIGNMENT.match(words[i].value) or words[i].value in _WRAPPERS):
         i += 1
@@ -148,7 +144,11 @@ def _normal(flag: str) -> str:
 
 def _script_verdict(script: str, base: Path | None, parsers: frozenset[str], flag: str) -> str:
     """`sure`, `own` (the script defines the flag), `field` (it declares a dataclass field of the flag's name, so its
-    parser may read the flag into the script's own dataclass) or `unknown`, for a script path as written in a command."""
+    parser may read the flag into the script's own dataclass) or `unknown`, for a script path as written in a command.
+
+    Sure only when the script is found next to the file (or above it, up to the project) and builds its arguments
+    with the renamed flags' parser (`HfArgumentParser`) without defining the flag itself; otherwise reported as
+    `info`."""
     if base is None:
         return "unknown"
     for folder in (base, *base.parents):

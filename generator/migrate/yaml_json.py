@@ -1,13 +1,8 @@
 """YAML and JSON config files: rename top-level keys of training-arguments configs, at their exact positions.
 
 Only the key's own characters change; quoting, comments, indentation, key order and everything else keep their
-bytes. PyYAML's composed nodes give each key's span; JSON goes through `generator.migrate.jsonpos`.
-
-A file counts as a training-arguments config only when every top-level key is a field of `TrainingArguments`, of a
-known subclass or of a TRL dataclass (measured; what `HfArgumentParser` and `TrlParser` accept). Any other key
-means the file may belong to another tool that has its own `gradient_checkpointing` key (Axolotl does), so it is
-reported and left alone. Nested keys are never renamed: DeepSpeed's `activation_checkpointing` section and
-accelerate's `fsdp_config` options are other things with similar names.
+bytes. PyYAML's composed nodes give each key's span; JSON goes through `generator.migrate.jsonpos`. Nested keys are
+never renamed: DeepSpeed's `activation_checkpointing` section and accelerate's `fsdp_config` options are other things.
 """
 
 from __future__ import annotations
@@ -24,7 +19,12 @@ class ConfigParseError(PositionedError):
 
 
 def _keys_hits(keys: list[tuple[str, int, str]], options: Options, fmt: str) -> list[Hit]:
-    """Hits for one mapping's top-level keys: (key, offset of the key's raw text, raw text)."""
+    """Hits for one mapping's top-level keys: (key, offset of the key's raw text, raw text).
+
+    A file counts as a training-arguments config only when every top-level key is a field of `TrainingArguments`, of
+    a known subclass or of a TRL dataclass (measured; what `HfArgumentParser` and `TrlParser` accept). Any other key
+    means the file may belong to another tool with its own `gradient_checkpointing` key (Axolotl has one), so it is
+    reported and left alone."""
     rules = options.rules
     names = [k for k, _, _ in keys]
     olds = [(k, start, raw) for k, start, raw in keys if k in rules.keys]
