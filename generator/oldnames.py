@@ -1,10 +1,8 @@
 """Rewrite example code from the new names to the old ones, token by token, using the table's shipped rows.
 
 The migration guide's "Before" tabs and the doc tests' old-name pass both come from this one function, so an
-example is written once, with the new names. A raw text replace would also rewrite names that were not renamed
-(`fsdp_config`'s own `activation_checkpointing` key inside a longer string, `supports_gradient_checkpointing`):
-instead only whole Python name tokens are renamed, and inside string literals only whole CLI flags (for
-`cli-flag` rows) and whole config keys (for `config-key` rows).
+example is written once, with the new names. Only whole Python name tokens are renamed, and inside string literals
+only whole CLI flags (`cli-flag` rows) and whole config keys (`config-key` rows).
 """
 
 from __future__ import annotations
@@ -60,7 +58,10 @@ class OldNames:
         return literal
 
     def rewrite(self, source: str) -> str:
-        """Python source with every new name replaced by its old one; raises `SyntaxError` if it does not tokenize."""
+        """Python source with every new name replaced by its old one; raises `SyntaxError` if it does not tokenize.
+
+        Token by token, not a raw text replace, which would also rewrite names that were not renamed (`fsdp_config`'s
+        own `activation_checkpointing` key inside a longer string, `supports_gradient_checkpointing`)."""
         lines = source.splitlines(keepends=True)
         edits: list[tuple[tuple[int, int], tuple[int, int], str]] = []
         try:
