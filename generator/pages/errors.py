@@ -2,8 +2,7 @@
 
 Pure functions from the table (each row's recorded warning) and the measured data (`data/matrix.json`: the
 warnings and exceptions each release produced; `data/downstream-warnings.json`: the library calls that warn) to
-one `ErrorText` per distinct text. Messages that differ only after `: ` (a list of the unused arguments) share a
-section headed by the common part, with every variant verbatim in its body. Nothing here is typed by hand.
+one `ErrorText` per distinct text (see `heading_of`). Nothing here is typed by hand.
 """
 
 from __future__ import annotations
@@ -68,7 +67,8 @@ GUIDE_SECTIONS = {
 
 
 def heading_of(message: str) -> str:
-    """The stable leading part of a message: variants listing different arguments after `: ` share it."""
+    """The stable leading part of a message: variants listing different arguments after `: ` share it (one section
+    headed by the common part, with every variant verbatim in its body)."""
     return message.split(": ", 1)[0].rstrip()
 
 

@@ -1,18 +1,8 @@
 """MkDocs hook: re-render the generated pages before every build (live table edits), publish the outputs after.
 
-Events used:
-
-- `on_pre_build`: render docs/generated/*.md. `mkdocs serve` imports a hook once and caches it together with every
-  module it imports, so the generator modules are reloaded here on each rebuild; otherwise an edit to `generator/` or
-  a template-facing helper would be watched (see `watch:` in mkdocs.yml) but served stale. Pages are written only
-  when their content changed, which keeps the server from rebuilding in a loop.
-- `on_config`: give `site_url` back its trailing slash. mike appends the deployed version without one
-  (`…/latest`), and MkDocs then hands 404.html and Material a base path without it, so the 404 page fetched
-  /sitemap.xml and /search/ from the site root instead of the version's (found by tests/test_browser.py).
-  Hooks run after plugins, so this sees mike's value.
-- `on_post_build`: publish the machine-readable outputs into the built site (aliases.json and its JSON Schema,
-  llms.txt, llms-full.txt, each page's Markdown source; see `generator.pages.outputs`). They are written into site_dir
-  only, never into docs/, so they need no committing and cannot trigger a rebuild.
+`on_pre_build` renders docs/generated/*.md (written only when changed, so the server does not rebuild in a loop);
+`on_config` gives `site_url` back its trailing slash; `on_post_build` publishes the machine-readable outputs
+(`generator.pages.outputs`) into site_dir only, never into docs/, so they need no committing and trigger no rebuild.
 """
 
 from __future__ import annotations
@@ -61,12 +51,19 @@ def _reimport_generator() -> None:
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    """Give `site_url` back its trailing slash: mike appends the deployed version without one (`…/latest`), and MkDocs
+    then hands 404.html and Material a base path without it, so the 404 page fetched /sitemap.xml and /search/ from
+    the site root instead of the version's (found by tests/test_browser.py). Hooks run after plugins: this sees
+    mike's value."""
     if config.site_url and not config.site_url.endswith("/"):
         config.site_url += "/"
     return config
 
 
 def on_pre_build(config: MkDocsConfig) -> None:
+    """Render docs/generated/*.md. `mkdocs serve` imports a hook once and caches it with every module it imports, so
+    the generator modules are imported afresh on each rebuild; otherwise an edit to `generator/` (watched, see
+    `watch:` in mkdocs.yml) would be served stale. Pages are written only when their content changed."""
     global _rebuild, _table
     if _rebuild:
         _reimport_generator()
@@ -85,6 +82,8 @@ def on_pre_build(config: MkDocsConfig) -> None:
 
 
 def on_post_build(config: MkDocsConfig) -> None:
+    """Publish aliases.json and its JSON Schema, llms.txt, llms-full.txt and each page's Markdown source into
+    site_dir (see `generator.pages.outputs`)."""
     outputs = generator.pages.outputs
     pages = outputs.read_pages(Path(config.docs_dir), config.nav)
     assert _table is not None, "on_pre_build failed, so MkDocs should not have built"

@@ -1,9 +1,8 @@
 """Pure functions from the measured data (`data/*.json`, see `generator.measure.matrix`) to what the templates show.
 
 The timeline's behaviour matrix and the migration guide's "Warnings you cannot fix yet" section state only what a
-probe observed: a cell says what the first use of a name did in that release, and the details list every scenario
-with its recorded warning or exception verbatim. The table decides which rows and releases there are; a row or a
-release that the data does not cover shows as *not measured* (and `tests/test_matrix.py` fails on it).
+probe observed. The table decides which rows and releases there are; one the data does not cover shows as
+*not measured* (and `tests/test_matrix.py` fails on it).
 """
 
 from __future__ import annotations
@@ -145,7 +144,9 @@ def _probe_table(row: Rename, releases: list[str], per_release: list[list[dict[s
 
 
 def matrices(table: Table, measured: Measured) -> list[Matrix]:
-    """One matrix per library that has renames and listed releases, in the order of `libraries`."""
+    """One matrix per library that has renames and listed releases, in the order of `libraries`: a cell says what
+    the first use of a name did in that release, and the details list every scenario with its recorded warning or
+    exception verbatim."""
     out = []
     for library in table.libraries:
         rows = [r for r in table.renames if r.library == library]

@@ -1,13 +1,8 @@
 """Machine-readable outputs published with the site: the table as JSON, its JSON Schema, llms.txt, llms-full.txt.
 
-Linters, IDEs and assistants read the same facts as human readers, so everything here is derived from the
-validated [`Table`][generator.table.Table] and from the pages' Markdown, never typed again. The JSON Schema is
-built from the table's own definitions (dataclass fields, their types and attribute docstrings, and `KINDS`,
-`STATUSES`, `AUDIENCES`), so a field added to the table shows up in the schema without a second edit.
-
-All functions are pure except [`write_outputs`][generator.pages.outputs.write_outputs]; `generator/pages/hook.py` calls them
-at the end of every MkDocs build (`on_post_build`), so the outputs exist only in the built site and are never
-committed.
+Linters, IDEs and assistants read the same facts as human readers, so everything here is derived from the validated
+[`Table`][generator.table.Table] and from the pages' Markdown, never typed again. All functions are pure except
+[`write_outputs`][generator.pages.outputs.write_outputs], called by the MkDocs hook: outputs live only in the built site.
 """
 
 from __future__ import annotations
@@ -173,7 +168,8 @@ def _rename_rules() -> list[dict[str, Any]]:
 
 
 def json_schema() -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) that `aliases.json` validates against.
+    """The JSON Schema (draft 2020-12) that `aliases.json` validates against, built from the table's own definitions,
+    so a field added to the table shows up in the schema without a second edit.
 
     Returns:
         The schema as data. Enumerations come from `KINDS`, `STATUSES` and `AUDIENCES` in
@@ -378,6 +374,9 @@ def site_outputs(table: Table, pages: list[SourcePage], site_name: str, descript
 
 def write_outputs(outputs: Mapping[str, str], site_dir: Path) -> list[Path]:
     """Write each output under `site_dir` (UTF-8) and return the paths written.
+
+    `generator/pages/hook.py` calls this at the end of every MkDocs build (`on_post_build`), so the outputs exist only
+    in the built site and are never committed.
 
     Args:
         outputs: Path in the site → text, as [`site_outputs`][generator.pages.outputs.site_outputs] returns them.
