@@ -2,7 +2,7 @@
 
 Linters, IDEs and assistants read the same facts as human readers, so everything here is derived from the validated
 [`Table`][generator.table.Table] and from the pages' Markdown, never typed again. All functions are pure except
-[`write_outputs`][generator.pages.outputs.write_outputs], called by the MkDocs hook: outputs live only in the built site.
+[`write_outputs`][generator.pages.outputs.write_outputs], called by the MkDocs hook: outputs live only in the site.
 """
 
 from __future__ import annotations
