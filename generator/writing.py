@@ -1,9 +1,8 @@
 """Writing files: one atomic replace (staged, then committed) and one write-if-changed for generated files.
 
-Every write goes to a temporary file in the target's own folder, is flushed to disk, gets the original's mode,
-owner and group, and then replaces the target with `os.replace`, so a crash leaves the old file or the new one,
-never half of one. A symlink is written through: its resolved target is replaced and the link stays a link.
-Staging and committing are separate steps so a caller can prepare many files and write all or none (`fix --write`).
+Every write goes to a temporary file in the target's own folder, is flushed to disk, gets the original's mode, owner
+and group, and then replaces the target with `os.replace`, so a crash leaves the old file or the new one, never half
+of one. Staging and committing are separate steps so a caller can write all files or none (`fix --write`).
 """
 
 from __future__ import annotations
@@ -35,7 +34,7 @@ class Staged:
     """New content written and flushed to a temporary file next to `target`, not yet in place."""
 
     target: Path
-    """The file that `commit` replaces (a symlink's resolved target)."""
+    """The file that `commit` replaces (a symlink's resolved target: the link stays a link)."""
     tmp: Path
     """The temporary file in the same folder (the same file system, so the replace is atomic)."""
 

@@ -1,9 +1,7 @@
 """`rehearse -- CMD [ARGS...]`: run a command with the v6 preview in every Python process it starts.
 
 The command runs with `CHECKPOINTING_V6_PREVIEW=1` and a `sitecustomize` bootstrap first on `PYTHONPATH`, so each
-Python process applies the preview when it imports transformers and announces it on stderr. Exit: the command's
-own exit code (128 + N when signal N ended it); 2 when rehearse cannot run it (no command, the table cannot be
-rehearsed); 127 when the command is not found and 126 when it cannot be executed, as shells do.
+Python process applies the preview when it imports transformers and announces it on stderr. Exit codes: see `run`.
 """
 
 from __future__ import annotations
@@ -41,7 +39,9 @@ def environment(base: dict[str, str] | os._Environ[str]) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run `args.command` under the preview and return its exit code."""
+    """Run `args.command` under the preview and return its exit code (128 + N when signal N ended it); 2 when
+    rehearse cannot run it (no command, the table cannot be rehearsed); 127 when the command is not found and 126 when
+    it cannot be executed, as shells do."""
     command = list(args.command)
     if command[:1] == ["--"]:
         command = command[1:]

@@ -3,7 +3,6 @@
 `plan(table)` turns those rows into actions without importing anything; `Preview.apply()` performs them in memory
 (old methods and properties deleted, old keywords and dataclass fields made unknown, so `HfArgumentParser` rejects
 the old flags and keys the way a release without them does) and `undo()` restores every attribute it touched.
-Importing this module does nothing: transformers is imported only when a preview is applied.
 """
 
 from __future__ import annotations
@@ -222,7 +221,9 @@ def _fields_repr(self: Any) -> str:
 
 @dataclass
 class Preview:
-    """The plan applied to the installed libraries; `undo()` puts back exactly what `apply()` changed."""
+    """The plan applied to the installed libraries; `undo()` puts back exactly what `apply()` changed.
+
+    Importing this module does nothing: transformers is imported only when a preview is applied."""
 
     plan: Plan
     versions: dict[str, str] = field(default_factory=dict)
