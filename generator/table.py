@@ -268,9 +268,9 @@ class Table:
         return sorted((r for r in self.releases if r.library == library), key=lambda r: Version(r.version))
 
     def planned_removals(self) -> list[Rename]:
-        """The shipped rows whose old name is planned to go (what `--v6-preview` removes). An `override` row is left
-        out: it is the Trainer's fallback for models that define only the old method, not a name of its own."""
-        return [r for r in self.renames if r.status == "shipped" and r.removal and r.kind != "override"]
+        """The shipped rows whose old name (or, for an `override` row, the caller's fallback) is planned to go: what
+        `--v6-preview` removes."""
+        return [r for r in self.renames if r.status == "shipped" and r.removal]
 
 
 # --- Reading nodes --------------------------------------------------------------------------------------------------

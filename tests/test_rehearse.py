@@ -73,7 +73,7 @@ def expected_announcement(table: Table) -> str:
 def test_plan_removes_exactly_the_shipped_names_with_a_removal(table: Table) -> None:
     plan = preview.plan(table)
     wanted = table.planned_removals()
-    assert wanted == [r for r in table.renames if r.status == "shipped" and r.removal and r.kind != "override"]
+    assert wanted == [r for r in table.renames if r.status == "shipped" and r.removal]
     assert list(plan.rows) == wanted and wanted
     carried = [r for action in plan.actions for r in action.rows]
     assert sorted(carried, key=wanted.index) == wanted, "every row is carried out by exactly one action"
@@ -359,6 +359,8 @@ def test_old_names_fail_under_the_preview_as_new_names_failed_in_5_22_2(table: T
     pairs = {name: other for r in rows for name, other in ((r.old, r.new), (r.new, r.old))}
     pattern = re.compile("|".join(re.escape(n) for n in sorted(pairs, key=len, reverse=True)))
     swap = lambda text: pattern.sub(lambda m: pairs[m.group(0)], text)
+    # The `override` probe's model class is named after the method it defines (swapped along with it).
+    model_class = lambda text: re.sub(r"'\w+Model' object", "'<model>' object", text)
 
     swapped_table, swapped_rows = _swapped(table, rows)
     with preview.v6_preview(table):
@@ -370,8 +372,9 @@ def test_old_names_fail_under_the_preview_as_new_names_failed_in_5_22_2(table: T
         row = next(r for r in rows if r.kind == outcome.row["kind"] and r.old == outcome.row["new"])
         # The swapped row's "old" is the name that exists (as the old one did in 5.22.2), its "new" the one that does not.
         want = keyed[(row.kind, row.owner, row.old, swap(outcome.scenario), outcome.uses)]
-        got_error = outcome.error and {"type": outcome.error["type"], "message": swap(outcome.error["message"])}
-        assert (outcome.outcome, got_error, outcome.warnings) == (want["outcome"], want["error"], want["warnings"]), (
+        got_error = outcome.error and {"type": outcome.error["type"], "message": model_class(swap(outcome.error["message"]))}
+        want_error = want["error"] and {**want["error"], "message": model_class(want["error"]["message"])}
+        assert (outcome.outcome, got_error, outcome.warnings) == (want["outcome"], want_error, want["warnings"]), (
             f"{row.old} / {outcome.scenario} / uses {outcome.uses}")
         if want["effect"] is not None:
             assert json.loads(swap(json.dumps(outcome.effect))) == want["effect"]
@@ -405,3 +408,24 @@ class _Options:
 
     def addoption(self, *names: str, **options: Any) -> None:
         self.parser.add_argument(*names, **options)
+
+
+def test_the_trainer_stops_falling_back_to_the_old_method(table: Table) -> None:
+    """The `override` row: a model that defines only the old method trains today (the Trainer warns and calls it);
+    under the preview the Trainer calls the new method, as v6 will, and the model's own AttributeError comes out."""
+    from generator.measure import probes
+
+    (caller,) = [r for r in table.renames if r.kind == "override"]
+    with preview.v6_preview(table):
+        old_only = probes.override_model(caller.old)
+        with pytest.raises(AttributeError, match=f"object has no attribute '{caller.new}'"):
+            probes._train_one_step(old_only)
+        new_only = probes.override_model(caller.new)
+        probes._train_one_step(new_only)
+        assert new_only.checkpointing
+    old_only = probes.override_model(caller.old)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        probes._train_one_step(old_only)
+    assert old_only.checkpointing and caller.warning is not None
+    assert [str(w.message) for w in caught if w.category is FutureWarning] == [caller.warning.text_for(type(old_only).__name__)]

@@ -78,7 +78,27 @@ class RejectKeyword:
     rows: tuple[Rename, ...]
 
 
-Action = RemoveMember | RemoveFields | RejectKeyword
+@dataclass(frozen=True)
+class DropFallback:
+    """The caller stops falling back to the old method (an `override` row): in v6 it calls the new one on every
+    model, so a model that defines only the old method raises its own AttributeError when checkpointing is on."""
+
+    library: str
+    owner: str
+    """The caller, e.g. `Trainer`."""
+    entry: str
+    """The caller's method that reaches the fallback (`train`: where the probes measured the warning)."""
+    switch: str
+    """The training-arguments field that turns checkpointing on (the new name of the field row the method's old
+    name starts with: `gradient_checkpointing` → `activation_checkpointing`)."""
+    new: str
+    rows: tuple[Rename, ...]
+
+
+Action = RemoveMember | RemoveFields | RejectKeyword | DropFallback
+
+_ENTRIES = {"Trainer": "train"}
+"""The method of each caller that runs its fallback; `Trainer.train()` is the use the matrix probes measure."""
 
 
 @dataclass(frozen=True)
@@ -117,6 +137,7 @@ def plan(table: Table) -> Plan:
     news: dict[tuple[str, str, str], str] = {}
     fields: dict[tuple[str, str], dict[tuple[str, str], list[Rename]]] = {}
     keywords: dict[tuple[str, str, str, str, str], list[Rename]] = {}
+    fallbacks: list[DropFallback] = []
     for row in rows:
         if row.kind in _MEMBER_KINDS and (owner := row.owned.cls):
             key = (row.library, owner, row.old)
@@ -139,6 +160,12 @@ def plan(table: Table) -> Plan:
                 members[(row.library, owner, method)].append(row)
             else:
                 keywords.setdefault((row.library, owner, method, row.old, row.new), []).append(row)
+        elif row.kind == "override":
+            switch = next((r.new for r in table.renames if r.kind == "field" and row.old.startswith(f"{r.old}_")), None)
+            if row.owned.head not in _ENTRIES or switch is None:
+                problems.append(f"{row.position}: cannot rehearse '{row.old}': no known entry point of '{row.owner}'")
+            else:
+                fallbacks.append(DropFallback(row.library, row.owned.head, _ENTRIES[row.owned.head], switch, row.new, (row,)))
         elif row.kind not in _MEMBER_KINDS + ("field",) or row.owned.cls is None:
             problems.append(f"{row.position}: cannot rehearse '{row.old}': owner '{row.owner}' names no object")
     if problems:
@@ -150,6 +177,7 @@ def plan(table: Table) -> Plan:
         RemoveFields(lib, owner, tuple(names), tuple(r for rs in names.values() for r in rs))
         for (lib, owner), names in fields.items()
     ]
+    actions += fallbacks
     actions += [
         RejectKeyword(lib, owner, method, name, new, tuple(rs)) for (lib, owner, method, name, new), rs in keywords.items()
     ]
@@ -277,6 +305,8 @@ class Preview:
                     self._remove_member(action)
                 elif isinstance(action, RemoveFields):
                     self._remove_fields(action)
+                elif isinstance(action, DropFallback):
+                    self._drop_fallback(action)
                 else:
                     self._reject_keyword(action)
         except PreviewError:
@@ -342,6 +372,22 @@ class Preview:
         post_init = vars(base).get("__post_init__")
         if callable(post_init):
             self._set(base, "__post_init__", _without_fields(post_init, removed))
+
+    def _drop_fallback(self, action: DropFallback) -> None:
+        caller = _resolve(action.library, action.owner)
+        entry = vars(caller).get(action.entry)
+        if not callable(entry):
+            raise PreviewError(f"{action.library} {self.versions.get(action.library)} {action.owner} has no "
+                               f"'{action.entry}': its fallback cannot be rehearsed away")
+        switch, new = action.switch, action.new
+
+        @functools.wraps(entry)
+        def without_fallback(self_: Any, *args: Any, **kwargs: Any) -> Any:
+            if getattr(self_.args, switch, False) and not hasattr(self_.model, new):
+                getattr(self_.model, new)  # v6 calls the new method on every model: the model's own AttributeError
+            return entry(self_, *args, **kwargs)
+
+        self._set(caller, action.entry, without_fallback)
 
     def _reject_keyword(self, action: RejectKeyword) -> None:
         owner = _resolve(action.library, action.owner)
