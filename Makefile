@@ -28,6 +28,7 @@ setup: $(STAMP) $(AXE)
 
 test: $(STAMP) $(AXE)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/python -m pytest
 
 build: $(STAMP)

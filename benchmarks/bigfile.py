@@ -37,8 +37,14 @@ def run(argv: list[str]) -> tuple[float, float]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with tempfile.NamedTemporaryFile("r") as peak:
         start = time.perf_counter()
-        subprocess.run([TIME, "-f", "%M", "-o", peak.name, *argv], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, check=False)
+        subprocess.run(
+            [TIME, "-f", "%M", "-o", peak.name, *argv],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
         seconds = time.perf_counter() - start
         return seconds, int(peak.read().split()[-1]) / 1024
 
@@ -66,29 +72,39 @@ def main() -> int:
                 theirs.append(run([ruff, "check", "--select", "F401", "--no-cache", str(path)]))
             t, m = statistics.median(x[0] for x in ours), statistics.median(x[1] for x in ours)
             rt = statistics.median(x[0] for x in theirs)
-            rows.append(f"| {mb} MB ({mb * 10**6 // len(LINE)} uses) | {t:.2f} | {t / mb:.2f} | {m:.0f} | {rt:.3f} | {t / rt:.0f} |")
+            rows.append(
+                f"| {mb} MB ({mb * 10**6 // len(LINE)} uses) | {t:.2f} | {t / mb:.2f} | {m:.0f} | {rt:.3f} | {t / rt:.0f} |"
+            )
         huge = Path(tmp) / "huge.py"
         huge.write_bytes(LINE * (50 * 10**6 // len(LINE)))
         skip_t, skip_m = run([sys.executable, "-m", "generator", "scan", str(huge)])
-    text = "\n".join([
-        "# One big file",
-        "",
-        (f"A Python file with a use of `gradient_checkpointing_enable` on every line, scanned by a fresh process; medians of "
-         f"{args.repeat} rounds. Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}."),
-        "",
-        "| file | scan (s) | s per MB | scan peak memory (MB) | ruff F401 (s) | ÷ ruff |",
-        "|---|---|---|---|---|---|",
-        *rows,
-        "",
-        (f"A 50 MB file with the default `--max-file-size` (10 MB) is reported and not read: {skip_t:.2f} s, "
-         f"{skip_m:.0f} MB peak."),
-        "",
-        ("Target: time per MB about constant (no quadratic step; before the fix, line numbers were counted from the "
-         "start of the file for every use). Ruff is the baseline, not a target: it parses once and reports nothing here."),
-        "",
-        "Reproduce: `.venv/bin/python benchmarks/bigfile.py` (writes this file; `--no-write` only prints).",
-        "",
-    ])
+    text = "\n".join(
+        [
+            "# One big file",
+            "",
+            (
+                f"A Python file with a use of `gradient_checkpointing_enable` on every line, scanned by a fresh process; medians of "
+                f"{args.repeat} rounds. Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}."
+            ),
+            "",
+            "| file | scan (s) | s per MB | scan peak memory (MB) | ruff F401 (s) | ÷ ruff |",
+            "|---|---|---|---|---|---|",
+            *rows,
+            "",
+            (
+                f"A 50 MB file with the default `--max-file-size` (10 MB) is reported and not read: {skip_t:.2f} s, "
+                f"{skip_m:.0f} MB peak."
+            ),
+            "",
+            (
+                "Target: time per MB about constant (no quadratic step; before the fix, line numbers were counted from the "
+                "start of the file for every use). Ruff is the baseline, not a target: it parses once and reports nothing here."
+            ),
+            "",
+            "Reproduce: `.venv/bin/python benchmarks/bigfile.py` (writes this file; `--no-write` only prints).",
+            "",
+        ]
+    )
     print(text)
     if not args.no_write:
         RESULTS.write_text(text, encoding="utf-8")

@@ -87,8 +87,10 @@ def main() -> int:
     print("|---|---|---|---|---|")
     for name in configs:
         w, c = times[name], cpu[name]
-        print(f"| {name} | {statistics.median(w):.2f} | {min(w):.2f}–{max(w):.2f} "
-              f"| {statistics.median(c):.2f} | {min(c):.2f}–{max(c):.2f} |")
+        print(
+            f"| {name} | {statistics.median(w):.2f} | {min(w):.2f}–{max(w):.2f} "
+            f"| {statistics.median(c):.2f} | {min(c):.2f}–{max(c):.2f} |"
+        )
     verdict = "ok" if ratio <= TARGET else "MISSED"
     print(f"\nhook overhead, wall: {(ratio - 1) * 100:+.1f} % (ratio {ratio:.3f}; target ≤ {TARGET:.2f}): {verdict}")
     print(f"hook overhead, CPU:  {(cpu_ratio - 1) * 100:+.1f} % (ratio {cpu_ratio:.3f})")

@@ -30,7 +30,9 @@ def install(into: Path) -> Path:
     """A new venv in `into` with the wheel of this tree; returns its bin folder."""
     subprocess.run([sys.executable, "-m", "venv", str(into / "venv")], check=True)
     bin_dir = into / "venv" / "bin"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(into / "dist"), str(ROOT)], check=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(into / "dist"), str(ROOT)], check=True
+    )
     wheel = next((into / "dist").glob("*.whl"))
     subprocess.run([str(bin_dir / "pip"), "install", "-q", str(wheel)], check=True)
     return bin_dir
@@ -71,7 +73,7 @@ def main() -> int:
         "",
         "| command | median (s) | ratio |",
         "|---|---:|---:|",
-        f"| baseline: `python -c \"import yaml, packaging.version\"` | {b:.3f} | 1.00 |",
+        f'| baseline: `python -c "import yaml, packaging.version"` | {b:.3f} | 1.00 |',
         f"| `checkpointing-migrate scan train.py` (one file, one finding) | {s:.3f} | {ratio:.2f} |",
         "",
         f"Target: ≤ {TARGET:.1f}× the baseline — {'met' if ratio <= TARGET else 'NOT met'}.",

@@ -33,7 +33,10 @@ def timed(args: list[str]) -> tuple[float, str]:
     start = time.perf_counter()
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "docs", *args],
-        cwd=ROOT, capture_output=True, text=True, check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     elapsed = time.perf_counter() - start
     summary = result.stdout.strip().splitlines()[-1]

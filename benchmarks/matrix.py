@@ -44,7 +44,13 @@ def main() -> int:
             matrix.measure(table, table_path, jobs)
             times[name].append(time.perf_counter() - start)
         start = time.perf_counter()
-        result = subprocess.run([sys.executable, "-m", "generator", "matrix", "--check"], cwd=ROOT, capture_output=True, text=True, check=False)
+        result = subprocess.run(
+            [sys.executable, "-m", "generator", "matrix", "--check"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         check.append(time.perf_counter() - start)
         if result.returncode != 0:
             sys.exit(f"matrix --check failed:\n{result.stderr[-3000:]}")
@@ -55,7 +61,9 @@ def main() -> int:
     print("|---|---|---|")
     for name in variants:
         print(f"| {name} | {median[name]:.2f} | {median[name] / one:.2f} |")
-    print(f"| `python -m generator matrix --check` (everything) | {statistics.median(check):.2f} | {statistics.median(check) / one:.2f} |")
+    print(
+        f"| `python -m generator matrix --check` (everything) | {statistics.median(check):.2f} | {statistics.median(check) / one:.2f} |"
+    )
     ratio = median[f"{len(releases)} releases"] / one
     print(f"\n{len(releases)} releases / 1 release = {ratio:.2f} (target ≤ 3): {'ok' if ratio <= 3 else 'TOO SLOW'}")
     return 0 if ratio <= 3 else 1

@@ -75,7 +75,9 @@ class Outcome:
 def load(path: Path = PINS) -> tuple[str, list[dict[str, object]], list[Project]]:
     """(target, Hub stand-ins, projects) from the pin file."""
     data = json.loads(path.read_text(encoding="utf-8"))
-    projects = [Project(**{**p, "tests": tuple(p["tests"]), "setup": tuple(p.get("setup", ()))}) for p in data["projects"]]
+    projects = [
+        Project(**{**p, "tests": tuple(p["tests"]), "setup": tuple(p.get("setup", ()))}) for p in data["projects"]
+    ]
     return data["target"], data["hub"], projects
 
 
@@ -91,8 +93,21 @@ def fetch(project: Project, cache: Path = CACHE) -> Path:
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache) as tmp:
         kind = "--only-binary" if project.file.endswith(".whl") else "--no-binary"
-        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-build-isolation", kind, ":all:",
-                   "--disable-pip-version-check", "-q", "-d", tmp, f"{project.name}=={project.version}"]
+        command = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--no-build-isolation",
+            kind,
+            ":all:",
+            "--disable-pip-version-check",
+            "-q",
+            "-d",
+            tmp,
+            f"{project.name}=={project.version}",
+        ]
         result = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
         got = Path(tmp) / project.file
         if result.returncode != 0 or not got.is_file():
@@ -139,11 +154,17 @@ def build_hub(specs: list[dict[str, object]], cache: Path = CACHE) -> Path:
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
 
 
 def _tool(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "generator", *args], cwd=ROOT, capture_output=True, text=True, timeout=900, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "generator", *args], cwd=ROOT, capture_output=True, text=True, timeout=900, check=False
+    )
 
 
 def run_tests(project: Project, root: Path, hub: Path, report: Path) -> dict[str, str]:
@@ -151,20 +172,46 @@ def run_tests(project: Project, root: Path, hub: Path, report: Path) -> dict[str
     if not project.tests:
         return {}
     env = {
-        **os.environ, "PYTHONPATH": str(root / project.pythonpath), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-        "HF_HUB_CACHE": str(hub), "HF_DATASETS_OFFLINE": "1", "CUDA_VISIBLE_DEVICES": "", "CI": "",
+        **os.environ,
+        "PYTHONPATH": str(root / project.pythonpath),
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "HF_HUB_CACHE": str(hub),
+        "HF_DATASETS_OFFLINE": "1",
+        "CUDA_VISIBLE_DEVICES": "",
+        "CI": "",
     }
     env.pop("PYTEST_ADDOPTS", None)
     # `-p no:...`: this repository's own pytest plugin, when installed, has no business in another project's tests.
-    command = [sys.executable, "-m", "pytest", *project.tests, "-q", "-p", "no:cacheprovider", "-p", "no:checkpointing-v6-preview",
-               "-o", "addopts=", f"--junitxml={report}"]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        *project.tests,
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:checkpointing-v6-preview",
+        "-o",
+        "addopts=",
+        f"--junitxml={report}",
+    ]
     subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=1800, check=False)
     outcomes: dict[str, str] = {}
     if not report.is_file():
         return {"(collection)": "error"}
     for case in ElementTree.parse(report).getroot().iter("testcase"):
         kinds = {child.tag for child in case}
-        outcome = "failed" if "failure" in kinds else "error" if "error" in kinds else "skipped" if "skipped" in kinds else "passed"
+        outcome = (
+            "failed"
+            if "failure" in kinds
+            else "error"
+            if "error" in kinds
+            else "skipped"
+            if "skipped" in kinds
+            else "passed"
+        )
         outcomes[f"{case.get('classname')}::{case.get('name')}"] = outcome
     return outcomes
 
@@ -189,7 +236,9 @@ def _parses(path: Path) -> str | None:
     return None
 
 
-def check(project: Project, target: str, hub_specs: list[dict[str, object]], *, tests: bool = True, work: Path | None = None) -> Outcome:
+def check(
+    project: Project, target: str, hub_specs: list[dict[str, object]], *, tests: bool = True, work: Path | None = None
+) -> Outcome:
     """Run the whole proof for one project (see the module docstring); raises `FetchError` when offline."""
     started = time.perf_counter()
     outcome = Outcome(project)
@@ -206,11 +255,17 @@ def check(project: Project, target: str, hub_specs: list[dict[str, object]], *, 
         before = snapshot(root)
         scan = _tool("scan", "--format", "json", "--target", target, str(root))
         findings = json.loads(scan.stdout)
-        outcome.files = len([p for p in before if p.endswith((".py", ".ipynb", ".yaml", ".yml", ".json", ".sh", ".md"))])
+        outcome.files = len(
+            [p for p in before if p.endswith((".py", ".ipynb", ".yaml", ".yml", ".json", ".sh", ".md"))]
+        )
         for f in findings:
             key = "unsafe fix" if f.get("applicability") == "unsafe" else f["severity"]
             outcome.findings[key] = outcome.findings.get(key, 0) + 1
-        with_fix = {str(Path(f["path"]).relative_to(root)) for f in findings if f["severity"] == "fix" and f.get("applicability") == "safe"}
+        with_fix = {
+            str(Path(f["path"]).relative_to(root))
+            for f in findings
+            if f["severity"] == "fix" and f.get("applicability") == "safe"
+        }
         fixed = _tool("fix", "--write", "--target", target, str(root))
         if "Traceback" in fixed.stderr:
             outcome.problems.append(f"fix --write crashed: {fixed.stderr[-400:]}")
@@ -234,9 +289,11 @@ def check(project: Project, target: str, hub_specs: list[dict[str, object]], *, 
         if tests:
             outcome.tests_after = run_tests(project, root, hub, Path(tmp) / "after.xml")
             if outcome.tests_after != outcome.tests_before:
-                changed = {k: (outcome.tests_before.get(k), outcome.tests_after.get(k))
-                           for k in set(outcome.tests_before) | set(outcome.tests_after)
-                           if outcome.tests_before.get(k) != outcome.tests_after.get(k)}
+                changed = {
+                    k: (outcome.tests_before.get(k), outcome.tests_after.get(k))
+                    for k in set(outcome.tests_before) | set(outcome.tests_after)
+                    if outcome.tests_before.get(k) != outcome.tests_after.get(k)
+                }
                 outcome.problems.append(f"test outcomes changed: {dict(list(changed.items())[:5])}")
     outcome.seconds = time.perf_counter() - started
     return outcome
@@ -305,8 +362,11 @@ def main(argv: list[str] | None = None) -> int:
         outcome = check(project, target, hub, tests=not args.no_tests)
         outcomes.append(outcome)
         status = "ok" if not outcome.problems else "PROBLEMS: " + "; ".join(outcome.problems)
-        print(f"{project.name} {project.version}: {outcome.findings} rewritten={len(outcome.rewritten)} "
-              f"tests={_tally(outcome.tests_before)} -> {_tally(outcome.tests_after)} {status} ({outcome.seconds:.0f}s)", flush=True)
+        print(
+            f"{project.name} {project.version}: {outcome.findings} rewritten={len(outcome.rewritten)} "
+            f"tests={_tally(outcome.tests_before)} -> {_tally(outcome.tests_after)} {status} ({outcome.seconds:.0f}s)",
+            flush=True,
+        )
     if not args.names and not args.no_tests:
         RESULTS.write_text(table(outcomes, target), encoding="utf-8")
         print(f"wrote {RESULTS.relative_to(ROOT)}")

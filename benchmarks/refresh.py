@@ -75,8 +75,14 @@ def run_arm(table: object, workers: int) -> dict[str, float]:
         size = sum(p.stat().st_size for p in cache.iterdir() if p.is_file())
         newer = sum(1 for f in findings if f.latest)
         files = sum(len(f.files) for f in findings)
-        return {"discover": discovered - start, "names": done - discovered, "total": done - start,
-                "bytes": size, "newer": newer, "files": files}
+        return {
+            "discover": discovered - start,
+            "names": done - discovered,
+            "total": done - start,
+            "bytes": size,
+            "newer": newer,
+            "files": files,
+        }
     finally:
         shutil.rmtree(cache, ignore_errors=True)
 
@@ -104,24 +110,32 @@ def main() -> int:
         f"A full refresh of all {len(previous)} libraries of the table, each set back one release so that every one has a",
         f"newer release: {parallel['files']} files ({parallel['bytes'] / 1e6:.0f} MB) downloaded from PyPI and checked against",
         "their sha256, then every API name and config key looked up in both releases' source. Each arm starts from an",
-        (f"empty cache; same run, sequential first. Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
-         f"{platform.python_version()}; 1-minute load average {load_before:.2f} before and {load_after:.2f} after."),
+        (
+            f"empty cache; same run, sequential first. Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+            f"{platform.python_version()}; 1-minute load average {load_before:.2f} before and {load_after:.2f} after."
+        ),
         "",
         "| arm | registry + downloads (s) | name check (s) | total (s) | total ÷ baseline |",
         "|---|---|---|---|---|",
     ]
     for name, arm in rows:
-        lines.append(f"| {name} | {arm['discover']:.1f} | {arm['names']:.1f} | {arm['total']:.1f} | "
-                     f"{arm['total'] / sequential['total']:.2f} |")
+        lines.append(
+            f"| {name} | {arm['discover']:.1f} | {arm['names']:.1f} | {arm['total']:.1f} | "
+            f"{arm['total'] / sequential['total']:.2f} |"
+        )
     lines += [
         "",
-        (f"With the committed table (nothing newer, the daily case), asking the registry about all {len(previous)} "
-         f"libraries takes {quiet[1]:.2f} s one at a time and {quiet[8]:.2f} s with `--workers 8` "
-         f"({quiet[8] / quiet[1]:.2f}×)."),
+        (
+            f"With the committed table (nothing newer, the daily case), asking the registry about all {len(previous)} "
+            f"libraries takes {quiet[1]:.2f} s one at a time and {quiet[8]:.2f} s with `--workers 8` "
+            f"({quiet[8] / quiet[1]:.2f}×)."
+        ),
         "",
-        (f"Downloads alone: parallel takes {parallel['discover'] / sequential['discover']:.2f}× the sequential time. "
-         "The probes of a new transformers, PEFT or TRL release come on top (one matrix run per release, see "
-         "RESULTS-issue3.md); a day with nothing new costs only the registry queries."),
+        (
+            f"Downloads alone: parallel takes {parallel['discover'] / sequential['discover']:.2f}× the sequential time. "
+            "The probes of a new transformers, PEFT or TRL release come on top (one matrix run per release, see "
+            "RESULTS-issue3.md); a day with nothing new costs only the registry queries."
+        ),
         "",
         "Reproduce: `.venv/bin/python benchmarks/refresh.py` (writes this file; `--no-write` only prints).",
     ]

@@ -97,7 +97,10 @@ def main() -> int:
         start = time.perf_counter()
         server = subprocess.Popen(
             [str(MKDOCS), "serve", "--livereload", "-a", f"127.0.0.1:{port}"],
-            cwd=repo, env=env, stdout=log, stderr=subprocess.STDOUT,
+            cwd=repo,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
         try:
             startup = wait_for(base + "generated/naming-comparison/", "Naming comparison", start)
@@ -119,8 +122,10 @@ def main() -> int:
             log.close()
     table, page = statistics.median(times["aliases.yaml"]), statistics.median(times["docs/index.md"])
     ratio = table / page
-    print(f"`mkdocs serve --livereload`, {args.runs} edits of each kind, alternating; first page served after "
-          f"{startup:.2f} s\n")
+    print(
+        f"`mkdocs serve --livereload`, {args.runs} edits of each kind, alternating; first page served after "
+        f"{startup:.2f} s\n"
+    )
     print("| edit | median until served (s) | min–max (s) |")
     print("|---|---|---|")
     for kind, values in times.items():

@@ -37,7 +37,9 @@ def _render_options(sub: argparse.ArgumentParser) -> None:
 
 def _matrix_options(sub: argparse.ArgumentParser) -> None:
     _table_options(sub)
-    sub.add_argument("--check", action="store_true", help="write nothing; measure again and exit 1 with a diff on any difference")
+    sub.add_argument(
+        "--check", action="store_true", help="write nothing; measure again and exit 1 with a diff on any difference"
+    )
     sub.add_argument("--data", type=Path, default=paths.DATA_DIR, help="the data folder (default: %(default)s)")
 
 
@@ -108,8 +110,11 @@ def main(argv: list[str] | None = None) -> int:
 
         return (audit if args.subcommand == "audit" else refresh).run(args)
     if not paths.IN_CHECKOUT and args.subcommand in ("render", "matrix"):
-        print(f"error: `{args.subcommand}` works on a checkout of the project (its templates, docs and data); "
-              "run it there, after `make setup`", file=sys.stderr)
+        print(
+            f"error: `{args.subcommand}` works on a checkout of the project (its templates, docs and data); "
+            "run it there, after `make setup`",
+            file=sys.stderr,
+        )
         return 2
     from generator.table import TableError, load
 
@@ -122,7 +127,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{count} problem{'s' * (count != 1)} in {args.table}; nothing was written.", file=sys.stderr)
         return 1
     if args.subcommand == "check":
-        print(f"{args.table}: {len(table.renames)} renames, {len(table.libraries)} libraries, {len(table.releases)} releases: ok")
+        print(
+            f"{args.table}: {len(table.renames)} renames, {len(table.libraries)} libraries, {len(table.releases)} releases: ok"
+        )
         return 0
     if args.subcommand == "matrix":
         from generator.measure import matrix

@@ -18,7 +18,18 @@ from pathlib import Path
 import yaml
 from packaging.version import InvalidVersion, Version
 
-KINDS = ("method", "property", "field", "argument", "cli-flag", "config-key", "class", "attribute", "function", "override")
+KINDS = (
+    "method",
+    "property",
+    "field",
+    "argument",
+    "cli-flag",
+    "config-key",
+    "class",
+    "attribute",
+    "function",
+    "override",
+)
 """What a renamed name is; decides which names are valid and which guide sections list the row. An `override` row is
 a method a model class defines for a caller (`owner`) to call: the warning comes from the caller, not from the name."""
 
@@ -323,7 +334,9 @@ class _Reader:
             if not isinstance(key, str) or key_node.tag != "tag:yaml.org,2002:str":
                 self.fail(key_node, f"keys in {what} must be names, not {_kind_of(key_node)}")
             elif key in result:
-                self.fail(key_node, f"duplicate key '{key}' in {what} (first at line {result[key][0].start_mark.line + 1})")
+                self.fail(
+                    key_node, f"duplicate key '{key}' in {what} (first at line {result[key][0].start_mark.line + 1})"
+                )
             else:
                 result[key] = (key_node, value_node)
         return result
@@ -362,7 +375,10 @@ class _Reader:
         try:
             return datetime.date.fromisoformat(node.value if isinstance(node, yaml.ScalarNode) else "")
         except ValueError:
-            self.fail(node, f"{what} must be a date written YYYY-MM-DD, not {node.value if isinstance(node, yaml.ScalarNode) else _kind_of(node)!r}")
+            self.fail(
+                node,
+                f"{what} must be a date written YYYY-MM-DD, not {node.value if isinstance(node, yaml.ScalarNode) else _kind_of(node)!r}",
+            )
             return None
 
     def record(
@@ -399,7 +415,9 @@ def _library(r: _Reader, key: str, node: yaml.Node) -> Library | None:
     }
     docs = r.text(f["docs"], "docs", nullable=True) if "docs" in f else None
     if docs is not None and not _LINK.match(docs):
-        r.fail(f["docs"], f"docs must be an https:// link (no spaces, parentheses or angle brackets) or null, not '{docs}'")
+        r.fail(
+            f["docs"], f"docs must be an https:// link (no spaces, parentheses or angle brackets) or null, not '{docs}'"
+        )
     if any(v is None for v in values.values()):
         return None
     return Library(
@@ -415,7 +433,11 @@ def _release(r: _Reader, node: yaml.Node) -> Release | None:
     f = r.record(node, "release", ("library", "version", "date"), ("note",))
     if f is None or any(k not in f for k in ("library", "version", "date")):
         return None
-    library, version, date = r.text(f["library"], "library"), r.version(f["version"], "version"), r.date(f["date"], "date")
+    library, version, date = (
+        r.text(f["library"], "library"),
+        r.version(f["version"], "version"),
+        r.date(f["date"], "date"),
+    )
     note = (r.text(f["note"], "note") or "") if "note" in f else ""
     if library is None or version is None or date is None:
         return None
@@ -461,8 +483,11 @@ def _rename(r: _Reader, node: yaml.Node) -> Rename | None:
     status = _choice(r, f["status"], "status", STATUSES) if "status" in f else None
     owner = r.text(f["owner"], "owner") if "owner" in f else None
     if owner is not None and Owner.parse(owner) is None:
-        r.fail(f["owner"], f"owner {owner!r} is not `Name`, `Name.member` or `Parser(Dataclass)`, optionally followed by "
-                           "words and a parenthesised list; write it in one of these forms")
+        r.fail(
+            f["owner"],
+            f"owner {owner!r} is not `Name`, `Name.member` or `Parser(Dataclass)`, optionally followed by "
+            "words and a parenthesised list; write it in one of these forms",
+        )
         owner = None
     old = r.text(f["old"], "old") if "old" in f else None
     new = r.text(f["new"], "new") if "new" in f else None
@@ -485,7 +510,10 @@ def _rename(r: _Reader, node: yaml.Node) -> Rename | None:
 
     warning = _warning(r, f["warning"]) if "warning" in f else None
     if warning is not None and warning.has_placeholder and kind != "override":
-        r.fail(f["warning"], f"only an override row's warning may hold {MODEL_PLACEHOLDER} (the caller names the model class)")
+        r.fail(
+            f["warning"],
+            f"only an override row's warning may hold {MODEL_PLACEHOLDER} (the caller names the model class)",
+        )
     if status == "shipped" and "warning" not in f:
         r.fail(node, "a shipped rename needs 'warning' (category and message, verbatim as the release emits it)")
 
@@ -499,8 +527,17 @@ def _rename(r: _Reader, node: yaml.Node) -> Rename | None:
     if None in (library, kind, status, owner, old, new):
         return None
     return Rename(
-        library=library, kind=kind, owner=owner, old=old, new=new, status=status,  # type: ignore[arg-type]
-        since=since, removal=removal, warning=warning, audience=audience, note=note,
+        library=library,
+        kind=kind,
+        owner=owner,
+        old=old,
+        new=new,
+        status=status,  # type: ignore[arg-type]
+        since=since,
+        removal=removal,
+        warning=warning,
+        audience=audience,
+        note=note,
         position=_pos(r.path, node),
     )
 
@@ -532,7 +569,9 @@ def _cross_checks(r: _Reader, table: Table, keys: tuple[str, ...], releases_comp
     """
     for release in table.releases:
         if release.library not in keys:
-            r.problems.append(Problem(release.position, f"unknown library '{release.library}'{_suggest(release.library, keys)}"))
+            r.problems.append(
+                Problem(release.position, f"unknown library '{release.library}'{_suggest(release.library, keys)}")
+            )
     seen_releases: dict[tuple[str, str], Release] = {}
     for release in table.releases:
         k = (release.library, str(Version(release.version)))
@@ -547,12 +586,19 @@ def _cross_checks(r: _Reader, table: Table, keys: tuple[str, ...], releases_comp
         elif releases_complete and row.since and (row.library, str(Version(row.since))) not in seen_releases:
             listed = ", ".join(rel.version for rel in table.releases_of(row.library)) or "none"
             r.problems.append(
-                Problem(row.position, f"since {row.since} is not a listed release of {row.library} (listed: {listed}); add it to releases")
+                Problem(
+                    row.position,
+                    f"since {row.since} is not a listed release of {row.library} (listed: {listed}); add it to releases",
+                )
             )
         key = (row.library, row.owner, row.old)
         if key in by_key:
             first = by_key[key].position.line
-            r.problems.append(Problem(row.position, f"'{row.old}' of {row.library} {row.owner} is renamed twice (first at line {first})"))
+            r.problems.append(
+                Problem(
+                    row.position, f"'{row.old}' of {row.library} {row.owner} is renamed twice (first at line {first})"
+                )
+            )
         by_key.setdefault(key, row)
 
     olds: dict[tuple[str, str], Rename] = {}
@@ -582,7 +628,9 @@ def parse(text: str, path: str = "aliases.yaml") -> Table:
     except yaml.YAMLError as exc:
         raise TableError([Problem(Position(path, 1, 1), f"YAML error: {exc}")]) from None
     if root is None:
-        raise TableError([Problem(Position(path, 1, 1), "the table is empty; it needs libraries, releases and renames")])
+        raise TableError(
+            [Problem(Position(path, 1, 1), "the table is empty; it needs libraries, releases and renames")]
+        )
 
     top = r.record(root, "the table", ("libraries", "releases", "renames"), ("not_renamed",))
     if top is None:
@@ -601,12 +649,15 @@ def parse(text: str, path: str = "aliases.yaml") -> Table:
         row for node in (r.sequence(top["renames"], "renames") if "renames" in top else ()) if (row := _rename(r, node))
     ]
     not_renamed = [
-        entry for node in (r.sequence(top["not_renamed"], "not_renamed") if "not_renamed" in top else ())
+        entry
+        for node in (r.sequence(top["not_renamed"], "not_renamed") if "not_renamed" in top else ())
         if (entry := _not_renamed(r, node))
     ]
     for entry in not_renamed:
         if entry.library not in library_nodes:
-            r.fail_at(entry.position, f"unknown library '{entry.library}'{_suggest(entry.library, tuple(library_nodes))}")
+            r.fail_at(
+                entry.position, f"unknown library '{entry.library}'{_suggest(entry.library, tuple(library_nodes))}"
+            )
     table = Table(libraries, tuple(releases), tuple(renames), tuple(not_renamed))
     _cross_checks(r, table, tuple(library_nodes), len(releases) == len(release_nodes))
     if r.problems:

@@ -60,7 +60,10 @@ def rewrite_wheel(source: Path, dest: Path, version: str, edits: dict[str, Calla
     missing = set(edits) - set(members)
     assert not missing, f"no such files in {source.name}: {missing}"
     record = next(p for p in members if p.endswith(".dist-info/RECORD"))
-    members[record] = "".join(f"{p},{_record_hash(d)},{len(d)}\n" for p, d in members.items() if p != record).encode() + f"{record},,\n".encode()
+    members[record] = (
+        "".join(f"{p},{_record_hash(d)},{len(d)}\n" for p, d in members.items() if p != record).encode()
+        + f"{record},,\n".encode()
+    )
     out = dest / f"{name}-{version}-py3-none-any.whl"
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as wheel:
         for path, data in members.items():
@@ -91,29 +94,44 @@ def _named(*names: str) -> Callable[[ast.stmt], bool]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return node.name in names
         return isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id in names
+
     return pick
 
 
 def _modeling_utils_v6(source: str) -> str:
-    source = _drop(source, _members(source, "PreTrainedModel", _named(
-        "gradient_checkpointing_enable", "gradient_checkpointing_disable", "is_gradient_checkpointing")))
+    source = _drop(
+        source,
+        _members(
+            source,
+            "PreTrainedModel",
+            _named("gradient_checkpointing_enable", "gradient_checkpointing_disable", "is_gradient_checkpointing"),
+        ),
+    )
     # The "subclasses of the old method stay the entry point" fallbacks go with the old methods.
     return re.sub(r'self\._is_overridden\("gradient_checkpointing_(?:enable|disable)"\)', "False", source)
 
 
 def _training_args_v6(source: str) -> str:
-    source = _drop(source, _members(source, "TrainingArguments", _named("gradient_checkpointing", "gradient_checkpointing_kwargs")))
+    source = _drop(
+        source, _members(source, "TrainingArguments", _named("gradient_checkpointing", "gradient_checkpointing_kwargs"))
+    )
     tree = ast.parse(source)
     klass = next(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == "TrainingArguments")
     post_init = next(n for n in klass.body if isinstance(n, ast.FunctionDef) and n.name == "__post_init__")
     set_training = next(n for n in klass.body if isinstance(n, ast.FunctionDef) and n.name == "set_training")
     doomed = [n for n in post_init.body if isinstance(n, ast.For) and "gradient_checkpointing" in ast.unparse(n.iter)]
-    doomed += [n for n in set_training.body if isinstance(n, ast.If) and ast.unparse(n.test) == "gradient_checkpointing is not None"]
+    doomed += [
+        n
+        for n in set_training.body
+        if isinstance(n, ast.If) and ast.unparse(n.test) == "gradient_checkpointing is not None"
+    ]
     assert len(doomed) == 2, doomed
     source = _drop(source, doomed)
     source = re.sub(r"\n\s*gradient_checkpointing: bool \| None = None,", "", source, count=1)  # set_training's keyword
     source = source.replace('        "gradient_checkpointing_kwargs",\n', "", 1)
-    return source.replace("self.activation_checkpointing = self.gradient_checkpointing = ", "self.activation_checkpointing = ")
+    return source.replace(
+        "self.activation_checkpointing = self.gradient_checkpointing = ", "self.activation_checkpointing = "
+    )
 
 
 def _trainer_v6(source: str) -> str:
@@ -126,12 +144,17 @@ def _trainer_v6(source: str) -> str:
 def transformers_6(source: Path, dest: Path) -> Path:
     """transformers 6.0.0 simulated from 5.24.0: the deprecated `gradient_checkpointing*` aliases removed, and the
     Trainer's fallback for models that only define the old method with them."""
-    return rewrite_wheel(source, dest, "6.0.0", {
-        "transformers/modeling_utils.py": _modeling_utils_v6,
-        "transformers/training_args.py": _training_args_v6,
-        "transformers/trainer.py": _trainer_v6,
-        "transformers/__init__.py": lambda s: s.replace('__version__ = "5.24.0"', '__version__ = "6.0.0"'),
-    })
+    return rewrite_wheel(
+        source,
+        dest,
+        "6.0.0",
+        {
+            "transformers/modeling_utils.py": _modeling_utils_v6,
+            "transformers/training_args.py": _training_args_v6,
+            "transformers/trainer.py": _trainer_v6,
+            "transformers/__init__.py": lambda s: s.replace('__version__ = "5.24.0"', '__version__ = "6.0.0"'),
+        },
+    )
 
 
 TRL_WARNING = "`gradient_checkpointing` is deprecated in TRL and will be removed in TRL 2.0. Use `activation_checkpointing` instead."
@@ -141,7 +164,7 @@ TRL_WARNING = "`gradient_checkpointing` is deprecated in TRL and will be removed
 def _trl_base_config(source: str) -> str:
     old_field = _members(source, "_BaseConfig", _named("gradient_checkpointing"))[0]
     lines = source.splitlines(keepends=True)
-    lines[old_field.lineno - 1:old_field.end_lineno] = [  # type: ignore[attr-defined]
+    lines[old_field.lineno - 1 : old_field.end_lineno] = [  # type: ignore[attr-defined]
         "    activation_checkpointing: bool = field(\n",
         '        default=True, metadata={"help": "Enable activation checkpointing to trade compute for memory."}\n',
         "    )\n",
@@ -150,7 +173,9 @@ def _trl_base_config(source: str) -> str:
         "    )\n",
     ]
     source = "".join(lines)
-    source = source.replace("from dataclasses import dataclass, field\n", "import warnings\nfrom dataclasses import dataclass, field\n", 1)
+    source = source.replace(
+        "from dataclasses import dataclass, field\n", "import warnings\nfrom dataclasses import dataclass, field\n", 1
+    )
     return source.replace(
         "    def __post_init__(self):\n",
         "    def __post_init__(self):\n"
@@ -193,11 +218,17 @@ class Registry:
         releases = {}
         for version, (path, date) in self.releases[project].items():
             data = path.read_bytes()
-            releases[version] = [{
-                "filename": path.name, "url": f"../../files/{path.name}", "packagetype": "bdist_wheel",
-                "digests": {"sha256": hashlib.sha256(data).hexdigest()}, "size": len(data),
-                "upload_time_iso_8601": f"{date.isoformat()}T12:00:00.000000Z", "yanked": False,
-            }]
+            releases[version] = [
+                {
+                    "filename": path.name,
+                    "url": f"../../files/{path.name}",
+                    "packagetype": "bdist_wheel",
+                    "digests": {"sha256": hashlib.sha256(data).hexdigest()},
+                    "size": len(data),
+                    "upload_time_iso_8601": f"{date.isoformat()}T12:00:00.000000Z",
+                    "yanked": False,
+                }
+            ]
         return {"info": {"name": project, "version": max(self.releases[project])}, "releases": releases}
 
     def _handler(self) -> type[http.server.BaseHTTPRequestHandler]:

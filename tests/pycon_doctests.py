@@ -65,22 +65,14 @@ class PyconFenceLexer(RawFencedCodeBlockLexer):
     """
 
     def __init__(self) -> None:
-        super().__init__(
-            re.compile(
-                r"pycon(?:[ \t]+(?P<attributes>[^\n]*?))?[ \t]*$\n", re.MULTILINE
-            )
-        )
+        super().__init__(re.compile(r"pycon(?:[ \t]+(?P<attributes>[^\n]*?))?[ \t]*$\n", re.MULTILINE))
 
-    def make_region(
-        self, opening: Match[str], document: Document, closing: Match[str] | None
-    ) -> Region | None:
+    def make_region(self, opening: Match[str], document: Document, closing: Match[str] | None) -> Region | None:
         region = super().make_region(opening, document, closing)
         if region is not None:
             start = opening.start() + region.lexemes["source"].offset
             end = len(document.text) if closing is None else closing.start()
-            region.lexemes["source"] = Lexeme(
-                document.text[start:end], start - opening.start(), 0
-            )
+            region.lexemes["source"] = Lexeme(document.text[start:end], start - opening.start(), 0)
         return region
 
 
@@ -116,9 +108,7 @@ class PyconParser:
     """Yield a doctest example for each `>>>` statement in each pycon fence."""
 
     def __init__(self, optionflags: int = OPTIONFLAGS) -> None:
-        self.doctest_parser = DocTestStringParser(
-            WarningsAsOutputEvaluator(optionflags)
-        )
+        self.doctest_parser = DocTestStringParser(WarningsAsOutputEvaluator(optionflags))
 
     def __call__(self, document: Document) -> Iterator[Region]:
         for fence in PYCON_LEXER(document):
@@ -224,7 +214,9 @@ class _Names:
         wrapper (then every row with that name is a candidate), an override's `def`, anything inside a function body.
         """
         used = self.used(source, "old")
-        found: dict[Rename, bool] = {r: False for r in self.shipped if _where(r.kind) != "identifiers" and (_where(r.kind), r.old) in used}
+        found: dict[Rename, bool] = {
+            r: False for r in self.shipped if _where(r.kind) != "identifiers" and (_where(r.kind), r.old) in used
+        }
         named = {r.old for r in self.shipped if _where(r.kind) == "identifiers" and ("identifiers", r.old) in used}
         try:
             tree = ast.parse(source)
@@ -243,7 +235,10 @@ class _Names:
                 owners = [r for r in rows if r.owner.rsplit(".", 1)[-1] == _callee(above.func)]
                 hits = {r: True for r in owners} or {r: False for r in rows}
             elif isinstance(node, ast.Attribute):
-                hits = {r: (r.kind == "method" and called) or (r.kind == "property" and isinstance(node.ctx, ast.Load)) for r in rows}
+                hits = {
+                    r: (r.kind == "method" and called) or (r.kind == "property" and isinstance(node.ctx, ast.Load))
+                    for r in rows
+                }
             else:
                 hits = {r: called and r.kind in ("function", "class") for r in rows}
             deferred = _in_function(node, parent)  # a `def` or `lambda` body does not run with the statement
@@ -375,13 +370,19 @@ class _OldNamesChecker(doctest.OutputChecker):
 
     def output_difference(self, example: doctest.Example, got: str, optionflags: int) -> str:
         adjusted, unrecorded, missing = self._compare(example.want, got)
-        out = [f"old-names pass ({self.run.mode}), statement as run:\n", *(f"    {line}\n" for line in example.source.splitlines())]
+        out = [
+            f"old-names pass ({self.run.mode}), statement as run:\n",
+            *(f"    {line}\n" for line in example.source.splitlines()),
+        ]
         out.append(f"old names it uses: {', '.join(self.run.olds) or 'none'}\n")
         out.append("warnings aliases.yaml records for them:\n")
         out += [f"    {line}\n" for line in self.run.allowed] or ["    none\n"]
         printed = [line.rstrip("\n") for line in got.splitlines() if _WARNING_LINE.match(line)]
-        for line, label, pool in [(u, "printed a warning aliases.yaml does not record for them", self.run.allowed) for u in unrecorded] + [
-            (m, "aliases.yaml records this warning for a use in this statement, but it was not printed", printed) for m in missing
+        for line, label, pool in [
+            (u, "printed a warning aliases.yaml does not record for them", self.run.allowed) for u in unrecorded
+        ] + [
+            (m, "aliases.yaml records this warning for a use in this statement, but it was not printed", printed)
+            for m in missing
         ]:
             out.append(f"{label}:\n    {line}\n")
             close = difflib.get_close_matches(line, pool, n=1, cutoff=0.5)
@@ -428,15 +429,27 @@ class OldNamesParser:
             start = fence.start + fence.lexemes["source"].offset
             changed = any(s.parsed.source != r.parsed.source for s, r in zip(written, rewritten))
             kept = names.mixed([s.parsed.source for s in written])
-            before = previous if changed and previous and [p.parsed.source for p in previous] == [
-                r.parsed.source for r in rewritten] else None
+            before = (
+                previous
+                if changed and previous and [p.parsed.source for p in previous] == [r.parsed.source for r in rewritten]
+                else None
+            )
             for index, (as_written, as_old) in enumerate(zip(written, rewritten, strict=True)):
                 example = as_old.parsed
                 if kept:
                     example, mode = as_written.parsed, "kept"
                 elif before is not None:
-                    example, mode = doctest.Example(example.source, before[index].parsed.want, example.exc_msg,
-                                                    example.lineno, example.indent, example.options), "before-tab"
+                    example, mode = (
+                        doctest.Example(
+                            example.source,
+                            before[index].parsed.want,
+                            example.exc_msg,
+                            example.lineno,
+                            example.indent,
+                            example.options,
+                        ),
+                        "before-tab",
+                    )
                 else:
                     mode = "rewritten" if example.source != as_written.parsed.source else "unchanged"
                 uses = names.uses(example.source)
@@ -446,7 +459,13 @@ class OldNamesParser:
                     mode,
                     sorted({r.old for r in rows}),
                     list(dict.fromkeys(_line(r) for r in self.table_order(table, rows) if r.warning)),
-                    list(dict.fromkeys(_line(r) for r in self.table_order(table, {r for r, w in uses.items() if w}) if checks and r.warning)),
+                    list(
+                        dict.fromkeys(
+                            _line(r)
+                            for r in self.table_order(table, {r for r, w in uses.items() if w})
+                            if checks and r.warning
+                        )
+                    ),
                 )
                 yield Region(start + as_written.start, start + as_written.end, example, self.evaluator)
             previous = written
@@ -459,7 +478,10 @@ class OldNamesParser:
 def old_name_examples(path: str | Path) -> list[tuple[int, str]]:
     """(line, mode) of every example the old-names pass runs for the page at `path`."""
     document = Document.parse(str(path), OldNamesParser())
-    return [(document.text.count("\n", 0, region.start) + 1, region.parsed.old_name_run.mode) for _, region in document.regions]
+    return [
+        (document.text.count("\n", 0, region.start) + 1, region.parsed.old_name_run.mode)
+        for _, region in document.regions
+    ]
 
 
 class _OldNamesSybil(Sybil):
@@ -470,5 +492,11 @@ class _OldNamesSybil(Sybil):
 
 pytest_collect_file = (
     Sybil(parsers=[PyconParser()], path=str(ROOT / "docs"), patterns=["*.md"], teardown=_drop_namespace)
-    + _OldNamesSybil(parsers=[OldNamesParser()], path=str(ROOT / "docs"), patterns=["*.md"], teardown=_drop_namespace, name="old-names")
+    + _OldNamesSybil(
+        parsers=[OldNamesParser()],
+        path=str(ROOT / "docs"),
+        patterns=["*.md"],
+        teardown=_drop_namespace,
+        name="old-names",
+    )
 ).pytest()

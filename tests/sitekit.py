@@ -47,9 +47,16 @@ def git_snapshot(repo: Path, home: Path) -> dict[str, str]:
         "HOME": str(home),
         "GIT_CONFIG_NOSYSTEM": "1",
         "NO_MKDOCS_2_WARNING": "1",
-        **{f"GIT_{who}_{what}": value for who in ("AUTHOR", "COMMITTER")
-           for what, value in (("NAME", "docs test"), ("EMAIL", "docs-test@localhost"))},
+        **{
+            f"GIT_{who}_{what}": value
+            for who in ("AUTHOR", "COMMITTER")
+            for what, value in (("NAME", "docs test"), ("EMAIL", "docs-test@localhost"))
+        },
     }
-    for args in (["init", "--quiet", "--initial-branch=main"], ["add", "--all"], ["commit", "--quiet", "-m", "snapshot"]):
+    for args in (
+        ["init", "--quiet", "--initial-branch=main"],
+        ["add", "--all"],
+        ["commit", "--quiet", "-m", "snapshot"],
+    ):
         subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
     return env

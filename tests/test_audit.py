@@ -87,15 +87,26 @@ def test_a_removed_row_is_named_as_a_gap_with_release_file_and_line(calls, objec
     edited = parse(_without(text, start, "  # The method's keyword"), str(TABLE_PATH))
     gaps = _gaps(edited, calls, objects)
     # The property's own warning, in both releases that emit it, and the new property that appeared in 5.23.0.
-    assert any(g.startswith("transformers 5.23.0: transformers/modeling_utils.py:3303: warning \"`is_gradient_checkpointing` is deprecated") for g in gaps), gaps
+    assert any(
+        g.startswith(
+            'transformers 5.23.0: transformers/modeling_utils.py:3303: warning "`is_gradient_checkpointing` is deprecated'
+        )
+        for g in gaps
+    ), gaps
     assert any(g.startswith("transformers 5.24.0: transformers/modeling_utils.py:3312: warning") for g in gaps), gaps
-    assert any(g.startswith("transformers 5.23.0: transformers/modeling_utils.py:") and
-               "property transformers.modeling_utils.PreTrainedModel.is_activation_checkpointing appeared since 5.22.2" in g for g in gaps), gaps
+    assert any(
+        g.startswith("transformers 5.23.0: transformers/modeling_utils.py:")
+        and "property transformers.modeling_utils.PreTrainedModel.is_activation_checkpointing appeared since 5.22.2"
+        in g
+        for g in gaps
+    ), gaps
 
 
 def test_a_removed_not_renamed_entry_is_named_as_a_gap(calls, objects) -> None:  # type: ignore[no-untyped-def]
     text = TABLE_PATH.read_text(encoding="utf-8")
-    edited = parse(text.replace('    match: "When using FSDP, prefer "', '    match: "not in any release"'), str(TABLE_PATH))
+    edited = parse(
+        text.replace('    match: "When using FSDP, prefer "', '    match: "not in any release"'), str(TABLE_PATH)
+    )
     gaps = _gaps(edited, calls, objects)
     fsdp = [g for g in gaps if "When using FSDP, prefer" in g]
     assert [g.split(":")[0:2] for g in fsdp] == [
@@ -122,7 +133,9 @@ def test_nothing_is_missing_from_the_table(calls, objects) -> None:  # type: ign
 
 
 def test_audit_passes_on_the_committed_table(trees: dict[str, Path]) -> None:
-    result = subprocess.run([sys.executable, "-m", "generator", "audit"], cwd=ROOT, capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "generator", "audit"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "every checkpointing name" in result.stdout
 
@@ -130,11 +143,18 @@ def test_audit_passes_on_the_committed_table(trees: dict[str, Path]) -> None:
 def test_audit_exits_2_when_the_registry_cannot_be_read(tmp_path: Path) -> None:
     # A release that was never downloaded: with the registry unreachable there is nothing to read it from.
     table = tmp_path / "aliases.yaml"
-    table.write_text(TABLE_PATH.read_text(encoding="utf-8").replace(
-        "releases:\n", 'releases:\n  - library: transformers\n    version: "4.0.0"\n    date: 2020-09-29\n\n', 1), encoding="utf-8")
+    table.write_text(
+        TABLE_PATH.read_text(encoding="utf-8").replace(
+            "releases:\n", 'releases:\n  - library: transformers\n    version: "4.0.0"\n    date: 2020-09-29\n\n', 1
+        ),
+        encoding="utf-8",
+    )
     result = subprocess.run(
         [sys.executable, "-m", "generator", "audit", "--table", str(table), "--index-url", "http://127.0.0.1:9/pypi"],
-        cwd=ROOT, capture_output=True, text=True, check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 2
     assert result.stderr.startswith("error: cannot read http://127.0.0.1:9/pypi/transformers/json")

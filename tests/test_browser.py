@@ -354,7 +354,9 @@ def test_search_for_an_old_name_lands_on_its_row(tab: Tab) -> None:
     more = result.locator(".md-search-result__more summary")
     if more.count():
         more.click()  # Material folds all but the best sections under "N more on this page"
-    section = result.locator("a.md-search-result__link").filter(has=tab.page.locator("h2", has_text="All renames at a glance"))
+    section = result.locator("a.md-search-result__link").filter(
+        has=tab.page.locator("h2", has_text="All renames at a glance")
+    )
     _expect()(section.locator("mark").first).to_have_text(old)
     section.click()
     tab.page.wait_for_url(re.compile(re.escape(tab.deployed.base + PAGES["Migration guide"]) + r"\?h=.*#.+"))
@@ -379,7 +381,9 @@ def test_timeline_is_drawn_at_build_time_and_readable_on_both_screens(tab: Tab) 
         box = drawing.bounding_box()
         assert box is not None and box["height"] > 200, f"{width} px: the timeline is not drawn: {box}"
         # Text keeps a reading size: at least 11 CSS px tall on the phone and on the wide screen alike.
-        sizes = tab.page.eval_on_selector_all(".md-content svg.tl text", "ts => ts.map(t => t.getBoundingClientRect().height)")
+        sizes = tab.page.eval_on_selector_all(
+            ".md-content svg.tl text", "ts => ts.map(t => t.getBoundingClientRect().height)"
+        )
         assert sizes and min(sizes) >= 11, f"{width} px: timeline text {min(sizes):.1f} px tall"
         # Selectable: a reader can copy a label.
         label = tab.page.locator(".md-content svg.tl text.tl-head").first

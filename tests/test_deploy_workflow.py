@@ -108,8 +108,9 @@ def test_a_push_to_main_deploys_dev_without_an_alias(tmp_path: Path) -> None:
 
     assert json.loads(show("versions.json")) == [{"version": "dev", "title": "dev", "aliases": []}]
     assert '"provider": "mike"' in show("dev/index.html")  # the version selector is on in deploys
-    files = subprocess.run(["git", "ls-tree", "--name-only", "gh-pages"], cwd=repo, env=env, capture_output=True,
-                           text=True).stdout.split()
+    files = subprocess.run(
+        ["git", "ls-tree", "--name-only", "gh-pages"], cwd=repo, env=env, capture_output=True, text=True
+    ).stdout.split()
     assert "latest" not in files and "404.html" not in files  # only releases move latest and the root 404
 
 

@@ -25,11 +25,7 @@ Blocks = Callable[[str | Path], list[tuple[int, str]]]
 
 def scan_pycon_fences(text: str) -> list[int]:
     """Line numbers of every line whose stripped text starts with ```pycon."""
-    return [
-        n
-        for n, line in enumerate(text.split("\n"), 1)
-        if line.strip().startswith("```pycon")
-    ]
+    return [n for n, line in enumerate(text.split("\n"), 1) if line.strip().startswith("```pycon")]
 
 
 @pytest.fixture(scope="session")
@@ -62,18 +58,12 @@ def test_docs_folder_has_pages() -> None:
 def test_every_pycon_fence_is_collected(page: Path, pycon_blocks: Blocks) -> None:
     scanned = scan_pycon_fences(page.read_text(encoding="utf-8"))
     lexed = [line for line, _ in pycon_blocks(page)]
-    assert lexed == scanned, (
-        f"pycon fences at lines {scanned} but the doc-test lexer found {lexed}"
-    )
+    assert lexed == scanned, f"pycon fences at lines {scanned} but the doc-test lexer found {lexed}"
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_every_pycon_fence_has_an_example(page: Path, pycon_blocks: Blocks) -> None:
-    empty = [
-        line
-        for line, source in pycon_blocks(page)
-        if not doctest.DocTestParser().get_examples(source)
-    ]
+    empty = [line for line, source in pycon_blocks(page) if not doctest.DocTestParser().get_examples(source)]
     assert not empty, f"pycon fences with no `>>>` statement at lines {empty}"
 
 
@@ -111,9 +101,7 @@ not_a_pycon_block = True
 """
 
 
-def test_lexer_accepts_attributes_and_content_tabs(
-    tmp_path: Path, pycon_blocks: Blocks
-) -> None:
+def test_lexer_accepts_attributes_and_content_tabs(tmp_path: Path, pycon_blocks: Blocks) -> None:
     page = tmp_path / "page.md"
     page.write_text(PAGE_WITH_ATTRIBUTES, encoding="utf-8")
     assert pycon_blocks(page) == [
@@ -131,13 +119,17 @@ def test_every_statement_with_a_renamed_name_runs_under_the_old_names(
 ) -> None:
     names = OldNames.from_table(load(ROOT / "aliases.yaml"))
     blocks = pycon_blocks(page)
-    statements = [line + 1 + example.lineno for line, source in blocks for example in doctest.DocTestParser().get_examples(source)]
+    statements = [
+        line + 1 + example.lineno for line, source in blocks for example in doctest.DocTestParser().get_examples(source)
+    ]
     renamed = [line + 1 + offset for line, source in blocks for offset in renamed_statements(source, names)]
     runs = dict(old_name_examples(page))
     missing = [line for line in renamed if line not in runs]
     assert not missing, f"statements using a renamed name at lines {missing} have no old-names example"
     # A page that uses a renamed name runs whole (later statements need earlier ones); any other page not at all.
-    assert sorted(runs) == (statements if renamed else []), f"old-names examples at {sorted(runs)}, statements at {statements}"
+    assert sorted(runs) == (statements if renamed else []), (
+        f"old-names examples at {sorted(runs)}, statements at {statements}"
+    )
     assert set(runs.values()) <= {"rewritten", "before-tab", "unchanged", "kept"}
 
 

@@ -49,9 +49,12 @@ def test_there_are_examples_for_both_libraries() -> None:
     assert len(CASES) >= len(EXAMPLES)
 
 
-@pytest.mark.parametrize(("example", "entry_id", "index"), CASES,
-                         ids=[f"{entry_id}-{index}" for _, entry_id, index in CASES])
-def test_each_filter_silences_exactly_its_warning(example: measured.DownstreamExample, entry_id: str, index: int) -> None:
+@pytest.mark.parametrize(
+    ("example", "entry_id", "index"), CASES, ids=[f"{entry_id}-{index}" for _, entry_id, index in CASES]
+)
+def test_each_filter_silences_exactly_its_warning(
+    example: measured.DownstreamExample, entry_id: str, index: int
+) -> None:
     entry = ENTRIES[entry_id]
     target = f"{example.warnings[index]['category']}: {example.warnings[index]['message']}"
     unfiltered = emitted_under(entry, ())
@@ -68,4 +71,6 @@ def test_all_filters_of_an_example_leave_the_call_silent(example: measured.Downs
     for entry in (e for e in downstream.ENTRY_POINTS if e.title in example.titles):
         emitted = emitted_under(entry, example.filters)
         silenced = {f"{w['category']}: {w['message']}" for w in example.warnings}
-        assert emitted == [f"{w.category}: {w.message}" for w in RECORDED if f"{w.category}: {w.message}" not in silenced]
+        assert emitted == [
+            f"{w.category}: {w.message}" for w in RECORDED if f"{w.category}: {w.message}" not in silenced
+        ]

@@ -16,7 +16,9 @@ import pytest
 import generator
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = sorted(m.name for m in pkgutil.walk_packages(generator.__path__, "generator.") if not m.name.endswith("__main__"))
+MODULES = sorted(
+    m.name for m in pkgutil.walk_packages(generator.__path__, "generator.") if not m.name.endswith("__main__")
+)
 
 CORE = ("generator", "generator.table", "generator.oldnames", "generator.paths", "generator.cli", "generator.writing")
 """Exact module names here; a name ending in "." below allows a whole role package."""
@@ -53,7 +55,9 @@ def _loaded(module: str, tmp: Path) -> set[str]:
 def test_a_module_loads_only_the_roles_it_may_use_and_does_no_work(module: str, tmp_path: Path) -> None:
     loaded = _loaded(module, tmp_path)
     ours = {m for m in loaded if m == "generator" or m.startswith("generator.")}
-    outside = sorted(m for m in ours if not any(m.startswith(a) if a.endswith(".") else m == a for a in allowed(module)))
+    outside = sorted(
+        m for m in ours if not any(m.startswith(a) if a.endswith(".") else m == a for a in allowed(module))
+    )
     assert not outside, f"importing {module} loads {outside}"
     assert not list(tmp_path.iterdir()), f"importing {module} wrote {list(tmp_path.iterdir())}"
 
@@ -66,7 +70,9 @@ def test_the_tool_and_the_page_renderer_load_nothing_heavy(tmp_path: Path) -> No
     assert not {m for m in render if m.split(".")[0] in ("torch", "transformers", "peft", "trl")}
 
 
-@pytest.mark.parametrize("module", ["generator", *sorted(m.name for m in pkgutil.walk_packages(generator.__path__, "generator."))])
+@pytest.mark.parametrize(
+    "module", ["generator", *sorted(m.name for m in pkgutil.walk_packages(generator.__path__, "generator."))]
+)
 def test_a_module_docstring_has_three_to_five_lines(module: str) -> None:
     """House style: what the module is for and its key contract; details live next to the code they explain."""
     # Read from the source, not by importing: a `__main__` module runs when imported.

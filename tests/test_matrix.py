@@ -45,7 +45,12 @@ def first_use(row: Rename, release: str, which: str) -> dict[str, Any]:
 
 def test_matrix_check_finds_no_difference() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "generator", "matrix", "--check"], cwd=ROOT, capture_output=True, text=True, timeout=1800, check=False,
+        [sys.executable, "-m", "generator", "matrix", "--check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
     )
     assert result.returncode == 0, f"the releases no longer behave as recorded:\n{result.stderr}"
     assert "no difference" in result.stdout
@@ -53,7 +58,9 @@ def test_matrix_check_finds_no_difference() -> None:
 
 def test_every_listed_release_and_row_is_measured() -> None:
     for job in matrix.jobs_of(TABLE):
-        assert job.version in DATA.releases.get(job.library, []), f"{job.library} {job.version} is listed but not measured"
+        assert job.version in DATA.releases.get(job.library, []), (
+            f"{job.library} {job.version} is listed but not measured"
+        )
         versions = DATA.versions[(job.library, job.version)]
         assert versions[job.library] == job.version, "the data was measured with another release"
         for row in (r for r in TABLE.renames if r.library == job.library):
@@ -71,12 +78,15 @@ def test_since_and_warning_agree_with_the_measurement(row: Rename) -> None:
     for release in releases:
         old, new = first_use(row, release, "old"), first_use(row, release, "new")
         if Version(release) < Version(row.since):
-            assert (old["outcome"], new["outcome"]) == ("works", "absent"), f"{row.position}: {release} before since {row.since}"
+            assert (old["outcome"], new["outcome"]) == ("works", "absent"), (
+                f"{row.position}: {release} before since {row.since}"
+            )
         else:
             assert new["outcome"] == "works", f"{row.position}: the new name in {release}: {new}"
             emitted = [(w["category"], w["message"]) for w in old["warnings"]]
             assert len(emitted) == 1 and emitted[0][0] == row.warning.category and row.warning.matches(emitted[0][1]), (
-                f"{row.position}: aliases.yaml's warning differs from what {release} emits: {emitted}")
+                f"{row.position}: aliases.yaml's warning differs from what {release} emits: {emitted}"
+            )
             assert old["effect"] == new["effect"], f"{row.position}: old and new name do different things in {release}"
 
 
@@ -97,7 +107,9 @@ def test_downstream_warnings_are_ones_the_table_records() -> None:
     for entry in DATA.downstream["entries"]:
         for warning in entry["warnings"]:
             assert warning["site"] and warning["site"]["path"].startswith(f"{entry['library']}/"), entry["id"]
-    assert DATA.downstream["versions"]["transformers"] == max((r.version for r in TABLE.releases_of("transformers")), key=Version)
+    assert DATA.downstream["versions"]["transformers"] == max(
+        (r.version for r in TABLE.releases_of("transformers")), key=Version
+    )
 
 
 def _timeline(data: measured_data.Measured) -> str:
@@ -137,15 +149,21 @@ def _tampered(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_check_fails_with_a_diff_and_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    recorded = {name: measured_data.read(paths.DATA_DIR / name) for name in (measured_data.MATRIX_FILE, measured_data.DOWNSTREAM_FILE)}
+def test_check_fails_with_a_diff_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    recorded = {
+        name: measured_data.read(paths.DATA_DIR / name)
+        for name in (measured_data.MATRIX_FILE, measured_data.DOWNSTREAM_FILE)
+    }
     monkeypatch.setattr(matrix, "measure_all", lambda table, path: recorded)  # this test is about the comparison
     data_dir = _tampered(tmp_path)
     before = {p: p.read_bytes() for p in data_dir.iterdir()}
     assert matrix.command(TABLE, ROOT / "aliases.yaml", data_dir, check=True) == 1
     err = capsys.readouterr().err
-    changed = [line.replace(" ", "") for line in err.splitlines() if line.startswith(("-", "+")) and '"outcome"' in line]
+    changed = [
+        line.replace(" ", "") for line in err.splitlines() if line.startswith(("-", "+")) and '"outcome"' in line
+    ]
     assert changed == ['-"outcome":"tampered",', '+"outcome":"works",'], err
     assert {p: p.read_bytes() for p in data_dir.iterdir()} == before
     assert matrix.command(TABLE, ROOT / "aliases.yaml", data_dir, check=False) == 0
@@ -155,7 +173,9 @@ def test_check_fails_with_a_diff_and_writes_nothing(tmp_path: Path, monkeypatch:
 def test_broken_data_is_reported_with_its_position(tmp_path: Path) -> None:
     (tmp_path / measured_data.MATRIX_FILE).write_text('{"releases": [\n  {"library": }\n]}\n', encoding="utf-8")
     (tmp_path / measured_data.DOWNSTREAM_FILE).write_text("{}", encoding="utf-8")
-    with pytest.raises(measured_data.MatrixError, match=rf"{tmp_path / measured_data.MATRIX_FILE}:2:15: not valid JSON"):
+    with pytest.raises(
+        measured_data.MatrixError, match=rf"{tmp_path / measured_data.MATRIX_FILE}:2:15: not valid JSON"
+    ):
         measured_data.load_measured(tmp_path)
     with pytest.raises(measured_data.MatrixError, match="missing; run `python -m generator matrix`"):
         measured_data.load_measured(tmp_path / "nowhere")
@@ -180,7 +200,11 @@ def test_parse_dict_with_allow_extra_keys_drops_the_new_key_before_since(row: Re
     assert row.since is not None
     dropped = {d.release for d in measured.dropped_keys(TABLE, DATA) if d.row == row}
     for release in DATA.releases[row.library]:
-        (use,) = [o for o in DATA.of_row(row.library, release, row_key(row)) if o["scenario"] == measured_data.PARSE_DICT_EXTRA and o["uses"] == "new"]
+        (use,) = [
+            o
+            for o in DATA.of_row(row.library, release, row_key(row))
+            if o["scenario"] == measured_data.PARSE_DICT_EXTRA and o["uses"] == "new"
+        ]
         if Version(release) < Version(row.since):
             assert release in dropped and use["error"] is None and use["warnings"] == []
             assert field_pair(row)[1] not in use["effect"] and use["effect"][field_pair(row)[0]] != values_for_old(row)

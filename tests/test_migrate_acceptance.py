@@ -50,7 +50,9 @@ def _train_arguments(launch: Path) -> list[str]:
 
 
 def _python(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-W", "error::FutureWarning", *args], cwd=cwd, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-W", "error::FutureWarning", *args], cwd=cwd, capture_output=True, text=True, timeout=600
+    )
 
 
 def test_the_fixed_training_script_runs_without_future_warnings(fixed: Path) -> None:
@@ -92,7 +94,9 @@ def test_nothing_it_must_not_touch_changed(fixed: Path) -> None:
     assert _marked(fixed, r"\bkeep\b") == _marked(PROJECT, r"\bkeep\b")
     for name in UNCHANGED:
         assert (fixed / name).read_bytes() == (PROJECT / name).read_bytes(), name
-    assert b"\r\n" in (fixed / "launch.sh").read_bytes() and b"\n" not in (fixed / "launch.sh").read_bytes().replace(b"\r\n", b"")
+    assert b"\r\n" in (fixed / "launch.sh").read_bytes() and b"\n" not in (fixed / "launch.sh").read_bytes().replace(
+        b"\r\n", b""
+    )
     assert (fixed / "launch.sh").stat().st_mode == (PROJECT / "launch.sh").stat().st_mode
 
 

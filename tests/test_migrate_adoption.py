@@ -52,7 +52,9 @@ KNOWN_SITES = {
 
 
 def _sites(data: dict) -> set[tuple[str, str, int, str, str]]:
-    return {(lib["library"], s["file"], s["line"], s["old"], s["effect"]) for lib in data["libraries"] for s in lib["sites"]}
+    return {
+        (lib["library"], s["file"], s["line"], s["old"], s["effect"]) for lib in data["libraries"] for s in lib["sites"]
+    }
 
 
 def test_committed_data_has_the_known_call_sites() -> None:
@@ -95,7 +97,9 @@ def test_committed_adoption_data_is_what_the_wheels_give(measured: tuple[dict, d
     committed = measured_data.load_adoption()
     by_library = {lib["library"]: lib for lib in committed["libraries"]}
     new = json.loads(adoption.dump(data))
-    assert {k: v for k, v in committed.items() if k != "libraries"} == {k: v for k, v in new.items() if k != "libraries"}
+    assert {k: v for k, v in committed.items() if k != "libraries"} == {
+        k: v for k, v in new.items() if k != "libraries"
+    }
     for lib in new["libraries"]:
         assert by_library.get(lib["library"]) == lib, f"{lib['library']}: run `python -m generator.measure.adoption`"
     assert rules.load_classes() == json.loads(adoption.dump(classes)), "run `python -m generator.measure.adoption`"
@@ -104,13 +108,17 @@ def test_committed_adoption_data_is_what_the_wheels_give(measured: tuple[dict, d
 def test_measured_classes_include_trl_configs(measured: tuple[dict, dict]) -> None:
     classes, _ = measured
     assert {"SFTConfig", "DPOConfig", "Seq2SeqTrainingArguments"} <= set(classes["subclasses"])
-    assert {"model_name_or_path", "dataset_name", "output_dir", "activation_checkpointing"} <= set(classes["config_keys"])
+    assert {"model_name_or_path", "dataset_name", "output_dir", "activation_checkpointing"} <= set(
+        classes["config_keys"]
+    )
     assert "base_model" not in classes["config_keys"]  # Axolotl's key: its configs must not look like TRL's
 
 
 def test_every_guide_link_of_the_tool_exists() -> None:
     guide = (paths.DOCS_DIR / render.GENERATED_DIR / "migration-guide.md").read_text(encoding="utf-8")
-    anchors = {slugify(line.lstrip("#").strip().replace("`", ""), "-") for line in guide.splitlines() if line.startswith("#")}
+    anchors = {
+        slugify(line.lstrip("#").strip().replace("`", ""), "-") for line in guide.splitlines() if line.startswith("#")
+    }
     assert set(findings.SECTIONS.values()) <= anchors
     assert (paths.ROOT / findings.GUIDE).is_file()
 
@@ -128,8 +136,11 @@ def test_a_keyword_passed_to_the_old_method_prints_only_the_methods_warning(tmp_
     newest, before = adoption._reference_releases(TABLE, MATRIX)
     method = next(r for r in TABLE.renames if r.kind == "method" and r.old == "gradient_checkpointing_enable")
     field = next(r for r in TABLE.renames if r.kind == "field" and r.old == "gradient_checkpointing_kwargs")
-    findings = _findings(tmp_path, "model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={})\n"
-                                   "TrainingArguments(output_dir='o', gradient_checkpointing_kwargs={})\n")
+    findings = _findings(
+        tmp_path,
+        "model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={})\n"
+        "TrainingArguments(output_dir='o', gradient_checkpointing_kwargs={})\n",
+    )
     (in_call,) = [f for f in findings if f.code == "keyword" and f.line == 1]
     (in_args,) = [f for f in findings if f.code == "keyword" and f.line == 2]
     found = adoption.effect(in_call, newest["outcomes"], before["outcomes"])
@@ -145,18 +156,29 @@ def test_the_page_shows_the_measured_warning_of_each_site() -> None:
     assert "gradient_checkpointing_kwargs</code> is deprecated" not in line
     for lib in measured_data.load_adoption()["libraries"]:
         for s in lib["sites"]:
-            assert s["effect"] != "warns" or s["warnings"], f"{lib['library']} {s['file']}:{s['line']}: warns, but nothing measured"
+            assert s["effect"] != "warns" or s["warnings"], (
+                f"{lib['library']} {s['file']}:{s['line']}: warns, but nothing measured"
+            )
 
 
 @pytest.mark.parametrize(
     ("source", "code", "effect", "v6"),
-    [("x = model.is_gradient_checkpointing\n", "property", "warns", "AttributeError"),
-     ("args = TrainingArguments(output_dir='o')\nargs.gradient_checkpointing = True\n", "write", "lost-write", ""),
-     ("args = TrainingArguments(output_dir='o')\nx = args.gradient_checkpointing\n", "read", "silent", "AttributeError"),
-     ("f = model.gradient_checkpointing_enable\n", "reference", "silent", "AttributeError"),
-     ("class M(Base):\n    def gradient_checkpointing_enable(self):\n        pass\n", "override", "overrides", "")],
+    [
+        ("x = model.is_gradient_checkpointing\n", "property", "warns", "AttributeError"),
+        ("args = TrainingArguments(output_dir='o')\nargs.gradient_checkpointing = True\n", "write", "lost-write", ""),
+        (
+            "args = TrainingArguments(output_dir='o')\nx = args.gradient_checkpointing\n",
+            "read",
+            "silent",
+            "AttributeError",
+        ),
+        ("f = model.gradient_checkpointing_enable\n", "reference", "silent", "AttributeError"),
+        ("class M(Base):\n    def gradient_checkpointing_enable(self):\n        pass\n", "override", "overrides", ""),
+    ],
 )
-def test_effects_come_from_the_probe_of_the_same_use(tmp_path: Path, source: str, code: str, effect: str, v6: str) -> None:
+def test_effects_come_from_the_probe_of_the_same_use(
+    tmp_path: Path, source: str, code: str, effect: str, v6: str
+) -> None:
     newest, before = adoption._reference_releases(TABLE, MATRIX)
     (finding,) = [f for f in _findings(tmp_path, source) if f.code == code]
     found = adoption.effect(finding, newest["outcomes"], before["outcomes"])
@@ -169,7 +191,11 @@ def test_an_override_of_only_the_old_method_carries_the_trainers_measured_warnin
     source = "class Encoder(torch.nn.Module):\n    def gradient_checkpointing_enable(self, **kw):\n        pass\n"
     (finding,) = [f for f in _findings(tmp_path, source) if f.code == "override"]
     found = adoption.effect(finding, newest["outcomes"], before["outcomes"])
-    assert found == {"effect": "overrides", "warnings": [f"{caller.warning.category}: {caller.warning.text_for('Encoder')}"], "v6": ""}
+    assert found == {
+        "effect": "overrides",
+        "warnings": [f"{caller.warning.category}: {caller.warning.text_for('Encoder')}"],
+        "v6": "",
+    }
 
 
 def test_every_package_has_its_requirement_and_the_downstream_pins_are_read() -> None:

@@ -28,8 +28,13 @@ def project(tmp_path: Path) -> Path:
 
 
 def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "generator", *args], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return subprocess.run(
+        [sys.executable, "-m", "generator", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
 
 
 def test_exit_codes_clean_findings_and_usage(project: Path) -> None:
@@ -55,7 +60,11 @@ def test_json_output_is_a_list_of_findings(project: Path, capsys: pytest.Capture
     main(["scan", "--format", "json", str(project)])
     (finding,) = json.loads(capsys.readouterr().out)
     assert {k: finding[k] for k in ("line", "column", "severity", "old", "new")} == {
-        "line": 2, "column": 7, "severity": "fix", "old": "gradient_checkpointing_enable", "new": "activation_checkpointing_enable"
+        "line": 2,
+        "column": 7,
+        "severity": "fix",
+        "old": "gradient_checkpointing_enable",
+        "new": "activation_checkpointing_enable",
     }
     assert finding["applicability"] == "safe"
     assert finding["path"].endswith("old.py") and findings.GUIDE + "#training-scripts" in finding["message"]
@@ -80,12 +89,17 @@ def test_the_diff_applies_with_git_apply(project: Path) -> None:
 
 def test_write_keeps_line_endings_encoding_bom_and_mode(project: Path) -> None:
     crlf = project / "crlf.py"
-    crlf.write_bytes(b"# -*- coding: latin-1 -*-\r\nx = '\xe9'\r\nmodel = AutoModel.from_config(c)\r\nmodel.gradient_checkpointing_disable()\r\n")
+    crlf.write_bytes(
+        b"# -*- coding: latin-1 -*-\r\nx = '\xe9'\r\nmodel = AutoModel.from_config(c)\r\nmodel.gradient_checkpointing_disable()\r\n"
+    )
     bom = project / "bom.yaml"
     bom.write_bytes(b"\xef\xbb\xbfoutput_dir: o\ngradient_checkpointing: true\n")
     crlf.chmod(0o751)
     assert main(["fix", "--write", str(project)]) == 0
-    assert crlf.read_bytes() == b"# -*- coding: latin-1 -*-\r\nx = '\xe9'\r\nmodel = AutoModel.from_config(c)\r\nmodel.activation_checkpointing_disable()\r\n"
+    assert (
+        crlf.read_bytes()
+        == b"# -*- coding: latin-1 -*-\r\nx = '\xe9'\r\nmodel = AutoModel.from_config(c)\r\nmodel.activation_checkpointing_disable()\r\n"
+    )
     assert bom.read_bytes() == b"\xef\xbb\xbfoutput_dir: o\nactivation_checkpointing: true\n"
     assert stat.S_IMODE(crlf.stat().st_mode) == 0o751
     assert sorted(p.name for p in project.iterdir()) == ["bom.yaml", "crlf.py", "pyproject.toml"]  # no temp file left
@@ -99,7 +113,11 @@ def test_write_keeps_line_endings_encoding_bom_and_mode(project: Path) -> None:
         ("broken.py", b"model.gradient_checkpointing_enable(\n", "does not parse as Python"),
         ("broken.yaml", b"gradient_checkpointing: [unclosed\n", "not valid YAML"),
         ("broken.json", b'{"gradient_checkpointing": true,}', "not valid JSON"),
-        ("broken.ipynb", b'{"cells": [{"cell_type": "code", "source": ["model.gradient_checkpointing_enable(("]}]}', "does not parse as Python"),
+        (
+            "broken.ipynb",
+            b'{"cells": [{"cell_type": "code", "source": ["model.gradient_checkpointing_enable(("]}]}',
+            "does not parse as Python",
+        ),
     ],
 )
 def test_bad_input_is_reported_and_left_untouched(project: Path, name: str, content: bytes, problem: str) -> None:
@@ -124,7 +142,10 @@ def test_error_positions_point_at_the_problem(project: Path) -> None:
         ({"pyproject.toml": '[project]\nname = "p"\ndependencies = ["transformers>=5.20"]\n'}, False),
         ({"requirements.txt": "torch\ntransformers==5.24.0  # pinned\n"}, True),
         ({"requirements-dev.txt": "transformers~=5.22.0\n"}, False),
-        ({"setup.cfg": "[options]\ninstall_requires =\n    transformers>5.22.2,<6\n"}, False),  # 5.22.3 would be allowed
+        (
+            {"setup.cfg": "[options]\ninstall_requires =\n    transformers>5.22.2,<6\n"},
+            False,
+        ),  # 5.22.3 would be allowed
         ({"setup.cfg": "[options]\ninstall_requires =\n    transformers>=5.23.0,<6\n"}, True),
         ({"requirements.txt": "transformers\n"}, False),
         ({}, False),
@@ -141,12 +162,17 @@ def test_the_version_gate_reads_the_project_requirement(tmp_path: Path, files: d
     assert ("activation_checkpointing_enable" in script.read_text()) is rewritten
 
 
-def test_target_overrides_the_requirement_and_gated_findings_explain(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_target_overrides_the_requirement_and_gated_findings_explain(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (project / "old.py").write_text(CALL)
     main(["scan", "--format", "json", "--target", "transformers==5.20.0", str(project)])
     (finding,) = json.loads(capsys.readouterr().out)
     assert finding["severity"] == "info"
-    assert "transformers==5.20.0" in finding["message"] and "hasattr(type(model), 'activation_checkpointing_enable')" in finding["message"]
+    assert (
+        "transformers==5.20.0" in finding["message"]
+        and "hasattr(type(model), 'activation_checkpointing_enable')" in finding["message"]
+    )
 
 
 def test_a_broken_requirement_is_an_error_not_a_guess(tmp_path: Path) -> None:

@@ -19,7 +19,9 @@ REQUIREMENT = '[project]\nname = "p"\ndependencies = ["transformers>=5.23.0"]\n'
 MIGRATE = paths.ROOT / "generator" / "migrate"
 
 
-def _scan_json(tmp_path: Path, code: codes.Code, *extra: str, capsys: pytest.CaptureFixture[str]) -> list[dict[str, object]]:
+def _scan_json(
+    tmp_path: Path, code: codes.Code, *extra: str, capsys: pytest.CaptureFixture[str]
+) -> list[dict[str, object]]:
     (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
     name, text = code.example
     (tmp_path / name).write_text(text)
@@ -29,15 +31,23 @@ def _scan_json(tmp_path: Path, code: codes.Code, *extra: str, capsys: pytest.Cap
 
 
 @pytest.mark.parametrize("code", codes.CODES.values(), ids=lambda c: c.code)
-def test_every_code_is_produced_by_its_example(tmp_path: Path, code: codes.Code, capsys: pytest.CaptureFixture[str]) -> None:
+def test_every_code_is_produced_by_its_example(
+    tmp_path: Path, code: codes.Code, capsys: pytest.CaptureFixture[str]
+) -> None:
     found = _scan_json(tmp_path, code, capsys=capsys)
-    assert {"code": code.code, "severity": code.severity} in [{"code": f["code"], "severity": f["severity"]} for f in found]
+    assert {"code": code.code, "severity": code.severity} in [
+        {"code": f["code"], "severity": f["severity"]} for f in found
+    ]
 
 
 @pytest.mark.parametrize("code", [c for c in codes.CODES.values() if c.gated], ids=lambda c: c.code)
-def test_a_fix_code_is_info_when_the_gate_forbids_the_new_name(tmp_path: Path, code: codes.Code, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_fix_code_is_info_when_the_gate_forbids_the_new_name(
+    tmp_path: Path, code: codes.Code, capsys: pytest.CaptureFixture[str]
+) -> None:
     found = _scan_json(tmp_path, code, "--target", "transformers>=5.20", capsys=capsys)
-    assert [f["severity"] for f in found if f["code"] == code.code] and all(f["severity"] == "info" for f in found if f["code"] == code.code)
+    assert [f["severity"] for f in found if f["code"] == code.code] and all(
+        f["severity"] == "info" for f in found if f["code"] == code.code
+    )
 
 
 def test_every_code_a_handler_names_is_in_the_registry() -> None:
@@ -46,7 +56,9 @@ def test_every_code_a_handler_names_is_in_the_registry() -> None:
     for source in sorted(set(MIGRATE.glob("*.py")) - {MIGRATE / "codes.py"}):
         text = source.read_text(encoding="utf-8")
         named |= set(re.findall(r'\bcode="([^"]+)"', text))  # the verdict helpers' keyword
-        named |= set(re.findall(r'\bHit\([^()\n]*"(?:fix|hazard|info)", "([^"]+)"', text))  # `Hit(..., severity, code, ...)`
+        named |= set(
+            re.findall(r'\bHit\([^()\n]*"(?:fix|hazard|info)", "([^"]+)"', text)
+        )  # `Hit(..., severity, code, ...)`
     assert named, "the pattern no longer finds the handlers' codes"
     assert named <= set(codes.CODES)
     assert set(codes.CODES) - named == {codes.FILE_ERROR}  # every finding code is used by some handler
@@ -74,7 +86,9 @@ def test_the_registry_is_consistent_with_the_guide_and_the_report() -> None:
 def test_the_site_lists_every_code() -> None:
     page = (paths.DOCS_DIR / "generated" / "finding-codes.md").read_text(encoding="utf-8")
     rows = re.findall(r"^\| <code>([^<]+)</code> \| (\w+)[^|]*\| ([^|]+) \|", page, re.MULTILINE)
-    assert [(c, s, e.strip()) for c, s, e in rows] == [(c.code, c.severity, c.effect or "—") for c in codes.CODES.values()]
+    assert [(c, s, e.strip()) for c, s, e in rows] == [
+        (c.code, c.severity, c.effect or "—") for c in codes.CODES.values()
+    ]
     guide = (paths.DOCS_DIR / "generated" / "migration-guide.md").read_text(encoding="utf-8")
     for anchor in re.findall(r"\]\(migration-guide\.md#([^)]+)\)", page):
         assert anchor in findings.SECTIONS.values() and guide  # anchors themselves are checked by the link tests
@@ -107,10 +121,17 @@ def test_explain_an_unknown_code_is_a_usage_error(capsys: pytest.CaptureFixture[
     assert "unknown finding code `overide`; did you mean `override`" in capsys.readouterr().err
 
 
-def test_a_keyword_next_to_unpacking_is_reported_under_the_unpacking_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_keyword_next_to_unpacking_is_reported_under_the_unpacking_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # It used to be a `keyword` hazard, while `keyword` is otherwise a rewrite: one code, one severity (and effect).
     (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
-    (tmp_path / "train.py").write_text("model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={}, **extra)\n")
+    (tmp_path / "train.py").write_text(
+        "model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={}, **extra)\n"
+    )
     main(["scan", "--format", "json", str(tmp_path / "train.py")])
     found = json.loads(capsys.readouterr().out)
-    assert [(f["column"], f["code"], f["severity"]) for f in found] == [(7, "kwargs-unpacked", "hazard"), (37, "kwargs-unpacked", "hazard")]
+    assert [(f["column"], f["code"], f["severity"]) for f in found] == [
+        (7, "kwargs-unpacked", "hazard"),
+        (37, "kwargs-unpacked", "hazard"),
+    ]

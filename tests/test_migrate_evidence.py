@@ -21,7 +21,7 @@ REQUIREMENT = '[project]\nname = "p"\ndependencies = ["transformers>=5.23.0"]\n'
 
 CASES = {
     # 1. An override of the old method whose signature the new method cannot call.
-    "narrow_override": '''
+    "narrow_override": """
 from transformers import LlamaForCausalLM
 
 class TinyLlama(LlamaForCausalLM):
@@ -30,8 +30,8 @@ class TinyLlama(LlamaForCausalLM):
 
 model = TinyLlama(cfg)
 model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})  # hazard narrow-override
-''',
-    "compatible_override": '''
+""",
+    "compatible_override": """
 from transformers import LlamaForCausalLM
 
 class TinyLlama(LlamaForCausalLM):
@@ -40,8 +40,8 @@ class TinyLlama(LlamaForCausalLM):
 
 model = TinyLlama.from_config(cfg)
 model.gradient_checkpointing_enable()  # fix call
-''',
-    "instance_override": '''
+""",
+    "instance_override": """
 from functools import partial
 from types import MethodType
 from transformers import AutoModelForCausalLM
@@ -50,9 +50,9 @@ model = AutoModelForCausalLM.from_pretrained("m")
 model.gradient_checkpointing_enable = MethodType(partial(fn, flag=False), model)  # hazard instance-override
 model.gradient_checkpointing_enable()  # hazard replaced-method
 model.gradient_checkpointing_disable()  # fix call
-''',
+""",
     # 2. Methods of objects that are not transformers models.
-    "own_module": '''
+    "own_module": """
 import torch
 from torch import nn
 
@@ -82,8 +82,8 @@ class TestWrap:
     def test_it(self):
         model = self._FakeModel()
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={})  # info not-transformers
-''',
-    "other_libraries": '''
+""",
+    "other_libraries": """
 from diffusers import UNet2DConditionModel
 from sentence_transformers import SentenceTransformer
 
@@ -91,19 +91,19 @@ st = SentenceTransformer("m")
 st.gradient_checkpointing_enable()  # info not-transformers
 unet = UNet2DConditionModel.from_pretrained("m")
 print(unet.is_gradient_checkpointing)  # info not-transformers
-''',
-    "no_evidence": '''
+""",
+    "no_evidence": """
 def enable(model):
     model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})  # unsafe call
-''',
-    "annotated": '''
+""",
+    "annotated": """
 from transformers import PreTrainedModel
 
 def enable(model: "PreTrainedModel | None"):
     model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})  # fix call
-''',
+""",
     # 4. A mixin dataclass that declares the old field, read before TrainingArguments' __post_init__.
-    "mixin": '''
+    "mixin": """
 from dataclasses import dataclass
 from transformers import TrainingArguments
 
@@ -120,8 +120,8 @@ class Args(MemoryMixin, TrainingArguments):
     pass
 
 args = Args(output_dir="o", gradient_checkpointing=True)  # hazard mixin-field
-''',
-    "base_elsewhere": '''
+""",
+    "base_elsewhere": """
 from transformers import TrainingArguments
 from .mixins import LoggingMixin
 
@@ -129,24 +129,24 @@ class Args(LoggingMixin, TrainingArguments):
     pass
 
 args = Args(output_dir="o", gradient_checkpointing=True)  # unsafe keyword
-''',
+""",
     # Missed uses.
-    "aliased": '''
+    "aliased": """
 from transformers import TrainingArguments as HfArgs
 
 class Args(HfArgs):
     gradient_checkpointing: bool = True  # hazard subclass-default
 
 a = HfArgs(output_dir="o", gradient_checkpointing=True)  # fix keyword
-''',
-    "dicts": '''
+""",
+    "dicts": """
 from transformers import TrainingArguments
 
 args = TrainingArguments(**{"output_dir": "o", "gradient_checkpointing": True})  # fix dict-key
 again = TrainingArguments(**{**args.to_dict(), "gradient_checkpointing": False})  # hazard kwargs-unpacked
 other = dict(gradient_checkpointing=True)  # info unknown-callee
-''',
-    "copies": '''
+""",
+    "copies": """
 import copy
 import dataclasses
 from dataclasses import replace
@@ -157,13 +157,13 @@ off = dataclasses.replace(args, gradient_checkpointing=False)  # hazard replace
 off = replace(args, gradient_checkpointing=False)  # hazard replace
 copied = copy.deepcopy(args)
 copied.gradient_checkpointing = False  # hazard write
-''',
-    "project_class_name": '''
+""",
+    "project_class_name": """
 from .config import TrainingArguments
 
 args = TrainingArguments(output_dir="o", gradient_checkpointing=True)  # unsafe keyword
-''',
-    "own_arguments_class": '''
+""",
+    "own_arguments_class": """
 from dataclasses import dataclass
 
 @dataclass
@@ -172,9 +172,9 @@ class TrainingArguments:
 
 args = TrainingArguments(gradient_checkpointing=True)  # info not-transformers
 again = TrainingArguments(**{"gradient_checkpointing": True})  # info not-transformers
-''',
+""",
     # 3. A script whose HfArgumentParser reads its own dataclass that declares the field.
-    "own_dataclass_argv": '''
+    "own_dataclass_argv": """
 from dataclasses import dataclass
 from transformers import HfArgumentParser
 
@@ -183,7 +183,7 @@ class ScriptArguments:
     gradient_checkpointing: bool = False
 
 (script_args,) = HfArgumentParser(ScriptArguments).parse_args_into_dataclasses(["--gradient_checkpointing"])  # info own-flag
-''',
+""",
 }
 
 
@@ -202,7 +202,9 @@ def _scan(project: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> lis
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_each_use_gets_the_verdict_its_evidence_supports(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+def test_each_use_gets_the_verdict_its_evidence_supports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
     (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
     text = CASES[name].lstrip("\n")
     (tmp_path / "case.py").write_text(text)
@@ -225,14 +227,23 @@ def test_fix_write_applies_only_the_fixes_with_evidence(tmp_path: Path, capsys: 
         after = (tmp_path / f"{name}.py").read_text().splitlines()
         for number, line in enumerate(text.lstrip("\n").splitlines(), 1):
             rewritten = after[number - 1] != line
-            assert rewritten == line.rstrip().endswith(("# fix call", "# fix keyword", "# fix dict-key")), (name, number, line)
+            assert rewritten == line.rstrip().endswith(("# fix call", "# fix keyword", "# fix dict-key")), (
+                name,
+                number,
+                line,
+            )
     main(["fix", "--write", "--unsafe-fixes", str(tmp_path)])
-    assert "model.activation_checkpointing_enable(activation_checkpointing_kwargs=" in (tmp_path / "no_evidence.py").read_text()
+    assert (
+        "model.activation_checkpointing_enable(activation_checkpointing_kwargs="
+        in (tmp_path / "no_evidence.py").read_text()
+    )
     assert "activation_checkpointing=True)  # unsafe keyword" in (tmp_path / "project_class_name.py").read_text()
     assert not [f for f in _scan(tmp_path, capsys) if f["severity"] == "fix"]
 
 
-def test_a_class_in_another_module_of_the_project_is_followed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_class_in_another_module_of_the_project_is_followed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
     pkg = tmp_path / "pkg"
     pkg.mkdir()
@@ -268,7 +279,12 @@ def tiny_llama() -> tuple[type, object]:
     if not hasattr(transformers.PreTrainedModel, "activation_checkpointing_enable"):
         pytest.skip("the installed transformers predates the rename")
     config = transformers.LlamaConfig(
-        vocab_size=64, hidden_size=16, intermediate_size=32, num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2
+        vocab_size=64,
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=2,
     )
     return transformers.LlamaForCausalLM, config
 
@@ -285,7 +301,9 @@ def test_a_narrow_override_breaks_the_new_name_but_not_the_old(tiny_llama: tuple
         old = TinyLlama(config)
         old.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
         assert old.is_activation_checkpointing
-        with pytest.raises(TypeError, match=r"gradient_checkpointing_enable\(\) got an unexpected keyword argument 'every_n_layers'"):
+        with pytest.raises(
+            TypeError, match=r"gradient_checkpointing_enable\(\) got an unexpected keyword argument 'every_n_layers'"
+        ):
             TinyLlama(config).activation_checkpointing_enable(activation_checkpointing_kwargs={"use_reentrant": False})
 
 

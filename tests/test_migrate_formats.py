@@ -44,7 +44,9 @@ def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
 # --- --select / --ignore ----------------------------------------------------------------------------------------------
 
 
-def test_select_and_ignore_keep_or_drop_codes_and_the_exit_code_follows(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_select_and_ignore_keep_or_drop_codes_and_the_exit_code_follows(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, _ = _run(capsys, "scan", "--format", "json", str(project))
     assert code == 1 and sorted(f["code"] for f in json.loads(out)) == ["call", "keyword", "write"]
     code, out, _ = _run(capsys, "scan", "--format", "json", "--select", "write, call", str(project))
@@ -63,13 +65,17 @@ def test_fix_applies_only_the_selected_codes(project: Path, capsys: pytest.Captu
 
 @pytest.mark.parametrize(
     ("option", "value", "message"),
-    [("--select", "cal", "unknown finding code `cal`; did you mean `call`?"),
-     ("--ignore", "write,overide", "did you mean `override`"),
-     ("--select", "zzz", "`rules` lists every code"),
-     ("--select", ",", "expected one or more codes"),
-     ("--ignore", "file-error", "always reported")],
+    [
+        ("--select", "cal", "unknown finding code `cal`; did you mean `call`?"),
+        ("--ignore", "write,overide", "did you mean `override`"),
+        ("--select", "zzz", "`rules` lists every code"),
+        ("--select", ",", "expected one or more codes"),
+        ("--ignore", "file-error", "always reported"),
+    ],
 )
-def test_an_unknown_code_is_a_usage_error(project: Path, capsys: pytest.CaptureFixture[str], option: str, value: str, message: str) -> None:
+def test_an_unknown_code_is_a_usage_error(
+    project: Path, capsys: pytest.CaptureFixture[str], option: str, value: str, message: str
+) -> None:
     for command in ("scan", "fix"):
         code, out, err = _run(capsys, command, option, value, str(project))
         assert code == 2 and message in err and out == "" and "Traceback" not in err
@@ -89,7 +95,9 @@ def test_json_keeps_file_errors_as_entries(project: Path, capsys: pytest.Capture
     assert all(set(e) == set(error) for e in entries)  # one shape for findings and errors
 
 
-def test_fix_reports_what_is_left_in_the_chosen_format_on_stderr(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_fix_reports_what_is_left_in_the_chosen_format_on_stderr(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (project / "broken.py").write_text(BROKEN)
     code, out, err = _run(capsys, "fix", "--write", "--format", "json", str(project))
     assert code == 1 and out == ""
@@ -111,7 +119,11 @@ def test_github_annotations_one_per_finding_with_levels(project: Path, capsys: p
     pattern = re.compile(r"^::(warning|error|notice) file=([^,]+),line=(\d+),col=(\d+),title=([^,:]+)::(.+)$")
     parsed = [pattern.match(line) for line in lines]
     assert all(parsed), lines
-    got = {(_unescape(m.group(2)).rsplit("/", 1)[-1], m.group(5)): (m.group(1), m.group(3), m.group(4)) for m in parsed if m}
+    got = {
+        (_unescape(m.group(2)).rsplit("/", 1)[-1], m.group(5)): (m.group(1), m.group(3), m.group(4))
+        for m in parsed
+        if m
+    }
     assert got == {
         ("broken.py", codes.FILE_ERROR): ("error", "1", "36"),
         ("train.py", "keyword"): ("warning", "3", "44"),
@@ -123,7 +135,10 @@ def test_github_annotations_one_per_finding_with_levels(project: Path, capsys: p
 def test_github_escaping_of_properties_and_message() -> None:
     finding = findings.Finding("dir,with:odd%/a.py", 2, 3, "hazard", "old", "new", "write", "line one\r\nline 50% two")
     (line,) = formats.to_github([finding], []).splitlines()
-    assert line == "::error file=dir%2Cwith%3Aodd%25/a.py,line=2,col=3,title=write::old → new: line one%0D%0Aline 50%25 two"
+    assert (
+        line
+        == "::error file=dir%2Cwith%3Aodd%25/a.py,line=2,col=3,title=write::old → new: line one%0D%0Aline 50%25 two"
+    )
 
 
 # --- SARIF --------------------------------------------------------------------------------------------------------------
@@ -141,7 +156,9 @@ def _validator() -> jsonschema.Draft4Validator:
     return jsonschema.Draft4Validator(json.loads(SCHEMA.read_text()), format_checker=checker)
 
 
-def test_sarif_is_valid_and_carries_rules_results_and_errors(project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_sarif_is_valid_and_carries_rules_results_and_errors(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     (project / "broken.py").write_text(BROKEN)
     monkeypatch.chdir(project)
     code, out, _ = _run(capsys, "scan", "--format", "sarif", ".")
@@ -153,13 +170,25 @@ def test_sarif_is_valid_and_carries_rules_results_and_errors(project: Path, caps
     assert driver["name"] == "checkpointing-migrate" and driver["informationUri"].startswith("file://")
     assert [r["id"] for r in driver["rules"]] == list(codes.CODES)
     write = driver["rules"][list(codes.CODES).index("write")]
-    assert write["defaultConfiguration"]["level"] == "error" and write["helpUri"].endswith("#" + findings.SECTIONS["pitfalls"])
-    results = {(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], r["ruleId"]): r for r in run["results"]}
-    assert set(results) == {("broken.py", codes.FILE_ERROR), ("train.py", "keyword"), ("train.py", "call"), ("train.py", "write")}
+    assert write["defaultConfiguration"]["level"] == "error" and write["helpUri"].endswith(
+        "#" + findings.SECTIONS["pitfalls"]
+    )
+    results = {
+        (r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], r["ruleId"]): r for r in run["results"]
+    }
+    assert set(results) == {
+        ("broken.py", codes.FILE_ERROR),
+        ("train.py", "keyword"),
+        ("train.py", "call"),
+        ("train.py", "write"),
+    }
     for (_, rule), result in results.items():
         assert driver["rules"][result["ruleIndex"]]["id"] == rule
     call = results[("train.py", "call")]
-    assert call["level"] == "warning" and call["locations"][0]["physicalLocation"]["region"] == {"startLine": 4, "startColumn": 7}
+    assert call["level"] == "warning" and call["locations"][0]["physicalLocation"]["region"] == {
+        "startLine": 4,
+        "startColumn": 7,
+    }
     assert call["message"]["text"].startswith("gradient_checkpointing_enable → activation_checkpointing_enable: calls")
 
 
@@ -173,7 +202,9 @@ def test_the_schema_check_would_catch_a_broken_log() -> None:
 
 def test_absolute_paths_become_file_uris(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = _run(capsys, "scan", "--format", "sarif", str(project / "train.py"))
-    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in json.loads(out)["runs"][0]["results"]}
+    uris = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in json.loads(out)["runs"][0]["results"]
+    }
     assert uris == {(project / "train.py").as_uri()}
 
 

@@ -30,12 +30,23 @@ def project(tmp_path: Path) -> Path:
 
 
 def run(*args: str, cwd: Path = ROOT, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "generator", *args], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=timeout, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "generator", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=timeout,
+        check=False,
+    )
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file() and not p.is_symlink()}
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }
 
 
 # --- All or nothing ------------------------------------------------------------------------------------------------
@@ -129,7 +140,9 @@ def test_a_symlink_stays_a_link_and_its_target_is_written_once(project: Path, mo
     staged: list[Path] = []
     real = writing.stage
     monkeypatch.setattr(plan.writing, "stage", lambda path, data, **kw: staged.append(path) or real(path, data, **kw))
-    assert main(["fix", "--write", "--unsafe-fixes", str(project)]) == 0  # the walk meets the file twice: as the link and as itself
+    assert (
+        main(["fix", "--write", "--unsafe-fixes", str(project)]) == 0
+    )  # the walk meets the file twice: as the link and as itself
     assert link.is_symlink() and os.readlink(link) == str(Path("real") / "train.py")
     assert target.read_text() == NEW and staged == [target.resolve()]
 
@@ -222,8 +235,14 @@ def test_a_thousand_nested_folders_give_an_error_not_a_recursion_error(project: 
     [
         ("deep.json", '{"gradient_checkpointing": ' + "[" * 700 + "]" * 700 + "}", "1:227"),
         ("deep.yaml", "gradient_checkpointing: " + "[" * 700 + "]" * 700 + "\n", "1:224"),
-        ("deep.ipynb", '{"cells": [{"cell_type": "code", "source": ["model.gradient_checkpointing_enable()"], "metadata": '
-                       + "[" * 700 + "]" * 700 + "}]}", "1:296"),  # the cell is level 3: the 198th bracket is level 201
+        (
+            "deep.ipynb",
+            '{"cells": [{"cell_type": "code", "source": ["model.gradient_checkpointing_enable()"], "metadata": '
+            + "[" * 700
+            + "]" * 700
+            + "}]}",
+            "1:296",
+        ),  # the cell is level 3: the 198th bracket is level 201
         ("deep.py", "x = " + "a + " * 20000 + "a\n" + CALL, "1:1"),
     ],
 )
@@ -258,13 +277,29 @@ def test_json_output_carries_file_errors(project: Path, capsys: pytest.CaptureFi
     (project / "old.py").write_text(CALL)
     assert main(["scan", "--format", "json", str(project)]) == 1
     finding, error = json.loads(capsys.readouterr().out)
-    assert error == {"path": str(project / "broken.json"), "line": 1, "column": 33, "severity": "error", "old": None,
-                     "new": None, "code": "file-error", "message": error["message"], "applicability": None}
+    assert error == {
+        "path": str(project / "broken.json"),
+        "line": 1,
+        "column": 33,
+        "severity": "error",
+        "old": None,
+        "new": None,
+        "code": "file-error",
+        "message": error["message"],
+        "applicability": None,
+    }
     assert "not valid JSON" in error["message"] and finding["code"] == "call"
 
 
-@pytest.mark.parametrize("target", ["transformers>=5.23.0,<5.23.0", "transformers==5.23.0,!=5.23.0", "transformers>=6,<5",
-                                    "transformers!=5.23.*,>=5.23,<5.24"])
+@pytest.mark.parametrize(
+    "target",
+    [
+        "transformers>=5.23.0,<5.23.0",
+        "transformers==5.23.0,!=5.23.0",
+        "transformers>=6,<5",
+        "transformers!=5.23.*,>=5.23,<5.24",
+    ],
+)
 def test_a_target_no_release_meets_is_a_usage_error(project: Path, target: str) -> None:
     (project / "old.py").write_text(CALL)
     result = run("fix", "--write", "--unsafe-fixes", "--target", target, str(project))
@@ -272,8 +307,15 @@ def test_a_target_no_release_meets_is_a_usage_error(project: Path, target: str) 
     assert (project / "old.py").read_text() == CALL
 
 
-@pytest.mark.parametrize("target", ["transformers>5.23.0rc1,<5.23.0rc2", "transformers>5.23.0.post1,<5.23.0.post3",
-                                    "transformers==5.23.*", "transformers"])
+@pytest.mark.parametrize(
+    "target",
+    [
+        "transformers>5.23.0rc1,<5.23.0rc2",
+        "transformers>5.23.0.post1,<5.23.0.post3",
+        "transformers==5.23.*",
+        "transformers",
+    ],
+)
 def test_narrow_targets_some_release_meets_are_accepted(project: Path, target: str) -> None:
     (project / "old.py").write_text(CALL)
     assert main(["scan", "--target", target, str(project)]) in (0, 1)

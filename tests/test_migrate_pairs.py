@@ -30,7 +30,11 @@ def project(tmp_path: Path) -> Path:
 
 def _hazard_lines(path: Path) -> set[tuple[str, int]]:
     text = path.read_bytes().decode("utf-8")
-    return {(path.name.replace(".before.", "."), n) for n, line in enumerate(text.splitlines(), 1) if re.search(r"#\s*hazard\b", line)}
+    return {
+        (path.name.replace(".before.", "."), n)
+        for n, line in enumerate(text.splitlines(), 1)
+        if re.search(r"#\s*hazard\b", line)
+    }
 
 
 def test_there_are_pairs_for_every_file_type() -> None:

@@ -86,7 +86,9 @@ def test_reverse_of_fix_is_the_original(source: str) -> None:
     assert REVERSE.rewrite(fix(source)) == source
 
 
-key = st.sampled_from(["output_dir", "learning_rate", "gradient_checkpointing", "gradient_checkpointing_kwargs", "seed"])
+key = st.sampled_from(
+    ["output_dir", "learning_rate", "gradient_checkpointing", "gradient_checkpointing_kwargs", "seed"]
+)
 quoted = st.sampled_from(["{}", '"{}"', "'{}'"])
 
 
@@ -109,4 +111,7 @@ def test_yaml_fix_renames_keys_and_keeps_values(text: str) -> None:
     assert after == {names.get(k, k): v for k, v in before.items()}
     assert list(after) == [names.get(k, k) for k in before]  # key order kept
     assert len(fixed.splitlines()) == len(text.splitlines())
-    assert apply(fixed, [e for h in yaml_json.analyse_yaml(fixed, OPTIONS) if h.severity == "fix" for e in h.edits]) == fixed
+    assert (
+        apply(fixed, [e for h in yaml_json.analyse_yaml(fixed, OPTIONS) if h.severity == "fix" for e in h.edits])
+        == fixed
+    )

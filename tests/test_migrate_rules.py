@@ -52,7 +52,9 @@ def test_every_shipped_row_has_a_place_in_the_rules() -> None:
     assert r.stem and all(r.stem in row.old for row in table.renames)
 
 
-def test_an_override_of_only_the_old_method_says_the_trainer_warns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_override_of_only_the_old_method_says_the_trainer_warns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The Trainer's own FutureWarning (an `override` row) names the class; a class that also defines the new
     method is not told so, since the Trainer calls the new one."""
     table = load(paths.TABLE_PATH)
@@ -73,21 +75,37 @@ def test_an_override_of_only_the_old_method_says_the_trainer_warns(tmp_path: Pat
 
 @pytest.mark.parametrize(
     ("spec", "before"),
-    [(">=5.23.0", False), (">=5.23", False), ("==5.24.*", False), ("~=5.23.0", False), ("===5.23.0", False),
-     (">5.22.2", True), ("<5.23", True), (">=5.20,<6", True), ("!=5.22.0,>=5.23", False), ("", True),
-     (">=5.23,>=5.20", False), ("==5.20.0", True)],
+    [
+        (">=5.23.0", False),
+        (">=5.23", False),
+        ("==5.24.*", False),
+        ("~=5.23.0", False),
+        ("===5.23.0", False),
+        (">5.22.2", True),
+        ("<5.23", True),
+        (">=5.20,<6", True),
+        ("!=5.22.0,>=5.23", False),
+        ("", True),
+        (">=5.23,>=5.20", False),
+        ("==5.20.0", True),
+    ],
 )
 def test_the_gate_knows_whether_older_releases_are_allowed(spec: str, before: bool) -> None:
     assert Allowed(SpecifierSet(spec), "test").allows_before("5.23.0") is before
 
 
-
-
 @pytest.mark.parametrize(
     ("line", "spec"),
-    [("transformers>=5.23.0", ">=5.23.0"), ('transformers [torch] >=5.23,<6 ; python_version>"3.9"', "<6,>=5.23"),
-     ("Transformers==5.20.0", "==5.20.0"), ("transformers(>=5.23)", ">=5.23"), ("transformers @ https://x/t.whl", ""),
-     ("transformers", ""), ("transformers-stream-generator>=1", None), ("numpy>=1", None)],
+    [
+        ("transformers>=5.23.0", ">=5.23.0"),
+        ('transformers [torch] >=5.23,<6 ; python_version>"3.9"', "<6,>=5.23"),
+        ("Transformers==5.20.0", "==5.20.0"),
+        ("transformers(>=5.23)", ">=5.23"),
+        ("transformers @ https://x/t.whl", ""),
+        ("transformers", ""),
+        ("transformers-stream-generator>=1", None),
+        ("numpy>=1", None),
+    ],
 )
 def test_requirement_lines_are_read_as_pep_508(line: str, spec: str | None) -> None:
     found = requirements._requirement(line, "requirements.txt:1:1")
@@ -96,5 +114,7 @@ def test_requirement_lines_are_read_as_pep_508(line: str, spec: str | None) -> N
 
 def test_a_malformed_transformers_requirement_is_an_error_at_its_line(tmp_path: Path) -> None:
     (tmp_path / "requirements.txt").write_text("numpy\ntransformers>=five\n")
-    with pytest.raises(requirements.RequirementError, match=r"requirements.txt:2:1: cannot read the requirement 'transformers>=five'"):
+    with pytest.raises(
+        requirements.RequirementError, match=r"requirements.txt:2:1: cannot read the requirement 'transformers>=five'"
+    ):
         requirements.declared_in(tmp_path)

@@ -26,12 +26,17 @@ def _offline(result: subprocess.CompletedProcess[str], what: str) -> None:
     if result.returncode == 0:
         return
     text = result.stdout + result.stderr
-    if not IN_CI and any(s in text for s in ("Could not find a version", "No matching distribution", "Temporary failure", "Network is unreachable")):
+    if not IN_CI and any(
+        s in text
+        for s in ("Could not find a version", "No matching distribution", "Temporary failure", "Network is unreachable")
+    ):
         pytest.skip(f"{what}: the package registry is not reachable")
     pytest.fail(f"{what} failed ({result.returncode}):\n{text[-3000:]}")
 
 
-def _run(argv: list[str], cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def _run(
+    argv: list[str], cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run outside the checkout (so `python -c` cannot import it from the working directory) and without PYTHONPATH."""
     env = {k: v for k, v in (env or os.environ).items() if k != "PYTHONPATH"}
     return subprocess.run(argv, cwd=cwd or Path.home(), env=env, capture_output=True, text=True, check=False)
@@ -63,8 +68,14 @@ def project(tmp_path: Path) -> Path:
 
 def test_the_wheel_carries_the_table_and_needs_only_pyyaml_and_packaging(installed: Path) -> None:
     listed = json.loads(_run([str(installed / "pip"), "list", "--format", "json"]).stdout)
-    assert {p["name"].lower() for p in listed} - {"pip", "setuptools"} == {"checkpointing-migrate", "pyyaml", "packaging"}
-    site = _run([str(installed / "python"), "-c", "import generator.paths as p; print(p.TABLE_PATH, p.IN_CHECKOUT)"]).stdout
+    assert {p["name"].lower() for p in listed} - {"pip", "setuptools"} == {
+        "checkpointing-migrate",
+        "pyyaml",
+        "packaging",
+    }
+    site = _run(
+        [str(installed / "python"), "-c", "import generator.paths as p; print(p.TABLE_PATH, p.IN_CHECKOUT)"]
+    ).stdout
     table, in_checkout = site.split()
     assert Path(table).read_bytes() == (ROOT / "aliases.yaml").read_bytes() and in_checkout == "False"
 
@@ -87,7 +98,9 @@ def test_the_installed_tool_fixes_in_place(installed: Path, project: Path) -> No
 def test_the_installed_tool_loads_only_what_scan_needs(installed: Path, project: Path) -> None:
     code = "import sys; from generator.cli import main; main(['scan', 'train.py']); print(*sorted(sys.modules))"
     loaded = set(_run([str(installed / "python"), "-c", code], cwd=project).stdout.splitlines()[-1].split())
-    assert not {m for m in loaded if m.startswith(("generator.pages", "generator.measure", "jinja2", "mkdocs", "torch"))}
+    assert not {
+        m for m in loaded if m.startswith(("generator.pages", "generator.measure", "jinja2", "mkdocs", "torch"))
+    }
     assert "generator.migrate.cli" in loaded
 
 

@@ -68,7 +68,9 @@ def _serve(wheels: dict[str, Path], *, new: bool) -> fakeregistry.Registry:
 def _run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     env.pop("PYTHONPATH", None)
-    return subprocess.run([sys.executable, "-m", "generator", *args], cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "generator", *args], cwd=cwd, env=env, capture_output=True, text=True, check=False
+    )
 
 
 # --- The registry client ------------------------------------------------------------------------------------------------
@@ -79,10 +81,18 @@ def _file(name: str, *, yanked: bool = False, packagetype: str = "bdist_wheel", 
 
 
 def test_newer_releases_skip_prereleases_yanked_and_empty_releases() -> None:
-    project = registry.Project("p", {
-        "1.0.0": (_file("p-1.0.0.whl"),), "1.1.0rc1": (_file("p-1.1.0rc1.whl"),), "1.1.0": (_file("p-1.1.0.whl", yanked=True),),
-        "1.2.0": (), "1.10.0": (_file("p-1.10.0.whl"),), "1.3.0": (_file("p-1.3.0.whl"),), "0.9": (_file("p-0.9.whl"),),
-    })
+    project = registry.Project(
+        "p",
+        {
+            "1.0.0": (_file("p-1.0.0.whl"),),
+            "1.1.0rc1": (_file("p-1.1.0rc1.whl"),),
+            "1.1.0": (_file("p-1.1.0.whl", yanked=True),),
+            "1.2.0": (),
+            "1.10.0": (_file("p-1.10.0.whl"),),
+            "1.3.0": (_file("p-1.3.0.whl"),),
+            "0.9": (_file("p-0.9.whl"),),
+        },
+    )
     assert project.newer_than("1.0.0") == ["1.3.0", "1.10.0"]
 
 
@@ -95,11 +105,20 @@ def test_the_file_read_is_a_pure_wheel_else_the_sdist_else_the_smallest_wheel() 
     assert registry.pick((linux, mac)) is mac
 
 
-def test_a_download_that_does_not_match_its_sha256_is_refused_and_not_kept(wheels: dict[str, Path], tmp_path: Path) -> None:
+def test_a_download_that_does_not_match_its_sha256_is_refused_and_not_kept(
+    wheels: dict[str, Path], tmp_path: Path
+) -> None:
     with _serve(wheels, new=False) as fake:
         good = registry.pick(registry.project(fake.url, "trl").releases["1.16.0"])
-        bad = registry.File(good.filename, good.url, hashlib.sha256(b"something else").hexdigest(), good.packagetype,
-                            good.size, good.uploaded, False)
+        bad = registry.File(
+            good.filename,
+            good.url,
+            hashlib.sha256(b"something else").hexdigest(),
+            good.packagetype,
+            good.size,
+            good.uploaded,
+            False,
+        )
         with pytest.raises(registry.RegistryError, match="does not match the registry's"):
             registry.fetch(bad, tmp_path)
         assert list(tmp_path.iterdir()) == []
@@ -137,7 +156,9 @@ def test_an_unknown_library_in_only_exits_2() -> None:
 def test_table_edits_keep_every_comment_and_touch_only_what_changed() -> None:
     rows = {(r.library, r.owner, r.old): r for r in TABLE.renames}
     transformers = refresh.Finding("transformers", "transformers", "5.24.0", ["6.0.0"], DAY)
-    transformers.changes.append(refresh.Change(rows[("transformers", "PreTrainedModel", "gradient_checkpointing_enable")], "removed", ""))
+    transformers.changes.append(
+        refresh.Change(rows[("transformers", "PreTrainedModel", "gradient_checkpointing_enable")], "removed", "")
+    )
     torch = refresh.Finding("pytorch", "torch", "2.15.0", ["2.16.0"], DAY)
     text = TABLE_PATH.read_text(encoding="utf-8")
     edited = refresh.edit_table(text, TABLE, [transformers, torch])
@@ -145,23 +166,36 @@ def test_table_edits_keep_every_comment_and_touch_only_what_changed() -> None:
     assert table.libraries["transformers"].checked == "6.0.0" and table.libraries["pytorch"].checked == "2.16.0"
     assert [(r.version, r.date) for r in table.releases_of("transformers")][-1] == ("6.0.0", DAY)
     assert table.releases_of("pytorch") == []  # torch is not on the release timeline: only `checked` moves
-    assert [r.status for r in table.renames if r.old == "gradient_checkpointing_enable" and r.kind == "method"] == ["removed"]
+    assert [r.status for r in table.renames if r.old == "gradient_checkpointing_enable" and r.kind == "method"] == [
+        "removed"
+    ]
     comments = lambda t: [line for line in t.splitlines() if line.lstrip().startswith("#")]
     assert comments(edited) == comments(text)
     diff = list(difflib.unified_diff(text.splitlines(), edited.splitlines(), lineterm="", n=0))
     removed = [line[1:] for line in diff if line.startswith("-") and not line.startswith("---")]
     added = [line[1:] for line in diff if line.startswith("+") and not line.startswith("+++")]
     assert removed == ['    checked: "5.24.0"', '    checked: "2.15.0"', "    status: shipped"]
-    assert sorted(added) == sorted(['    checked: "6.0.0"', '    checked: "2.16.0"', "", "  - library: transformers",
-                                    '    version: "6.0.0"', "    date: 2026-11-30",
-                                    '    note: "Removes gradient_checkpointing_enable"', "    status: removed"])
+    assert sorted(added) == sorted(
+        [
+            '    checked: "6.0.0"',
+            '    checked: "2.16.0"',
+            "",
+            "  - library: transformers",
+            '    version: "6.0.0"',
+            "    date: 2026-11-30",
+            '    note: "Removes gradient_checkpointing_enable"',
+            "    status: removed",
+        ]
+    )
 
 
 # --- The whole chain ----------------------------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
-def refreshed(wheels: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+def refreshed(
+    wheels: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, subprocess.CompletedProcess[str]]:
     """A copy of the repository after `refresh --write` against the simulated releases."""
     try:
         for job in matrix.jobs_of(TABLE):
@@ -187,28 +221,47 @@ def test_newer_releases_are_detected_and_exit_1(refreshed: tuple[Path, subproces
     assert "## transformers 6.0.0 (uploaded 2026-11-30)" in result.stdout
 
 
-def test_the_old_names_measured_on_6_0_0_give_the_exact_errors(refreshed: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+def test_the_old_names_measured_on_6_0_0_give_the_exact_errors(
+    refreshed: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
     _, result = refreshed
     report = result.stdout
-    assert ("`gradient_checkpointing_enable` → `activation_checkpointing_enable` (PreTrainedModel): shipped → **removed**; "
-            "measured: 2 uses of `gradient_checkpointing_enable` fail (call on a fresh model: AttributeError: "
-            "'LlamaForCausalLM' object has no attribute 'gradient_checkpointing_enable')") in report
-    assert ("(TrainingArguments): shipped → **removed**; measured: 3 uses of `gradient_checkpointing` fail (set in the "
-            "constructor: TypeError: TrainingArguments.__init__() got an unexpected keyword argument 'gradient_checkpointing')") in report
+    assert (
+        "`gradient_checkpointing_enable` → `activation_checkpointing_enable` (PreTrainedModel): shipped → **removed**; "
+        "measured: 2 uses of `gradient_checkpointing_enable` fail (call on a fresh model: AttributeError: "
+        "'LlamaForCausalLM' object has no attribute 'gradient_checkpointing_enable')"
+    ) in report
+    assert (
+        "(TrainingArguments): shipped → **removed**; measured: 3 uses of `gradient_checkpointing` fail (set in the "
+        "constructor: TypeError: TrainingArguments.__init__() got an unexpected keyword argument 'gradient_checkpointing')"
+    ) in report
     assert len(re.findall(r"shipped → \*\*removed\*\*", report)) == sum(
-        r.status == "shipped" for r in TABLE.renames if r.library == "transformers")
+        r.status == "shipped" for r in TABLE.renames if r.library == "transformers"
+    )
 
 
-def test_the_trl_alias_is_proposed_as_shipped_with_its_own_warning(refreshed: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+def test_the_trl_alias_is_proposed_as_shipped_with_its_own_warning(
+    refreshed: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
     repo, result = refreshed
-    assert ("planned → **shipped**; measured: 1.17.0 declares `activation_checkpointing`, and setting "
-            "`gradient_checkpointing` emits its own FutureWarning") in result.stdout
+    assert (
+        "planned → **shipped**; measured: 1.17.0 declares `activation_checkpointing`, and setting "
+        "`gradient_checkpointing` emits its own FutureWarning"
+    ) in result.stdout
     table = load(repo / "aliases.yaml")
-    (row,) = [r for r in table.renames if r.library == "trl" and r.kind == "field" and r.old == "gradient_checkpointing"]
+    (row,) = [
+        r for r in table.renames if r.library == "trl" and r.kind == "field" and r.old == "gradient_checkpointing"
+    ]
     assert (row.status, row.since, row.warning.category, row.warning.message) == (  # type: ignore[union-attr]
-        "shipped", "1.17.0", "FutureWarning", fakeregistry.TRL_WARNING)
+        "shipped",
+        "1.17.0",
+        "FutureWarning",
+        fakeregistry.TRL_WARNING,
+    )
     # The kwargs field is not declared by the new release: it stays planned.
-    assert [r.status for r in table.renames if r.library == "trl" and r.old == "gradient_checkpointing_kwargs"] == ["planned"]
+    assert [r.status for r in table.renames if r.library == "trl" and r.old == "gradient_checkpointing_kwargs"] == [
+        "planned"
+    ]
 
 
 def test_the_write_records_releases_and_statuses(refreshed: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
@@ -219,7 +272,9 @@ def test_the_write_records_releases_and_statuses(refreshed: tuple[Path, subproce
     assert [(r.version, r.date) for r in table.releases_of("trl")][-1] == ("1.17.0", datetime.date(2026, 11, 28))
     assert {r.status for r in table.renames if r.library == "transformers" and r.since == "5.23.0"} == {"removed"}
     before, after = TABLE_PATH.read_text(encoding="utf-8"), (repo / "aliases.yaml").read_text(encoding="utf-8")
-    assert [l for l in before.splitlines() if l.lstrip().startswith("#")] == [l for l in after.splitlines() if l.lstrip().startswith("#")]
+    assert [l for l in before.splitlines() if l.lstrip().startswith("#")] == [
+        l for l in after.splitlines() if l.lstrip().startswith("#")
+    ]
 
 
 def test_the_matrix_data_holds_the_new_release(refreshed: tuple[Path, subprocess.CompletedProcess[str]]) -> None:

@@ -27,8 +27,15 @@ from generator.rehearse import cli, preview
 from generator.table import Rename, Table, load
 
 FIXTURES = ROOT / "tests" / "fixtures" / "rehearse"
-PROJECT_TESTS = ("method_call", "hasattr_branch", "getattr_default", "training_arguments_field", "set_training",
-                 "command_line", "config_keys")
+PROJECT_TESTS = (
+    "method_call",
+    "hasattr_branch",
+    "getattr_default",
+    "training_arguments_field",
+    "set_training",
+    "command_line",
+    "config_keys",
+)
 """The tests of each fixture project: one per way old names break (or keep working, migrated)."""
 
 
@@ -40,8 +47,9 @@ def table() -> Table:
 def tiny_model() -> Any:
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    return LlamaForCausalLM(LlamaConfig(hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                                        intermediate_size=32, vocab_size=64))
+    return LlamaForCausalLM(
+        LlamaConfig(hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32, vocab_size=64)
+    )
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -52,9 +60,19 @@ def _env(**extra: str) -> dict[str, str]:
 
 def run_project(name: str, tmp_path: Path, *options: str, **env: str) -> subprocess.CompletedProcess[str]:
     """The fixture project's own pytest; the plugin comes in by its entry point (`make setup` installs the package)."""
-    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
-               f"--basetemp={tmp_path / 'base'}", "-rA", *options]
-    return subprocess.run(command, cwd=FIXTURES / name, env=_env(**env), capture_output=True, text=True, timeout=300, check=False)
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        f"--basetemp={tmp_path / 'base'}",
+        "-rA",
+        *options,
+    ]
+    return subprocess.run(
+        command, cwd=FIXTURES / name, env=_env(**env), capture_output=True, text=True, timeout=300, check=False
+    )
 
 
 def outcomes(result: subprocess.CompletedProcess[str]) -> dict[str, str]:
@@ -107,10 +125,12 @@ def test_old_names_project_passes_today_and_fails_under_the_preview(tmp_path: Pa
     assert previewed.returncode == 1, previewed.stdout + previewed.stderr
     assert outcomes(previewed) == dict.fromkeys(PROJECT_TESTS, "FAILED")
     assert previewed.stdout.splitlines().count(expected_announcement(table)) == 1
-    for error in ("AttributeError: 'LlamaForCausalLM' object has no attribute 'gradient_checkpointing_enable'",
-                  "TypeError: TrainingArguments.__init__() got an unexpected keyword argument 'gradient_checkpointing'",
-                  "Some specified arguments are not used by the HfArgumentParser: ['--gradient-checkpointing']",
-                  "Some keys are not used by the HfArgumentParser: ['gradient_checkpointing', 'gradient_checkpointing_kwargs']"):
+    for error in (
+        "AttributeError: 'LlamaForCausalLM' object has no attribute 'gradient_checkpointing_enable'",
+        "TypeError: TrainingArguments.__init__() got an unexpected keyword argument 'gradient_checkpointing'",
+        "Some specified arguments are not used by the HfArgumentParser: ['--gradient-checkpointing']",
+        "Some keys are not used by the HfArgumentParser: ['gradient_checkpointing', 'gradient_checkpointing_kwargs']",
+    ):
         assert error in previewed.stdout
 
 
@@ -151,11 +171,20 @@ sys.exit(5)
 def test_rehearse_runs_a_script_under_the_preview(tmp_path: Path, table: Table) -> None:
     script = tmp_path / "train.py"
     script.write_text(SCRIPT, encoding="utf-8")
-    plain = subprocess.run([sys.executable, "-W", "ignore", str(script)], cwd=tmp_path, env=_env(),
-                           capture_output=True, text=True, timeout=300, check=False)
+    plain = subprocess.run(
+        [sys.executable, "-W", "ignore", str(script)],
+        cwd=tmp_path,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert (plain.returncode, plain.stdout) == (5, "checkpointing: True\n")
     command = [sys.executable, "-m", "generator.rehearse", "--", sys.executable, "-W", "ignore", str(script)]
-    rehearsed = subprocess.run(command, cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300, check=False)
+    rehearsed = subprocess.run(
+        command, cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300, check=False
+    )
     assert (rehearsed.returncode, rehearsed.stdout) == (5, "checkpointing: False\n"), rehearsed.stderr
     assert rehearsed.stderr.splitlines() == [expected_announcement(table)]
 
@@ -165,8 +194,14 @@ def test_rehearse_keeps_the_programs_own_sitecustomize(tmp_path: Path) -> None:
     (tmp_path / "site" / "sitecustomize.py").write_text("import builtins\nbuiltins.USER_SITECUSTOMIZE = True\n")
     code = "import builtins; print(getattr(builtins, 'USER_SITECUSTOMIZE', False))"
     env = _env(PYTHONPATH=os.pathsep.join([str(tmp_path / "site"), str(ROOT)]))
-    result = subprocess.run([sys.executable, "-m", "generator.rehearse", "--", sys.executable, "-c", code],
-                            env=env, capture_output=True, text=True, timeout=60, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "generator.rehearse", "--", sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert (result.returncode, result.stdout, result.stderr) == (0, "True\n", "")  # no transformers: no announcement
 
 
@@ -174,20 +209,44 @@ def test_a_python_that_cannot_load_the_preview_stops_at_transformers(tmp_path: P
     (tmp_path / "yaml.py").write_text('raise ImportError("this Python has no PyYAML")\n')
     env = cli.environment(_env())
     env["PYTHONPATH"] = os.pathsep.join([str(cli.STARTUP_DIR), str(tmp_path), str(ROOT)])
-    other_tool = subprocess.run([sys.executable, "-c", "print('ran')"], env=env, capture_output=True, text=True,
-                                timeout=60, check=False)
+    other_tool = subprocess.run(
+        [sys.executable, "-c", "print('ran')"], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
     assert (other_tool.returncode, other_tool.stdout, other_tool.stderr) == (0, "ran\n", "")
-    training = subprocess.run([sys.executable, "-c", "import transformers; print('ran')"], env=env,
-                              capture_output=True, text=True, timeout=60, check=False)
+    training = subprocess.run(
+        [sys.executable, "-c", "import transformers; print('ran')"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert (training.returncode, training.stdout) == (2, "")  # never without the preview it was asked for
-    assert training.stderr == f"rehearse: error: cannot load the v6 preview in {sys.executable}: this Python has no PyYAML\n"
+    assert (
+        training.stderr
+        == f"rehearse: error: cannot load the v6 preview in {sys.executable}: this Python has no PyYAML\n"
+    )
 
 
 def test_rehearse_runs_a_test_suite_without_the_plugin(tmp_path: Path, table: Table) -> None:
-    command = [sys.executable, "-m", "generator.rehearse", "--", sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:checkpointing-v6-preview",
-               f"--basetemp={tmp_path / 'base'}", "-rA"]
-    result = subprocess.run(command, cwd=FIXTURES / "old_names", env=_env(), capture_output=True, text=True,
-                            timeout=300, check=False)
+    command = [
+        sys.executable,
+        "-m",
+        "generator.rehearse",
+        "--",
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:checkpointing-v6-preview",
+        f"--basetemp={tmp_path / 'base'}",
+        "-rA",
+    ]
+    result = subprocess.run(
+        command, cwd=FIXTURES / "old_names", env=_env(), capture_output=True, text=True, timeout=300, check=False
+    )
     assert result.returncode == 1
     assert outcomes(result) == dict.fromkeys(PROJECT_TESTS, "FAILED")
     assert result.stderr.splitlines() == [expected_announcement(table)]
@@ -195,9 +254,11 @@ def test_rehearse_runs_a_test_suite_without_the_plugin(tmp_path: Path, table: Ta
 
 @pytest.mark.parametrize(
     ("command", "code", "message"),
-    [([], 2, "rehearse: error: no command; give the command after --"),
-     (["--"], 2, "rehearse: error: no command; give the command after --"),
-     (["--", "no-such-command-x"], 127, "rehearse: error: command not found: no-such-command-x")],
+    [
+        ([], 2, "rehearse: error: no command; give the command after --"),
+        (["--"], 2, "rehearse: error: no command; give the command after --"),
+        (["--", "no-such-command-x"], 127, "rehearse: error: command not found: no-such-command-x"),
+    ],
 )
 def test_rehearse_usage_errors(command: list[str], code: int, message: str, capsys: pytest.CaptureFixture[str]) -> None:
     parser = argparse.ArgumentParser()
@@ -237,7 +298,8 @@ def test_apply_and_undo_leave_transformers_as_it_was(table: Table, tmp_path: Pat
     assert args.activation_checkpointing and args.gradient_checkpointing
     with pytest.warns(FutureWarning, match="`gradient_checkpointing` is deprecated"):
         (parsed,) = HfArgumentParser(TrainingArguments).parse_args_into_dataclasses(
-            ["--output_dir", str(tmp_path), "--report_to", "none", "--gradient_checkpointing"])
+            ["--output_dir", str(tmp_path), "--report_to", "none", "--gradient_checkpointing"]
+        )
     assert parsed.activation_checkpointing
 
 
@@ -259,14 +321,25 @@ def test_the_process_preview_of_the_plugin_is_applied_once_and_undone() -> None:
 def test_a_release_without_a_new_name_is_refused_and_nothing_stays_patched(table: Table) -> None:
     # As on transformers < 5.23: the last action finds no new name, after the others were applied.
     row = next(r for r in table.renames if r.kind == "argument" and r.owner == "TrainingArguments.set_training")
-    broken = dataclasses.replace(table, renames=tuple(
-        dataclasses.replace(r, new="activation_checkpointing_x") if r is row else r for r in table.renames))
+    broken = dataclasses.replace(
+        table,
+        renames=tuple(
+            dataclasses.replace(r, new="activation_checkpointing_x") if r is row else r for r in table.renames
+        ),
+    )
     assert isinstance(preview.plan(broken).actions[-1], preview.RejectKeyword)
     before = _state()
-    with pytest.raises(preview.PreviewError, match=(
-        rf"^transformers {re.escape(version('transformers'))} has no 'activation_checkpointing_x' on "
-        rf"TrainingArguments.set_training, so its old name cannot be rehearsed away; the preview needs transformers "
-        rf"{re.escape(row.since or '')} or later$")), preview.v6_preview(broken):
+    with (
+        pytest.raises(
+            preview.PreviewError,
+            match=(
+                rf"^transformers {re.escape(version('transformers'))} has no 'activation_checkpointing_x' on "
+                rf"TrainingArguments.set_training, so its old name cannot be rehearsed away; the preview needs transformers "
+                rf"{re.escape(row.since or '')} or later$"
+            ),
+        ),
+        preview.v6_preview(broken),
+    ):
         pass
     assert _state() == before
 
@@ -280,8 +353,12 @@ def test_the_preview_keeps_the_new_names_and_drops_the_old_ones(table: Table, tm
             assert not hasattr(model, old)
             assert getattr(model, old, None) is None
         assert getattr(model, "is_gradient_checkpointing", True) is True  # PEFT 0.21.2's read takes the "on" path
-        args = TrainingArguments(output_dir=str(tmp_path), report_to="none", activation_checkpointing=True,
-                                 activation_checkpointing_kwargs={"use_reentrant": False})
+        args = TrainingArguments(
+            output_dir=str(tmp_path),
+            report_to="none",
+            activation_checkpointing=True,
+            activation_checkpointing_kwargs={"use_reentrant": False},
+        )
         assert not hasattr(args, "gradient_checkpointing") and not hasattr(args, "gradient_checkpointing_kwargs")
         args.set_training(activation_checkpointing=False)
         assert args.activation_checkpointing is False and not hasattr(args, "gradient_checkpointing")
@@ -297,13 +374,18 @@ def test_a_subclass_defined_before_the_preview_loses_the_inherited_fields(table:
         lora_rank: int = 8
 
     with preview.v6_preview(table):
-        with pytest.raises(TypeError, match=r"\.<locals>\.ProjectArgs\.__init__\(\) got an unexpected keyword argument 'gradient_checkpointing'$"):
+        with pytest.raises(
+            TypeError,
+            match=r"\.<locals>\.ProjectArgs\.__init__\(\) got an unexpected keyword argument 'gradient_checkpointing'$",
+        ):
             ProjectArgs(output_dir=str(tmp_path), gradient_checkpointing=True)
         args = ProjectArgs(output_dir=str(tmp_path), report_to="none", activation_checkpointing=True)
         assert args.activation_checkpointing and not hasattr(args, "gradient_checkpointing")
         assert "gradient_checkpointing" not in repr(args) and args == dataclasses.replace(args)
     with pytest.warns(FutureWarning):
-        assert ProjectArgs(output_dir=str(tmp_path), report_to="none", gradient_checkpointing=True).activation_checkpointing
+        assert ProjectArgs(
+            output_dir=str(tmp_path), report_to="none", gradient_checkpointing=True
+        ).activation_checkpointing
 
 
 def test_trl_configs_keep_their_own_field_but_transformers_stops_reading_it(table: Table, tmp_path: Path) -> None:
@@ -365,22 +447,36 @@ def test_old_names_fail_under_the_preview_as_new_names_failed_in_5_22_2(table: T
     swapped_table, swapped_rows = _swapped(table, rows)
     with preview.v6_preview(table):
         rehearsed = [o for r in swapped_rows for o in probes.probe_for(r)(r, swapped_table)]
-    measured = next(r for r in json.loads((DATA_DIR / "matrix.json").read_text())["releases"] if r["release"] == "5.22.2")
-    keyed = {(o["row"]["kind"], o["row"]["owner"], o["row"]["old"], o["scenario"], o["uses"]): o for o in measured["outcomes"]}
+    measured = next(
+        r for r in json.loads((DATA_DIR / "matrix.json").read_text())["releases"] if r["release"] == "5.22.2"
+    )
+    keyed = {
+        (o["row"]["kind"], o["row"]["owner"], o["row"]["old"], o["scenario"], o["uses"]): o
+        for o in measured["outcomes"]
+    }
     compared = 0
     for outcome in rehearsed:
         row = next(r for r in rows if r.kind == outcome.row["kind"] and r.old == outcome.row["new"])
         # The swapped row's "old" is the name that exists (as the old one did in 5.22.2), its "new" the one that does not.
         want = keyed[(row.kind, row.owner, row.old, swap(outcome.scenario), outcome.uses)]
-        got_error = outcome.error and {"type": outcome.error["type"], "message": model_class(swap(outcome.error["message"]))}
+        got_error = outcome.error and {
+            "type": outcome.error["type"],
+            "message": model_class(swap(outcome.error["message"])),
+        }
         want_error = want["error"] and {**want["error"], "message": model_class(want["error"]["message"])}
         assert (outcome.outcome, got_error, outcome.warnings) == (want["outcome"], want_error, want["warnings"]), (
-            f"{row.old} / {outcome.scenario} / uses {outcome.uses}")
+            f"{row.old} / {outcome.scenario} / uses {outcome.uses}"
+        )
         if want["effect"] is not None:
             assert json.loads(swap(json.dumps(outcome.effect))) == want["effect"]
         compared += 1
-    assert compared == len([o for o in measured["outcomes"] if (
-        o["row"]["kind"], o["row"]["owner"], o["row"]["old"]) in {(r.kind, r.owner, r.old) for r in rows}])
+    assert compared == len(
+        [
+            o
+            for o in measured["outcomes"]
+            if (o["row"]["kind"], o["row"]["owner"], o["row"]["old"]) in {(r.kind, r.owner, r.old) for r in rows}
+        ]
+    )
 
 
 def test_the_guide_names_the_option_variable_and_module_the_code_defines() -> None:
@@ -391,8 +487,11 @@ def test_the_guide_names_the_option_variable_and_module_the_code_defines() -> No
     section = guide.partition("## Rehearse v6")[2].partition("\n## ")[0]
     parser = argparse.ArgumentParser()
     plugin.pytest_addoption(_Options(parser))
-    for name in (f"{preview.ENV_VAR}=1 pytest", f"pytest -p {plugin.__name__} --v6-preview",
-                 "checkpointing-migrate rehearse -- python train.py"):
+    for name in (
+        f"{preview.ENV_VAR}=1 pytest",
+        f"pytest -p {plugin.__name__} --v6-preview",
+        "checkpointing-migrate rehearse -- python train.py",
+    ):
         assert name in section
     assert parser.parse_args(["--v6-preview"]).v6_preview is True
 
@@ -428,4 +527,6 @@ def test_the_trainer_stops_falling_back_to_the_old_method(table: Table) -> None:
         warnings.simplefilter("always")
         probes._train_one_step(old_only)
     assert old_only.checkpointing and caller.warning is not None
-    assert [str(w.message) for w in caught if w.category is FutureWarning] == [caller.warning.text_for(type(old_only).__name__)]
+    assert [str(w.message) for w in caught if w.category is FutureWarning] == [
+        caller.warning.text_for(type(old_only).__name__)
+    ]

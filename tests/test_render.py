@@ -97,7 +97,9 @@ def test_a_malformed_table_gets_positions_exit_1_no_traceback_and_no_writes(repo
     snapshot = {p: p.read_bytes() for p in (repo / "docs").rglob("*.md")}
     result = subprocess.run(
         [sys.executable, "-m", "generator", "render", "--table", str(table), "--docs", str(repo / "docs")],
-        cwd=ROOT, capture_output=True, text=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
@@ -134,7 +136,10 @@ def test_a_new_row_reaches_the_built_site(tmp_path: Path) -> None:
     mkdocs = Path(sys.executable).with_name("mkdocs")
     result = subprocess.run(
         [str(mkdocs), "build", "--strict", "-d", str(tmp_path / "site")],
-        cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
     )
     assert result.returncode == 0, result.stderr
     for page in ("migration-guide", "timeline"):

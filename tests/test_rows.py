@@ -165,7 +165,9 @@ def use(row: Rename, which: str, tmp: Path) -> Any:
 
 def test_every_shipped_row_has_a_use(tmp_path: Path) -> None:
     untested = [row_id(r) for r in SHIPPED if model_use(r) is None and args_use(r, tmp_path) is None]
-    assert SHIPPED and not untested, f"no row test can use these shipped rows; add a use to tests/test_rows.py: {untested}"
+    assert SHIPPED and not untested, (
+        f"no row test can use these shipped rows; add a use to tests/test_rows.py: {untested}"
+    )
 
 
 @pytest.mark.parametrize("row", SHIPPED, ids=row_id)
@@ -240,15 +242,21 @@ def test_old_and_new_argument_name_give_equal_training_arguments(row: Rename, tm
     assert old.to_dict() == new.to_dict()
     # The name took effect: the new field holds the value, whichever name set it.
     field = field_pair(row)[1] if row.kind in ("cli-flag", "config-key") else row.new
-    assert getattr(new, field) == values_for(field_pair(row)[0] if row.kind in ("cli-flag", "config-key") else row.old)[0]
+    assert (
+        getattr(new, field) == values_for(field_pair(row)[0] if row.kind in ("cli-flag", "config-key") else row.old)[0]
+    )
 
 
 @pytest.mark.parametrize("which", ["old", "new"])
-@pytest.mark.parametrize("field", [r for r in SHIPPED if r.kind == "field" and r.owner == "TrainingArguments"], ids=row_id)
+@pytest.mark.parametrize(
+    "field", [r for r in SHIPPED if r.kind == "field" and r.owner == "TrainingArguments"], ids=row_id
+)
 def test_constructor_command_line_and_yaml_agree(field: Rename, which: str, tmp_path: Path) -> None:
     """The same name set three ways gives equal TrainingArguments (the flag and key rows of this field)."""
     flag = next(r for r in SHIPPED if r.kind == "cli-flag" and field_pair(r) == (field.old, field.new))
     key = next(r for r in SHIPPED if r.kind == "config-key" and (r.old, r.new) == (field.old, field.new))
-    made = [quiet(lambda u=u: u()) for u in (
-        lambda: use_field(field, which), lambda: use_flag(flag, which), lambda: use_key(key, which, tmp_path))]
+    made = [
+        quiet(lambda u=u: u())
+        for u in (lambda: use_field(field, which), lambda: use_flag(flag, which), lambda: use_key(key, which, tmp_path))
+    ]
     assert made[0] == made[1] == made[2]

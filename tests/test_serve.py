@@ -65,7 +65,10 @@ def served(tmp_path: Path) -> Iterator[tuple[Path, str, Path]]:
     with log.open("w") as out:
         server = subprocess.Popen(
             [str(MKDOCS), "serve", "--livereload", "-a", f"127.0.0.1:{port}"],
-            cwd=copy, stdout=out, stderr=subprocess.STDOUT, env=env,
+            cwd=copy,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
         )
     try:
         base = f"http://127.0.0.1:{port}/"

@@ -203,7 +203,9 @@ def test_every_error_text_is_a_heading_search_finds(built: Build) -> None:
     """Pasting a warning or exception text into the search lands on its section: the heading is in the index."""
     index = json.loads((built.site / "search/search_index.json").read_text(encoding="utf-8"))
     sections = {
-        re.sub(r"<[^>]+>", "", doc["title"]): doc for doc in index["docs"] if doc["location"].startswith("generated/errors/#")
+        re.sub(r"<[^>]+>", "", doc["title"]): doc
+        for doc in index["docs"]
+        if doc["location"].startswith("generated/errors/#")
     }
     expected = errors.error_texts(TABLE, measured_data.load_measured())
     assert expected, "no error texts generated"

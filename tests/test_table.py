@@ -57,26 +57,126 @@ def test_the_valid_example_and_the_real_table_load() -> None:
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [
-        pytest.param("  - library: transformers\n    kind: method", "  - library: transformers\n    kind: method\n    sinse: x", "t.yaml:16:5: unknown field 'sinse' in rename; did you mean 'since'?", id="unknown-field"),
-        pytest.param("    status: shipped\n", "    status: shiped\n", "t.yaml:19:13: unknown status 'shiped'; did you mean 'shipped'?", id="unknown-status"),
-        pytest.param("    kind: method\n", "    kind: methd\n", "t.yaml:15:11: unknown kind 'methd'; did you mean 'method'?", id="unknown-kind"),
-        pytest.param("  - library: transformers\n    kind", "  - library: transfomers\n    kind", "t.yaml:14:5: unknown library 'transfomers'; did you mean 'transformers'?", id="unknown-library"),
-        pytest.param('    removal: "6.0.0"', '    removal: "six"', "t.yaml:21:14: removal 'six' is not a valid version (PEP 440, e.g. '5.23.0')", id="invalid-version"),
-        pytest.param('    removal: "6.0.0"', '    removal: "5.0"', "t.yaml:21:14: removal 5.0 must come after since 5.23.0", id="removal-before-since"),
-        pytest.param("    new: activation_checkpointing_enable", "    new: gradient_checkpointing_enable", "t.yaml:18:10: old and new are the same name 'gradient_checkpointing_enable'; a rename needs two different names", id="old-equals-new"),
-        pytest.param("    old: gradient_checkpointing_enable", "    old: gradient-checkpointing-enable", "t.yaml:17:10: old name 'gradient-checkpointing-enable' is not a valid Python identifier, as a method name must be", id="bad-identifier"),
-        pytest.param("    warning:\n      category: FutureWarning\n      message: \"`gradient_checkpointing_enable` is deprecated.\"\n", "", "t.yaml:14:5: a shipped rename needs 'warning' (category and message, verbatim as the release emits it)", id="shipped-without-warning"),
-        pytest.param("category: FutureWarning", "category: FutureWarnin", "t.yaml:23:17: unknown warning category 'FutureWarnin'; did you mean 'FutureWarning'?", id="unknown-category"),
-        pytest.param('    since: "5.23.0"\n', "", "t.yaml:14:5: a shipped rename needs 'since': the first release with the new name", id="missing-since"),
-        pytest.param("    owner: PreTrainedModel\n", "", "t.yaml:14:5: rename is missing the required field 'owner'", id="missing-field"),
-        pytest.param('    checked: "5.24.0"', "    checked: [5]", "t.yaml:6:14: checked must be a version such as '5.23.0', not a list", id="wrong-type"),
-        pytest.param("    date: 2026-11-13", "    date: 13/11/2026", "t.yaml:12:11: date must be a date written YYYY-MM-DD, not '13/11/2026'", id="bad-date"),
-        pytest.param('    version: "5.23.0"', '    version: "5.22.0"', "t.yaml:14:5: since 5.23.0 is not a listed release of transformers (listed: 5.22.0); add it to releases", id="since-not-released"),
-        pytest.param("    docs: https://huggingface.co/docs/transformers", "    docs: huggingface.co", "t.yaml:5:11: docs must be an https:// link (no spaces, parentheses or angle brackets) or null, not 'huggingface.co'", id="bad-link"),
-        pytest.param("    docs: https://huggingface.co/docs/transformers", "    docs: https://x.org/a)b", "t.yaml:5:11: docs must be an https:// link (no spaces, parentheses or angle brackets) or null, not 'https://x.org/a)b'", id="link-breaking-markdown"),
-        pytest.param("    term: activation checkpointing\n", "    term: activation checkpointing\n    term: again\n", "t.yaml:5:5: duplicate key 'term' in library 'transformers' (first at line 4)", id="duplicate-key"),
-        pytest.param("    owner: PreTrainedModel\n", "    owner: PreTrainedModel)(\n", "t.yaml:16:12: owner 'PreTrainedModel)(' is not `Name`, `Name.member` or `Parser(Dataclass)`", id="owner-unparsed"),
-        pytest.param("  transformers:\n    pypi", "  transformers:\n   pypi", "t.yaml:4:9: YAML syntax error: mapping values are not allowed", id="yaml-syntax"),
+        pytest.param(
+            "  - library: transformers\n    kind: method",
+            "  - library: transformers\n    kind: method\n    sinse: x",
+            "t.yaml:16:5: unknown field 'sinse' in rename; did you mean 'since'?",
+            id="unknown-field",
+        ),
+        pytest.param(
+            "    status: shipped\n",
+            "    status: shiped\n",
+            "t.yaml:19:13: unknown status 'shiped'; did you mean 'shipped'?",
+            id="unknown-status",
+        ),
+        pytest.param(
+            "    kind: method\n",
+            "    kind: methd\n",
+            "t.yaml:15:11: unknown kind 'methd'; did you mean 'method'?",
+            id="unknown-kind",
+        ),
+        pytest.param(
+            "  - library: transformers\n    kind",
+            "  - library: transfomers\n    kind",
+            "t.yaml:14:5: unknown library 'transfomers'; did you mean 'transformers'?",
+            id="unknown-library",
+        ),
+        pytest.param(
+            '    removal: "6.0.0"',
+            '    removal: "six"',
+            "t.yaml:21:14: removal 'six' is not a valid version (PEP 440, e.g. '5.23.0')",
+            id="invalid-version",
+        ),
+        pytest.param(
+            '    removal: "6.0.0"',
+            '    removal: "5.0"',
+            "t.yaml:21:14: removal 5.0 must come after since 5.23.0",
+            id="removal-before-since",
+        ),
+        pytest.param(
+            "    new: activation_checkpointing_enable",
+            "    new: gradient_checkpointing_enable",
+            "t.yaml:18:10: old and new are the same name 'gradient_checkpointing_enable'; a rename needs two different names",
+            id="old-equals-new",
+        ),
+        pytest.param(
+            "    old: gradient_checkpointing_enable",
+            "    old: gradient-checkpointing-enable",
+            "t.yaml:17:10: old name 'gradient-checkpointing-enable' is not a valid Python identifier, as a method name must be",
+            id="bad-identifier",
+        ),
+        pytest.param(
+            '    warning:\n      category: FutureWarning\n      message: "`gradient_checkpointing_enable` is deprecated."\n',
+            "",
+            "t.yaml:14:5: a shipped rename needs 'warning' (category and message, verbatim as the release emits it)",
+            id="shipped-without-warning",
+        ),
+        pytest.param(
+            "category: FutureWarning",
+            "category: FutureWarnin",
+            "t.yaml:23:17: unknown warning category 'FutureWarnin'; did you mean 'FutureWarning'?",
+            id="unknown-category",
+        ),
+        pytest.param(
+            '    since: "5.23.0"\n',
+            "",
+            "t.yaml:14:5: a shipped rename needs 'since': the first release with the new name",
+            id="missing-since",
+        ),
+        pytest.param(
+            "    owner: PreTrainedModel\n",
+            "",
+            "t.yaml:14:5: rename is missing the required field 'owner'",
+            id="missing-field",
+        ),
+        pytest.param(
+            '    checked: "5.24.0"',
+            "    checked: [5]",
+            "t.yaml:6:14: checked must be a version such as '5.23.0', not a list",
+            id="wrong-type",
+        ),
+        pytest.param(
+            "    date: 2026-11-13",
+            "    date: 13/11/2026",
+            "t.yaml:12:11: date must be a date written YYYY-MM-DD, not '13/11/2026'",
+            id="bad-date",
+        ),
+        pytest.param(
+            '    version: "5.23.0"',
+            '    version: "5.22.0"',
+            "t.yaml:14:5: since 5.23.0 is not a listed release of transformers (listed: 5.22.0); add it to releases",
+            id="since-not-released",
+        ),
+        pytest.param(
+            "    docs: https://huggingface.co/docs/transformers",
+            "    docs: huggingface.co",
+            "t.yaml:5:11: docs must be an https:// link (no spaces, parentheses or angle brackets) or null, not 'huggingface.co'",
+            id="bad-link",
+        ),
+        pytest.param(
+            "    docs: https://huggingface.co/docs/transformers",
+            "    docs: https://x.org/a)b",
+            "t.yaml:5:11: docs must be an https:// link (no spaces, parentheses or angle brackets) or null, not 'https://x.org/a)b'",
+            id="link-breaking-markdown",
+        ),
+        pytest.param(
+            "    term: activation checkpointing\n",
+            "    term: activation checkpointing\n    term: again\n",
+            "t.yaml:5:5: duplicate key 'term' in library 'transformers' (first at line 4)",
+            id="duplicate-key",
+        ),
+        pytest.param(
+            "    owner: PreTrainedModel\n",
+            "    owner: PreTrainedModel)(\n",
+            "t.yaml:16:12: owner 'PreTrainedModel)(' is not `Name`, `Name.member` or `Parser(Dataclass)`",
+            id="owner-unparsed",
+        ),
+        pytest.param(
+            "  transformers:\n    pypi",
+            "  transformers:\n   pypi",
+            "t.yaml:4:9: YAML syntax error: mapping values are not allowed",
+            id="yaml-syntax",
+        ),
     ],
 )
 def test_each_mistake_is_reported_with_its_position(old: str, new: str, expected: str) -> None:
@@ -92,8 +192,14 @@ def test_duplicates_chains_and_cycles_point_at_the_later_rows() -> None:
         "new: activation_checkpointing_enable", "new: checkpointing_enable"
     )
     found = problems(VALID + row + chained)
-    assert "t.yaml:25:5: 'gradient_checkpointing_enable' of transformers PreTrainedModel is renamed twice (first at line 14)" in found
-    assert any(p.startswith("t.yaml:14:5: chain: 'gradient_checkpointing_enable' → 'activation_checkpointing_enable'") for p in found)
+    assert (
+        "t.yaml:25:5: 'gradient_checkpointing_enable' of transformers PreTrainedModel is renamed twice (first at line 14)"
+        in found
+    )
+    assert any(
+        p.startswith("t.yaml:14:5: chain: 'gradient_checkpointing_enable' → 'activation_checkpointing_enable'")
+        for p in found
+    )
     cycle = row.replace("old: gradient_checkpointing_enable", "old: activation_checkpointing_enable").replace(
         "new: activation_checkpointing_enable", "new: gradient_checkpointing_enable"
     )
@@ -141,15 +247,30 @@ def test_only_an_override_row_may_name_the_model_class_in_its_warning() -> None:
     ("text", "head", "member", "argument", "qualifier", "details"),
     [
         ("PreTrainedModel", "PreTrainedModel", None, None, "", ()),
-        ("PreTrainedModel.gradient_checkpointing_enable", "PreTrainedModel", "gradient_checkpointing_enable", None, "", ()),
+        (
+            "PreTrainedModel.gradient_checkpointing_enable",
+            "PreTrainedModel",
+            "gradient_checkpointing_enable",
+            None,
+            "",
+            (),
+        ),
         ("peft.prepare_model_for_kbit_training", "peft", "prepare_model_for_kbit_training", None, "", ()),
         ("HfArgumentParser(TrainingArguments)", "HfArgumentParser", None, "TrainingArguments", "", ()),
         ("TrlParser (trl sft, trl dpo, ...)", "TrlParser", None, None, "", ("trl sft", "trl dpo")),
-        ("TrainingArguments YAML/JSON (parse_yaml_file, parse_dict)", "TrainingArguments", None, None, "YAML/JSON", ("parse_yaml_file", "parse_dict")),
+        (
+            "TrainingArguments YAML/JSON (parse_yaml_file, parse_dict)",
+            "TrainingArguments",
+            None,
+            None,
+            "YAML/JSON",
+            ("parse_yaml_file", "parse_dict"),
+        ),
     ],
 )
-def test_an_owner_is_parsed_once_into_its_parts(text: str, head: str, member: str | None, argument: str | None,
-                                                qualifier: str, details: tuple[str, ...]) -> None:
+def test_an_owner_is_parsed_once_into_its_parts(
+    text: str, head: str, member: str | None, argument: str | None, qualifier: str, details: tuple[str, ...]
+) -> None:
     assert Owner.parse(text) == Owner(head, member, argument, qualifier, details)
 
 

@@ -37,7 +37,10 @@ def test_the_real_table_draws_every_release_on_one_axis() -> None:
 def test_dots_sit_at_their_dates_and_labels_never_overlap() -> None:
     events = {
         "a": [Event("2026-01-01", "1.0", "first", "first"), Event("2026-01-02", "1.1", "next day " * 12, "x")],
-        "b": [Event("2026-01-31", "2.0", "a month later", "m"), Event("planned", "3.0", "later", "removes 2 old names")],
+        "b": [
+            Event("2026-01-31", "2.0", "a month later", "m"),
+            Event("planned", "3.0", "later", "removes 2 old names"),
+        ],
     }
     svg = _draw(events)
     dots = sorted(float(c.get("cy", 0)) for c in svg.iter(f"{SVG}circle"))

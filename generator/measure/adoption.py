@@ -109,16 +109,26 @@ def probe_of(finding: Finding) -> tuple[str, str] | None:
         return "call on a fresh model", "old"  # only for what removal does: the attribute lookup is the same
     if row.kind == "property" and code in ("property", "string-lookup"):
         return "read on a fresh model", "old"
-    if row.kind == "argument" and row.owned.head == "PreTrainedModel" and row.owned.member and code in ("keyword", "kwargs-unpacked"):
+    if (
+        row.kind == "argument"
+        and row.owned.head == "PreTrainedModel"
+        and row.owned.member
+        and code in ("keyword", "kwargs-unpacked")
+    ):
         own = row.owned.member
-        return (f"with its own method ({own})" if finding.via == own else f"with the other method ({finding.via})"), "old"
+        return (
+            f"with its own method ({own})" if finding.via == own else f"with the other method ({finding.via})"
+        ), "old"
     if row.kind == "argument" and row.owned.head == "TrainingArguments" and row.owned.member and code == "keyword":
         return f"call ({row.owned.member})", "old"
     if row.kind == "field":
         return {
-            "keyword": ("set in the constructor", "old"), "kwargs-unpacked": ("set in the constructor", "old"),
-            "subclass-default": ("set in the constructor", "old"), "both-names": ("set both in the constructor", "both"),
-            "read": ("read after setting the old name", "old"), "write": ("written after construction", "old"),
+            "keyword": ("set in the constructor", "old"),
+            "kwargs-unpacked": ("set in the constructor", "old"),
+            "subclass-default": ("set in the constructor", "old"),
+            "both-names": ("set both in the constructor", "both"),
+            "read": ("read after setting the old name", "old"),
+            "write": ("written after construction", "old"),
         }.get(code)
     if row.kind == "cli-flag" and code == "flag":
         return "command line", "old"
@@ -137,7 +147,9 @@ def _mirror(outcomes: list[dict[str, Any]], row: Rename, scenario: str, uses: st
     if uses != "old":
         return _outcome(outcomes, row, scenario, uses)
     key, prefix = row_key(row), scenario.split(" (")[0]
-    return next((o for o in outcomes if o["row"] == key and o["scenario"].split(" (")[0] == prefix and o["uses"] == "new"), None)
+    return next(
+        (o for o in outcomes if o["row"] == key and o["scenario"].split(" (")[0] == prefix and o["uses"] == "new"), None
+    )
 
 
 def effect(
@@ -156,7 +168,10 @@ def effect(
     warnings = [f"{w['category']}: {w['message']}" for w in measured["warnings"]] if measured else []
     if code == "override" and finding.via:
         # A class that defines only the old method: what the Trainer emitted for such a model, for this class.
-        caller = next((o for o in newest if o["row"]["kind"] == "override" and o["row"]["old"] == row.old and o["uses"] == "old"), None)
+        caller = next(
+            (o for o in newest if o["row"]["kind"] == "override" and o["row"]["old"] == row.old and o["uses"] == "old"),
+            None,
+        )
         named = [re.sub(r"^`[^`]+`", f"`{finding.via}`", w["message"]) for w in caller["warnings"]] if caller else []
         warnings = [f"{w['category']}: {m}" for w, m in zip(caller["warnings"], named, strict=True)] if caller else []
     if code in _STRUCTURAL or measured is None:
@@ -210,8 +225,20 @@ def fetch(pypi: str, version: str, cache: Path = CACHE, sha256: str | None = Non
         shutil.rmtree(found[0].with_suffix(""), ignore_errors=True)
         found = []
     if not found:
-        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--python-version",
-                   PYTHON_VERSION, "-q", "-d", str(cache), f"{pypi}=={version}"]
+        command = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--python-version",
+            PYTHON_VERSION,
+            "-q",
+            "-d",
+            str(cache),
+            f"{pypi}=={version}",
+        ]
         done = subprocess.run(command, capture_output=True, text=True)
         found = [w for w in sorted(cache.glob("*.whl")) if w.name.lower().startswith(f"{prefix}-{version}-")]
         if done.returncode != 0 or not found:
@@ -236,7 +263,9 @@ def _recorded_sha256() -> dict[tuple[str, str], str]:
         return {}
 
 
-def wheels(table: Table, keys: tuple[str, ...], cache: Path = CACHE, ecosystem: tuple[tuple[str, str, str], ...] = ()) -> list[Wheel]:
+def wheels(
+    table: Table, keys: tuple[str, ...], cache: Path = CACHE, ecosystem: tuple[tuple[str, str, str], ...] = ()
+) -> list[Wheel]:
     """The wheels of the `checked` release of each table library in `keys`, then of each `ecosystem` package;
     downloaded in parallel, each checked against the sha256 the committed data records for it."""
     wanted = [(key, table.libraries[key].pypi, table.libraries[key].checked, "") for key in keys]
@@ -244,7 +273,10 @@ def wheels(table: Table, keys: tuple[str, ...], cache: Path = CACHE, ecosystem: 
     recorded = _recorded_sha256()
     with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
         paths_ = list(pool.map(lambda w: fetch(w[1], w[2], cache, recorded.get((w[1], w[2]))), wanted))
-    return [Wheel(key, pypi, version, path, category) for (key, pypi, version, category), path in zip(wanted, paths_, strict=True)]
+    return [
+        Wheel(key, pypi, version, path, category)
+        for (key, pypi, version, category), path in zip(wanted, paths_, strict=True)
+    ]
 
 
 def _sha256(path: Path) -> str:
@@ -285,8 +317,15 @@ def _classes(tree: Path, package: str, must_contain: str | None = None) -> dict[
             continue
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, ast.ClassDef):
-                bases = {n.id if isinstance(n, ast.Name) else n.attr for b in node.bases for n in ast.walk(b) if isinstance(n, (ast.Name, ast.Attribute))}
-                fields = [s.target.id for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
+                bases = {
+                    n.id if isinstance(n, ast.Name) else n.attr
+                    for b in node.bases
+                    for n in ast.walk(b)
+                    if isinstance(n, (ast.Name, ast.Attribute))
+                }
+                fields = [
+                    s.target.id for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+                ]
                 known = out.setdefault(node.name, (set(), []))
                 known[0].update(bases)
                 known[1].extend(f for f in fields if f not in known[1])
@@ -298,7 +337,9 @@ def _parsed_dataclasses(tree: Path, package: str) -> set[str]:
     names: set[str] = set()
     for file in sorted((tree / package / "scripts").rglob("*.py")):
         for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "dataclass_types" for t in node.targets):
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "dataclass_types" for t in node.targets
+            ):
                 if isinstance(node.value, (ast.Tuple, ast.List)):
                     names |= {e.id for e in node.value.elts if isinstance(e, ast.Name)}
     return names
@@ -364,7 +405,9 @@ def scan(table: Table, targets: list[Wheel], classes: dict[str, object], measure
     for wheel in targets:
         packages = wheel.packages
         # No version gate and the planned names too: the report lists every use, knowing which package it reads.
-        options = Options(rules, Allowed(None, ""), planned=True, gate=False, package=packages[0].name if packages else None)
+        options = Options(
+            rules, Allowed(None, ""), planned=True, gate=False, package=packages[0].name if packages else None
+        )
         results = check_all(packages, options, Finder())
         sites, quiet = [], {}
         errors = [f"{e.path}:{e.line}: {e.message}" for r in results if (e := r.error)]
@@ -381,12 +424,22 @@ def scan(table: Table, targets: list[Wheel], classes: dict[str, object], measure
                 sites.append({"file": file, "line": f.line, "column": f.column, "old": f.old, "code": f.code, **found})
         sites.sort(key=lambda s: (s["file"], s["line"], s["column"]))
         pins = requirements(wheel.path)
-        libraries.append({
-            "library": wheel.library, "pypi": wheel.pypi, "version": wheel.version, "category": wheel.category,
-            "wheel": wheel.path.name, "sha256": _sha256(wheel.path),
-            "requires_transformers": pins.get("transformers", ""), "requires": pins,
-            "files": len(results), "errors": errors, "sites": sites, "not_deprecated": dict(sorted(quiet.items())),
-        })
+        libraries.append(
+            {
+                "library": wheel.library,
+                "pypi": wheel.pypi,
+                "version": wheel.version,
+                "category": wheel.category,
+                "wheel": wheel.path.name,
+                "sha256": _sha256(wheel.path),
+                "requires_transformers": pins.get("transformers", ""),
+                "requires": pins,
+                "files": len(results),
+                "errors": errors,
+                "sites": sites,
+                "not_deprecated": dict(sorted(quiet.items())),
+            }
+        )
     return {
         "python_version": PYTHON_VERSION,
         "measured_with": {"newest": newest["release"], "before": before["release"]},
@@ -397,10 +450,14 @@ def scan(table: Table, targets: list[Wheel], classes: dict[str, object], measure
 def _reference_releases(table: Table, measured: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """The matrix entries of the newest measured transformers release and of the newest one before the rename."""
     since = min(Version(r.since) for r in table.renames if r.library == "transformers" and r.since)
-    entries = sorted((e for e in measured["releases"] if e["library"] == "transformers"), key=lambda e: Version(e["release"]))
+    entries = sorted(
+        (e for e in measured["releases"] if e["library"] == "transformers"), key=lambda e: Version(e["release"])
+    )
     older = [e for e in entries if Version(e["release"]) < since]
     if not entries or not older:
-        raise RuntimeError("data/matrix.json measures no transformers release before and after the rename; run `python -m generator matrix`")
+        raise RuntimeError(
+            "data/matrix.json measures no transformers release before and after the rename; run `python -m generator matrix`"
+        )
     return entries[-1], older[-1]
 
 

@@ -28,7 +28,9 @@ PACKAGE = "transformers"
 """Its import package inside the wheel."""
 NAME = re.compile(r"(?:[Gg]radient|[Aa]ctivation)_?[Cc]heckpointing")
 """A name that says gradient or activation checkpointing (`gradient_checkpointing_enable`, `GradientCheckpointingLayer`)."""
-WARNING_CALLS = frozenset({"warn", "warning", "warning_once", "warning_advice", "warn_once", "warn_deprecated", "deprecate"})
+WARNING_CALLS = frozenset(
+    {"warn", "warning", "warning_once", "warning_advice", "warn_once", "warn_deprecated", "deprecate"}
+)
 """Function or method names that emit a warning; the first argument (or `message=`) is its text."""
 API_SKIP = ("models",)
 """Subpackages left out of the API diff: the per-model classes only redeclare the base classes' names."""
@@ -137,8 +139,16 @@ def _calls_in(tree: ast.Module) -> Iterator[tuple[ast.Call, str | None]]:
         if is_function:
             functions.append(node)
         if isinstance(node, ast.Call) and _callee(node) in WARNING_CALLS:
-            message = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in ("message", "msg")), None)
-            assigned = _assigned_before(functions[-1] if functions else tree, node.lineno) if isinstance(message, ast.Name) else {}
+            message = (
+                node.args[0]
+                if node.args
+                else next((k.value for k in node.keywords if k.arg in ("message", "msg")), None)
+            )
+            assigned = (
+                _assigned_before(functions[-1] if functions else tree, node.lineno)
+                if isinstance(message, ast.Name)
+                else {}
+            )
             yield node, _text(message, assigned)
         for child in ast.iter_child_nodes(node):
             yield from visit(child)
@@ -199,7 +209,9 @@ def api_objects(tree: Path, package: str = PACKAGE) -> dict[str, ApiObject]:
     """The public objects and parameters whose name says checkpointing, loaded statically with griffe."""
     import griffe
 
-    root = griffe.load(package, search_paths=[str(_api_copy(tree, package))], allow_inspection=False, resolve_aliases=False)
+    root = griffe.load(
+        package, search_paths=[str(_api_copy(tree, package))], allow_inspection=False, resolve_aliases=False
+    )
     out: dict[str, ApiObject] = {}
 
     def where(obj: griffe.Object) -> str:
@@ -273,9 +285,14 @@ def warning_gaps(table: Table, release: str, calls: list[WarningCall]) -> list[G
     for call in calls:
         if any(call.matches(m) for m in messages) or any(e.match in call.text for e in known):
             continue
-        gaps.append(Gap(release, f"{call.path}:{call.line}",
-                        f'warning "{call.shown}" is not the warning of any row; add the rename it announces, or list it '
-                        f"under not_renamed (kind: warning) with the reason"))
+        gaps.append(
+            Gap(
+                release,
+                f"{call.path}:{call.line}",
+                f'warning "{call.shown}" is not the warning of any row; add the rename it announces, or list it '
+                f"under not_renamed (kind: warning) with the reason",
+            )
+        )
     return gaps
 
 
@@ -288,13 +305,20 @@ def row_gaps(table: Table, release: str, calls: list[WarningCall]) -> list[Gap]:
         if Version(release) < Version(row.since) or (row.removal and Version(release) >= Version(row.removal)):
             continue
         if not any(call.matches(row.warning.message) for call in calls):
-            gaps.append(Gap(release, str(row.position).rsplit(":", 1)[0],
-                            f"row {row.owner}.{row.old} records a warning no call in the release emits: "
-                            f'"{row.warning.message}"'))
+            gaps.append(
+                Gap(
+                    release,
+                    str(row.position).rsplit(":", 1)[0],
+                    f"row {row.owner}.{row.old} records a warning no call in the release emits: "
+                    f'"{row.warning.message}"',
+                )
+            )
     return gaps
 
 
-def api_gaps(table: Table, old_release: str, new_release: str, old: dict[str, ApiObject], new: dict[str, ApiObject]) -> list[Gap]:
+def api_gaps(
+    table: Table, old_release: str, new_release: str, old: dict[str, ApiObject], new: dict[str, ApiObject]
+) -> list[Gap]:
     """Objects that appeared, disappeared or changed from `old_release` to `new_release` without a row."""
     names, owners = _row_names(table), _owners(table)
     known = {e.match for e in table.not_renamed if e.library == LIBRARY and e.kind == "api"}
@@ -309,13 +333,20 @@ def api_gaps(table: Table, old_release: str, new_release: str, old: dict[str, Ap
         covered = obj.name in names or (change == "changed" and obj.name in owners) or path in known
         if not covered:
             detail = f" ({before.shape} → {after.shape})" if before and after else ""
-            gaps.append(Gap(new_release, obj.where,
-                            f"{obj.kind} {path} {change} since {old_release}{detail}, and no row renames "
-                            f"'{obj.name}'; add a row, or list it under not_renamed (kind: api) with the reason"))
+            gaps.append(
+                Gap(
+                    new_release,
+                    obj.where,
+                    f"{obj.kind} {path} {change} since {old_release}{detail}, and no row renames "
+                    f"'{obj.name}'; add a row, or list it under not_renamed (kind: api) with the reason",
+                )
+            )
     return gaps
 
 
-def audit(table: Table, index_url: str = registry.PYPI, cache: Path = registry.CACHE) -> tuple[list[Gap], dict[str, list[WarningCall]]]:
+def audit(
+    table: Table, index_url: str = registry.PYPI, cache: Path = registry.CACHE
+) -> tuple[list[Gap], dict[str, list[WarningCall]]]:
     """Every gap over the listed releases, oldest first, and each release's warning inventory."""
     releases = [r.version for r in table.releases_of(LIBRARY)]
     trees = {v: release_tree(v, index_url, cache) for v in releases}
@@ -335,7 +366,9 @@ def audit(table: Table, index_url: str = registry.PYPI, cache: Path = registry.C
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table", type=Path, default=TABLE_PATH, help="the alias table (default: %(default)s)")
-    parser.add_argument("--index-url", default=registry.PYPI, help="the registry's JSON API base (default: %(default)s)")
+    parser.add_argument(
+        "--index-url", default=registry.PYPI, help="the registry's JSON API base (default: %(default)s)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -360,5 +393,7 @@ def run(args: argparse.Namespace) -> int:
     if gaps:
         print(f"{len(gaps)} gap{'s' * (len(gaps) != 1)} in {args.table} over {LIBRARY} {releases}.", file=sys.stderr)
         return 1
-    print(f"{LIBRARY} {releases}: every checkpointing name and all {warnings_seen} warnings naming one are in the table.")
+    print(
+        f"{LIBRARY} {releases}: every checkpointing name and all {warnings_seen} warnings naming one are in the table."
+    )
     return 0

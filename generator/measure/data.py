@@ -41,7 +41,9 @@ def read(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise MatrixError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg}); run `python -m generator matrix` to measure it again") from None
+        raise MatrixError(
+            f"{path}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg}); run `python -m generator matrix` to measure it again"
+        ) from None
     if not isinstance(data, dict):
         raise MatrixError(f"{path}:1:1: expected a JSON object; run `python -m generator matrix` to measure it again")
     return data
@@ -77,7 +79,9 @@ def load_measured(data_dir: Path = DATA_DIR) -> Measured:
             outcomes[key], versions[key] = entry["outcomes"], entry["versions"]
         downstream["entries"], downstream["versions"]
     except (KeyError, TypeError) as exc:
-        raise MatrixError(f"{data_dir}: a data file lacks {exc}; run `python -m generator matrix` to measure it again") from None
+        raise MatrixError(
+            f"{data_dir}: a data file lacks {exc}; run `python -m generator matrix` to measure it again"
+        ) from None
     for versions_of_library in releases.values():
         versions_of_library.sort(key=Version)
     return Measured(releases, outcomes, versions, downstream)
@@ -108,6 +112,8 @@ def load_adoption(path: Path = ADOPTION_PATH) -> dict[str, object]:
     try:
         return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
     except FileNotFoundError:
-        raise AdoptionDataError(f"{path}:1:1: missing; run `python -m generator.measure.adoption` to measure it") from None
+        raise AdoptionDataError(
+            f"{path}:1:1: missing; run `python -m generator.measure.adoption` to measure it"
+        ) from None
     except (OSError, ValueError) as exc:
         raise AdoptionDataError(f"{path}:1:1: cannot read: {exc}; run `python -m generator.measure.adoption`") from None

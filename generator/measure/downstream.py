@@ -92,9 +92,18 @@ ENTRY_POINTS = (
             "its parameters stay float32, so nothing but that decision is simulated."
         ),
     ),
-    *(_config_entry(name) for name in (
-        "SFTConfig", "DPOConfig", "GRPOConfig", "KTOConfig", "RLOOConfig", "RewardConfig", "DistillationConfig",
-    )),
+    *(
+        _config_entry(name)
+        for name in (
+            "SFTConfig",
+            "DPOConfig",
+            "GRPOConfig",
+            "KTOConfig",
+            "RLOOConfig",
+            "RewardConfig",
+            "DistillationConfig",
+        )
+    ),
     EntryPoint(
         id="trl.disable_gradient_checkpointing",
         library="trl",

@@ -39,7 +39,8 @@ def own_warnings(library: str, row: probes.Rename) -> dict[str, object]:
             error = {"type": type(exc).__name__, "message": str(exc)}
     own = [
         {"category": w.category.__name__, "message": str(w.message)}
-        for w in caught if Path(w.filename).resolve().is_relative_to(package.resolve())
+        for w in caught
+        if Path(w.filename).resolve().is_relative_to(package.resolve())
     ]
     return {"row": probes.row_key(row), "warnings": own, "error": error}
 

@@ -66,8 +66,18 @@ def ensure_env(job: Job) -> Path:
         return job.env
     CACHE_DIR.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f"{job.env.name}.", dir=CACHE_DIR))
-    command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-compile", "--target", str(staging),
-               f"{job.pypi}=={job.version}"]
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--no-deps",
+        "--no-compile",
+        "--target",
+        str(staging),
+        f"{job.pypi}=={job.version}",
+    ]
     try:
         result = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT, check=False)
         if result.returncode != 0:
@@ -113,7 +123,12 @@ def _run_module(module: str, args: list[str], pythonpath: list[Path]) -> dict[st
         env["OMP_NUM_THREADS"] = "1"  # tiny models; several probe processes share the cores without oversubscribing
         result = subprocess.run(
             [sys.executable, "-m", module, *args, "--out", str(out)],
-            cwd=tmp, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False,
+            cwd=tmp,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            check=False,
         )
         if result.returncode != 0 or not out.is_file():
             tail = "\n".join(result.stderr.strip().splitlines()[-15:])
@@ -127,14 +142,25 @@ def probe_job(job: Job, table_path: Path) -> dict[str, Any]:
     problems = environment_problems(job)
     if problems:
         raise MatrixError("the shared .venv does not fit this release:\n" + "\n".join(problems))
-    result = _run_module("generator.measure.probes", ["--table", str(table_path.resolve()), "--library", job.library], [job.env])
+    result = _run_module(
+        "generator.measure.probes", ["--table", str(table_path.resolve()), "--library", job.library], [job.env]
+    )
     measured = result["versions"].get(job.library)
-    if measured != job.version or (job.library == "transformers" and not result["transformers_path"].startswith(str(job.env))):
+    if measured != job.version or (
+        job.library == "transformers" and not result["transformers_path"].startswith(str(job.env))
+    ):
         raise MatrixError(f"{job.env} should provide {job.pypi} {job.version}, but the probes ran {measured}")
-    return {"library": job.library, "release": job.version, "versions": result["versions"], "outcomes": result["outcomes"]}
+    return {
+        "library": job.library,
+        "release": job.version,
+        "versions": result["versions"],
+        "outcomes": result["outcomes"],
+    }
 
 
-def measure(table: Table, table_path: Path, jobs: list[Job] | None = None, workers: int | None = None) -> dict[str, Any]:
+def measure(
+    table: Table, table_path: Path, jobs: list[Job] | None = None, workers: int | None = None
+) -> dict[str, Any]:
     """The matrix data for `jobs` (default: every listed release), environments created as needed; one probe process
     per core (`workers`), each with its release first on `PYTHONPATH`."""
     jobs = jobs_of(table) if jobs is None else jobs
@@ -152,7 +178,10 @@ def measure(table: Table, table_path: Path, jobs: list[Job] | None = None, worke
 def measure_downstream() -> dict[str, Any]:
     """PEFT's and TRL's warnings, measured in the project's own environment (see `generator.measure.downstream`)."""
     result = _run_module("generator.measure.downstream", [], [])
-    return {"about": "Measured by `python -m generator matrix` (generator/measure/downstream.py); never edit by hand.", **result}
+    return {
+        "about": "Measured by `python -m generator matrix` (generator/measure/downstream.py); never edit by hand.",
+        **result,
+    }
 
 
 def measure_all(table: Table, table_path: Path) -> dict[str, dict[str, Any]]:
@@ -174,8 +203,10 @@ def dump(data: dict[str, Any]) -> str:
 def differences(recorded: dict[str, Any], measured: dict[str, Any], name: str) -> str:
     """A unified diff from the recorded to the measured data, empty when they are equal."""
     lines = difflib.unified_diff(
-        dump(recorded).splitlines(keepends=True), dump(measured).splitlines(keepends=True),
-        fromfile=f"data/{name} (recorded)", tofile=f"data/{name} (measured now)",
+        dump(recorded).splitlines(keepends=True),
+        dump(measured).splitlines(keepends=True),
+        fromfile=f"data/{name} (recorded)",
+        tofile=f"data/{name} (measured now)",
     )
     return "".join(lines)
 
@@ -200,8 +231,11 @@ def command(table: Table, table_path: Path, data_dir: Path, *, check: bool) -> i
             for diff in diffs:
                 print(diff, file=sys.stderr, end="")
             if diffs:
-                print("the releases no longer behave as recorded; run `python -m generator matrix`, then "
-                      "`python -m generator render`, and review the diff", file=sys.stderr)
+                print(
+                    "the releases no longer behave as recorded; run `python -m generator matrix`, then "
+                    "`python -m generator render`, and review the diff",
+                    file=sys.stderr,
+                )
                 return 1
             print(f"{', '.join(sorted(measured))}: every outcome measured again, no difference.")
             return 0

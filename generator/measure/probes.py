@@ -130,7 +130,11 @@ def tiny_model() -> Any:
     from transformers import LlamaConfig, LlamaForCausalLM
 
     config = LlamaConfig(
-        vocab_size=64, hidden_size=16, intermediate_size=32, num_hidden_layers=2, num_attention_heads=2,
+        vocab_size=64,
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
         num_key_value_heads=2,
     )
     with _quiet():
@@ -160,31 +164,53 @@ def checkpointing_model() -> Any:
 
     model = tiny_model()
     with _quiet():
-        model._set_gradient_checkpointing(enable=True, gradient_checkpointing_func=partial(checkpoint, use_reentrant=False))
+        model._set_gradient_checkpointing(
+            enable=True, gradient_checkpointing_func=partial(checkpoint, use_reentrant=False)
+        )
     return model
 
 
 def _model_method(row: Rename, table: Table) -> Iterator[Outcome]:
-    for scenario, make in (("call on a fresh model", tiny_model), ("call on a checkpointing model", checkpointing_model)):
+    for scenario, make in (
+        ("call on a fresh model", tiny_model),
+        ("call on a checkpointing model", checkpointing_model),
+    ):
         for uses in ("old", "new"):
             name, model = getattr(row, uses), make()
             exists = callable(getattr(type(model), name, None))
-            yield run(row, scenario, uses, exists, lambda m=model, n=name: getattr(m, n)(), lambda _, m=model: checkpointing_state(m))
+            yield run(
+                row,
+                scenario,
+                uses,
+                exists,
+                lambda m=model, n=name: getattr(m, n)(),
+                lambda _, m=model: checkpointing_state(m),
+            )
 
 
 def _model_property(row: Rename, table: Table) -> Iterator[Outcome]:
-    for scenario, make in (("read on a fresh model", tiny_model), ("read on a checkpointing model", checkpointing_model)):
+    for scenario, make in (
+        ("read on a fresh model", tiny_model),
+        ("read on a checkpointing model", checkpointing_model),
+    ):
         for uses in ("old", "new"):
             name, model = getattr(row, uses), make()
             exists = isinstance(getattr(type(model), name, None), property)
-            yield run(row, scenario, uses, exists, lambda m=model, n=name: getattr(m, n), lambda value: {"value": value})
+            yield run(
+                row, scenario, uses, exists, lambda m=model, n=name: getattr(m, n), lambda value: {"value": value}
+            )
 
 
 def _method_pair(row: Rename, table: Table) -> tuple[str, str]:
     """Old and new name of the method that `row` (a keyword argument) belongs to, from the table."""
     method = row.owned.member
     for other in table.renames:
-        if other.library == row.library and other.kind == "method" and other.old == method and other.status == "shipped":
+        if (
+            other.library == row.library
+            and other.kind == "method"
+            and other.old == method
+            and other.status == "shipped"
+        ):
             return other.old, other.new
     raise ProbeError(f"{row.position}: no shipped method row renames '{method}', the owner of this argument")
 
@@ -210,8 +236,12 @@ def _model_argument(row: Rename, table: Table) -> Iterator[Outcome]:
         func = getattr(type(model), method, None)
         exists = callable(func) and all(_accepts(func, k) for k in kwargs)
         yield run(
-            row, f"{scenario} ({method})", uses, exists,
-            lambda m=model, f=method, k=kwargs: getattr(m, f)(**k), lambda _, m=model: checkpointing_state(m),
+            row,
+            f"{scenario} ({method})",
+            uses,
+            exists,
+            lambda m=model, f=method, k=kwargs: getattr(m, f)(**k),
+            lambda _, m=model: checkpointing_state(m),
         )
 
 
@@ -244,8 +274,14 @@ def _train_one_step(model: Any) -> None:
     flag = next(n for n in ("activation_checkpointing", "gradient_checkpointing") if n in fields)
     with _quiet():  # the arguments are setup; what is measured is what the Trainer does with the model
         args = _training_arguments()(
-            **_base(), **{flag: True}, max_steps=1, per_device_train_batch_size=1, save_strategy="no",
-            logging_strategy="no", disable_tqdm=True, use_cpu=True,
+            **_base(),
+            **{flag: True},
+            max_steps=1,
+            per_device_train_batch_size=1,
+            save_strategy="no",
+            logging_strategy="no",
+            disable_tqdm=True,
+            use_cpu=True,
         )
     data = [{"input_ids": torch.ones(4), "labels": torch.zeros(1)}]
     Trainer(model=model, args=args, train_dataset=data).train()
@@ -255,7 +291,11 @@ def _trainer_override(row: Rename, table: Table) -> Iterator[Outcome]:
     for uses in ("old", "new"):
         model = override_model(getattr(row, uses))
         outcome = run(
-            row, "Trainer.train() with checkpointing on", uses, True, lambda m=model: _train_one_step(m),
+            row,
+            "Trainer.train() with checkpointing on",
+            uses,
+            True,
+            lambda m=model: _train_one_step(m),
             lambda _, m=model: {"checkpointing": m.checkpointing, "checkpoint_kwargs": m.checkpoint_kwargs},
         )
         # A caller that never looks for the name it does not know fails on the name it does: the release lacks it.
@@ -321,24 +361,40 @@ def _args_field(row: Rename, table: Table) -> Iterator[Outcome]:
     read = lambda args: _read_fields(args, names)
     for uses in ("old", "new"):
         name = getattr(row, uses)
-        yield run(row, "set in the constructor", uses, name in fields, lambda n=name: cls(**_base(), **{n: value}), read)
+        yield run(
+            row, "set in the constructor", uses, name in fields, lambda n=name: cls(**_base(), **{n: value}), read
+        )
     yield run(
-        row, "set both in the constructor", "both", all(n in fields for n in names),
-        lambda: cls(**_base(), **{row.old: value, row.new: other}), read,
+        row,
+        "set both in the constructor",
+        "both",
+        all(n in fields for n in names),
+        lambda: cls(**_base(), **{row.old: value, row.new: other}),
+        read,
     )
     for uses in ("old", "new"):
         name = getattr(row, uses)
         with _quiet():  # a release without the old field cannot set it: that read is absent
             args = cls(**_base(), **{row.old: value}) if row.old in fields else None
-        yield run(row, "read after setting the old name", uses, name in fields and args is not None,
-                  lambda a=args, n=name: getattr(a, n), lambda v: {"value": v})
+        yield run(
+            row,
+            "read after setting the old name",
+            uses,
+            name in fields and args is not None,
+            lambda a=args, n=name: getattr(a, n),
+            lambda v: {"value": v},
+        )
     for uses in ("old", "new"):
         name = getattr(row, uses)
         with _quiet():
             args = cls(**_base())
         yield run(
-            row, "written after construction", uses, name in fields,
-            lambda a=args, n=name: setattr(a, n, value), lambda _, a=args: _read_fields(a, names),
+            row,
+            "written after construction",
+            uses,
+            name in fields,
+            lambda a=args, n=name: setattr(a, n, value),
+            lambda _, a=args: _read_fields(a, names),
         )
 
 
@@ -348,8 +404,11 @@ def _args_method_argument(row: Rename, table: Table) -> Iterator[Outcome]:
     value, other = values_for(row.old, None, row.new)
     func = getattr(cls, method)
     read = lambda args: _read_fields(args, names)
-    plans = [("call", "old", {row.old: value}), ("call", "new", {row.new: value}),
-             ("call with both", "both", {row.old: value, row.new: other})]
+    plans = [
+        ("call", "old", {row.old: value}),
+        ("call", "new", {row.new: value}),
+        ("call with both", "both", {row.old: value, row.new: other}),
+    ]
     for scenario, uses, kwargs in plans:
         with _quiet():
             args = cls(**_base())
@@ -382,8 +441,12 @@ def _cli_flag(row: Rename, table: Table) -> Iterator[Outcome]:
         yield run(row, "command line", uses, flag in known, lambda w=words: parser.parse_args_into_dataclasses(w), read)
     words = base + _flag_words(row.old, value, True) + _flag_words(row.new, other, True)
     yield run(
-        row, "command line with both", "both", row.old in known and row.new in known,
-        lambda: parser.parse_args_into_dataclasses(words), read,
+        row,
+        "command line with both",
+        "both",
+        row.old in known and row.new in known,
+        lambda: parser.parse_args_into_dataclasses(words),
+        read,
     )
 
 
@@ -396,8 +459,11 @@ def _config_key(row: Rename, table: Table) -> Iterator[Outcome]:
     value, other = values_for(row.old, None, row.new)
     parser, fields, names = _parser(), _fields(), (row.old, row.new)
     read = lambda result: _read_fields(result[0], names)
-    plans = [("YAML file", "old", {row.old: value}), ("YAML file", "new", {row.new: value}),
-             ("YAML file with both", "both", {row.old: value, row.new: other})]
+    plans = [
+        ("YAML file", "old", {row.old: value}),
+        ("YAML file", "new", {row.new: value}),
+        ("YAML file with both", "both", {row.old: value, row.new: other}),
+    ]
     for index, (scenario, uses, keys) in enumerate(plans):
         path = _scratch() / f"{row.old}-{index}.yaml"
         path.write_text(_yaml_text(keys), encoding="utf-8")
@@ -407,8 +473,12 @@ def _config_key(row: Rename, table: Table) -> Iterator[Outcome]:
     for uses in ("old", "new"):
         keys = {getattr(row, uses): value}
         yield run(
-            row, PARSE_DICT_EXTRA, uses, all(k in fields for k in keys),
-            lambda k=keys: parser.parse_dict({**_base(), **k}, allow_extra_keys=True), read,
+            row,
+            PARSE_DICT_EXTRA,
+            uses,
+            all(k in fields for k in keys),
+            lambda k=keys: parser.parse_dict({**_base(), **k}, allow_extra_keys=True),
+            read,
         )
 
 
@@ -487,7 +557,9 @@ def probe_for(row: Rename) -> Probe:
         return _cli_flag
     if owner.startswith("TrainingArguments YAML") and kind == "config-key":
         return _config_key
-    raise ProbeError(f"{row.position}: the probe suite cannot exercise a shipped {kind} of {owner}; add a probe to generator/measure/probes.py")
+    raise ProbeError(
+        f"{row.position}: the probe suite cannot exercise a shipped {kind} of {owner}; add a probe to generator/measure/probes.py"
+    )
 
 
 def probe_rows(table: Table, library: str) -> list[Outcome]:

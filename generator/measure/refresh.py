@@ -102,7 +102,11 @@ def words_in(archive: Path, words: set[str]) -> set[str]:
         else:
             with tarfile.open(archive) as tarred:
                 for member in tarred:
-                    if member.isfile() and member.name.endswith(_SOURCE_SUFFIXES) and (handle := tarred.extractfile(member)):
+                    if (
+                        member.isfile()
+                        and member.name.endswith(_SOURCE_SUFFIXES)
+                        and (handle := tarred.extractfile(member))
+                    ):
                         yield handle.read()
 
     try:
@@ -141,8 +145,19 @@ def install_env(pypi: str, version: str, archive: Path, sha256: str) -> Path:
     matrix.CACHE_DIR.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f"{env.name}.", dir=matrix.CACHE_DIR))
     try:
-        command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-compile", "--no-index",
-                   "--target", str(staging), str(archive)]
+        command = [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-compile",
+            "--no-index",
+            "--target",
+            str(staging),
+            str(archive),
+        ]
         result = subprocess.run(command, capture_output=True, text=True, timeout=matrix.TIMEOUT, check=False)
         if result.returncode != 0:
             tail = "\n".join(result.stderr.strip().splitlines()[-5:])
@@ -195,12 +210,20 @@ def removal_changes(table: Table, key: str, version: str, outcomes: list[dict[st
         if old and all(o["outcome"] in ("raises", "absent") for o in old) and new_ok:
             first = next((o for o in old if o["error"]), old[0])
             seen = f"{first['error']['type']}: {first['error']['message']}" if first["error"] else "absent"
-            changes.append(Change(row, "removed", f"{len(old)} use{'s' * (len(old) != 1)} of `{row.old}` fail ({first['scenario']}: {seen}); "
-                                                  f"`{row.new}` works"))
+            changes.append(
+                Change(
+                    row,
+                    "removed",
+                    f"{len(old)} use{'s' * (len(old) != 1)} of `{row.old}` fail ({first['scenario']}: {seen}); "
+                    f"`{row.new}` works",
+                )
+            )
     return changes
 
 
-def shipped_changes(table: Table, finding: Finding, version: str, trees: dict[str, Path], evidence: list[dict[str, Any]]) -> list[Change]:
+def shipped_changes(
+    table: Table, finding: Finding, version: str, trees: dict[str, Path], evidence: list[dict[str, Any]]
+) -> list[Change]:
     """Planned rows the release ships: it declares the new name itself, and setting the old one warns from its code."""
     from generator.measure.probes import row_key
 
@@ -215,23 +238,35 @@ def shipped_changes(table: Table, finding: Finding, version: str, trees: dict[st
         measured = next((e for e in evidence if e["row"] == row_key(row)), None)
         own = {(w["category"], w["message"]) for w in (measured or {}).get("warnings", []) if row.old in w["message"]}
         if measured is None:
-            finding.notes.append(f"{version} declares `{row.new}` ({row.kind} of {row.owner}); no probe measures the old "
-                                 f"name of a {row.kind}, so the row stays planned: review it by hand")
+            finding.notes.append(
+                f"{version} declares `{row.new}` ({row.kind} of {row.owner}); no probe measures the old "
+                f"name of a {row.kind}, so the row stays planned: review it by hand"
+            )
         elif len(own) == 1:
             category, message = own.pop()
-            changes.append(Change(row, "shipped", f"{version} declares `{row.new}`, and setting `{row.old}` emits its "
-                                                  f"own {category}", since=version,
-                                  warning={"category": category, "message": message}))
+            changes.append(
+                Change(
+                    row,
+                    "shipped",
+                    f"{version} declares `{row.new}`, and setting `{row.old}` emits its own {category}",
+                    since=version,
+                    warning={"category": category, "message": message},
+                )
+            )
         else:
-            finding.notes.append(f"{version} declares `{row.new}`, but setting `{row.old}` emits "
-                                 f"{len(own) or 'no'} warnings of its own naming it; the row stays planned")
+            finding.notes.append(
+                f"{version} declares `{row.new}`, but setting `{row.old}` emits "
+                f"{len(own) or 'no'} warnings of its own naming it; the row stays planned"
+            )
     return changes
 
 
 # --- The registry side ---------------------------------------------------------------------------------------------------
 
 
-def discover(table: Table, index_url: str, only: set[str] | None, workers: int, cache: Path = registry.CACHE) -> list[Finding]:
+def discover(
+    table: Table, index_url: str, only: set[str] | None, workers: int, cache: Path = registry.CACHE
+) -> list[Finding]:
     """Every library's newer releases, the registry asked and the files downloaded `workers` at a time."""
     keys = [k for k in table.libraries if only is None or k in only]
 
@@ -259,7 +294,9 @@ def discover(table: Table, index_url: str, only: set[str] | None, workers: int, 
     return findings
 
 
-def measure(table: Table, table_path: Path, findings: list[Finding], *, probe: bool = True, workers: int = 8) -> dict[str, Any]:
+def measure(
+    table: Table, table_path: Path, findings: list[Finding], *, probe: bool = True, workers: int = 8
+) -> dict[str, Any]:
     """Names, probes and evidence for every library with a newer release; the new releases' matrix entries.
 
     `probe=False` stops after the names (the benchmark times the registry side alone).
@@ -268,18 +305,25 @@ def measure(table: Table, table_path: Path, findings: list[Finding], *, probe: b
 
     ruled = {row.library for row in table.renames}
     entries: dict[str, Any] = {}
+
     def names_of(key: str) -> tuple[str, ...]:
         return table.libraries[key].api + table.libraries[key].config
 
     # Reading the archives is most of a refresh of many libraries: both releases of each, `workers` at a time.
     jobs = [(f.key, v, f.files[v]) for f in findings if f.latest for v in (f.checked, f.latest)]
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        found = dict(zip(((k, v) for k, v, _ in jobs),
-                         pool.map(lambda job: words_in(job[2], {word_of(n) for n in names_of(job[0])}), jobs)))
+        found = dict(
+            zip(
+                ((k, v) for k, v, _ in jobs),
+                pool.map(lambda job: words_in(job[2], {word_of(n) for n in names_of(job[0])}), jobs),
+            )
+        )
     for finding in findings:
         if not finding.latest:
             continue
-        compare_names(finding, names_of(finding.key), found[(finding.key, finding.checked)], found[(finding.key, finding.latest)])
+        compare_names(
+            finding, names_of(finding.key), found[(finding.key, finding.checked)], found[(finding.key, finding.latest)]
+        )
         if finding.key not in ruled or not probe:
             continue
         trees = {v: registry.unpack(p) for v, p in finding.files.items()}
@@ -287,7 +331,9 @@ def measure(table: Table, table_path: Path, findings: list[Finding], *, probe: b
         job = matrix.Job(finding.key, finding.pypi, finding.latest)
         try:
             entry = matrix.probe_job(job, table_path)
-            evidence = matrix._run_module("generator.measure.evidence", ["--table", str(table_path.resolve()), "--library", finding.key], [env])
+            evidence = matrix._run_module(
+                "generator.measure.evidence", ["--table", str(table_path.resolve()), "--library", finding.key], [env]
+            )
         except matrix.MatrixError as exc:
             raise RefreshError(str(exc)) from None
         entries[finding.key] = entry
@@ -314,7 +360,9 @@ def downstream_changes(findings: list[Finding]) -> list[str]:
         old = before.get(entry["id"])
         count_now, count_before = len(entry.get("warnings", [])), len(old.get("warnings", [])) if old else 0
         if old is None or count_now != count_before:
-            lines.append(f"`{entry['id']}`: {count_before} → {count_now} warnings ({', '.join(f'{k} {v}' for k, v in now['versions'].items())})")
+            lines.append(
+                f"`{entry['id']}`: {count_before} → {count_now} warnings ({', '.join(f'{k} {v}' for k, v in now['versions'].items())})"
+            )
     return lines
 
 
@@ -323,25 +371,44 @@ def downstream_changes(findings: list[Finding]) -> list[str]:
 
 def report(findings: list[Finding], index_url: str, downstream: list[str]) -> str:
     """The Markdown report: one table of every library, then a section per library with a newer release."""
-    lines = ["# Refresh report", "", f"Registry: {index_url}", "",
-             "| Library | In the table | Newest | Newer releases |", "| --- | --- | --- | --- |"]
+    lines = [
+        "# Refresh report",
+        "",
+        f"Registry: {index_url}",
+        "",
+        "| Library | In the table | Newest | Newer releases |",
+        "| --- | --- | --- | --- |",
+    ]
     for f in findings:
         lines.append(f"| {f.key} | {f.checked} | {f.latest or f.checked} | {', '.join(f.newer) or 'none'} |")
     for f in findings:
         if not f.latest:
             continue
         lines += ["", f"## {f.key} {f.latest} (uploaded {f.uploaded})", ""]
-        lines.append(f"- Names of the comparison: {f.kept} still in the source"
-                     + (f"; gone since {f.checked}: {', '.join(f'`{n}`' for n in f.gone)}" if f.gone else "")
-                     + (f"; not in either release's source (not checkable statically): {', '.join(f'`{n}`' for n in f.unseen)}" if f.unseen else ""))
+        lines.append(
+            f"- Names of the comparison: {f.kept} still in the source"
+            + (f"; gone since {f.checked}: {', '.join(f'`{n}`' for n in f.gone)}" if f.gone else "")
+            + (
+                f"; not in either release's source (not checkable statically): {', '.join(f'`{n}`' for n in f.unseen)}"
+                if f.unseen
+                else ""
+            )
+        )
         for change in f.changes:
-            lines.append(f"- {change.row.position}: `{change.row.old}` → `{change.row.new}` ({change.row.owner}): "
-                         f"{change.row.status} → **{change.status}**; measured: {change.evidence}")
+            lines.append(
+                f"- {change.row.position}: `{change.row.old}` → `{change.row.new}` ({change.row.owner}): "
+                f"{change.row.status} → **{change.status}**; measured: {change.evidence}"
+            )
         lines += [f"- {note}" for note in f.notes]
     if downstream:
-        lines += ["", "## Downstream warnings (new PEFT/TRL releases first on the path)", ""] + [f"- {d}" for d in downstream]
+        lines += ["", "## Downstream warnings (new PEFT/TRL releases first on the path)", ""] + [
+            f"- {d}" for d in downstream
+        ]
     newer = [f for f in findings if f.latest]
-    lines += ["", f"{len(newer)} of {len(findings)} libraries have a newer release." if newer else "The table is current."]
+    lines += [
+        "",
+        f"{len(newer)} of {len(findings)} libraries have a newer release." if newer else "The table is current.",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -384,9 +451,12 @@ def edit_table(text: str, table: Table, findings: list[Finding]) -> str:
         if change.since:
             new.append(f'{pad}since: "{change.since}"\n')
         if change.warning:
-            new += [f"{pad}warning:\n", f"{pad}  category: {change.warning['category']}\n",
-                    f"{pad}  message: {json.dumps(change.warning['message'], ensure_ascii=False)}\n"]
-        lines[status:status + 1] = new
+            new += [
+                f"{pad}warning:\n",
+                f"{pad}  category: {change.warning['category']}\n",
+                f"{pad}  message: {json.dumps(change.warning['message'], ensure_ascii=False)}\n",
+            ]
+        lines[status : status + 1] = new
     listed = {r.library for r in table.releases}
     for finding in findings:
         if not finding.latest:
@@ -403,10 +473,19 @@ def edit_table(text: str, table: Table, findings: list[Finding]) -> str:
         if finding.key not in listed:
             continue  # the release timeline lists only the libraries it already follows
         releases = _top(lines, "releases")
-        items = [i for i in range(releases + 1, _block(lines, releases, 2)) if lines[i].rstrip() == f"  - library: {finding.key}"]
+        items = [
+            i
+            for i in range(releases + 1, _block(lines, releases, 2))
+            if lines[i].rstrip() == f"  - library: {finding.key}"
+        ]
         after = _block(lines, items[-1], 4)
         note = _release_note(finding)
-        entry = ["\n", f"  - library: {finding.key}\n", f'    version: "{finding.latest}"\n', f"    date: {finding.uploaded}\n"]
+        entry = [
+            "\n",
+            f"  - library: {finding.key}\n",
+            f'    version: "{finding.latest}"\n',
+            f"    date: {finding.uploaded}\n",
+        ]
         if note:
             entry.append(f"    note: {json.dumps(note, ensure_ascii=False)}\n")
         lines[after:after] = entry
@@ -459,7 +538,9 @@ def apply(table_path: Path, findings: list[Finding]) -> list[Path]:
                     adoption.CACHE.mkdir(parents=True, exist_ok=True)
                     shutil.copyfile(f.files[f.latest], adoption.CACHE / f.files[f.latest].name)
             classes, scanned = adoption.measure(new_table)
-            outputs.update({rules_module.CLASSES_PATH: adoption.dump(classes), adoption.DATA_PATH: adoption.dump(scanned)})
+            outputs.update(
+                {rules_module.CLASSES_PATH: adoption.dump(classes), adoption.DATA_PATH: adoption.dump(scanned)}
+            )
     except (matrix.MatrixError, RuntimeError) as exc:
         raise RefreshError(f"measuring with the edited table failed; nothing was written:\n{exc}") from None
     finally:
@@ -489,7 +570,9 @@ def apply(table_path: Path, findings: list[Finding]) -> list[Path]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table", type=Path, default=TABLE_PATH, help="the alias table (default: %(default)s)")
-    parser.add_argument("--index-url", default=registry.PYPI, help="the registry's JSON API base (default: %(default)s)")
+    parser.add_argument(
+        "--index-url", default=registry.PYPI, help="the registry's JSON API base (default: %(default)s)"
+    )
     parser.add_argument("--only", default=None, help="comma-separated library keys to refresh (default: all)")
     parser.add_argument("--write", action="store_true", help="record what was found: table, data files, pages")
     parser.add_argument("--workers", type=int, default=8, help="parallel requests and downloads (default: %(default)s)")
@@ -508,7 +591,10 @@ def run(args: argparse.Namespace) -> int:
     only = {k.strip() for k in args.only.split(",") if k.strip()} if args.only else None
     unknown = sorted((only or set()) - set(table.libraries))
     if unknown:
-        print(f"error: --only names unknown libraries: {', '.join(unknown)} (known: {', '.join(table.libraries)})", file=sys.stderr)
+        print(
+            f"error: --only names unknown libraries: {', '.join(unknown)} (known: {', '.join(table.libraries)})",
+            file=sys.stderr,
+        )
         return 2
     try:
         findings = discover(table, args.index_url, only, args.workers)

@@ -92,8 +92,11 @@ def _file(entry: dict, where: str) -> File:
     try:
         stamp = entry.get("upload_time_iso_8601") or entry["upload_time"]
         return File(
-            filename=entry["filename"], url=urllib.parse.urljoin(where, entry["url"]), sha256=entry["digests"]["sha256"],
-            packagetype=entry.get("packagetype", ""), size=int(entry.get("size", 0)),
+            filename=entry["filename"],
+            url=urllib.parse.urljoin(where, entry["url"]),
+            sha256=entry["digests"]["sha256"],
+            packagetype=entry.get("packagetype", ""),
+            size=int(entry.get("size", 0)),
             uploaded=datetime.datetime.fromisoformat(stamp).date(),
             yanked=bool(entry.get("yanked", False)),
         )

@@ -28,21 +28,50 @@ from generator.table import TableError, load
 def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Path) -> None:
     """The options of `scan` or `fix` (`command`); the parser itself lives in `generator/cli.py`."""
     sub.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="files or folders to check")
-    sub.add_argument("--target", metavar="REQ", help="the transformers releases to support, e.g. 'transformers==5.20.0' (default: the project's requirement)")
-    sub.add_argument("--include-planned", action="store_true", help="also report names not renamed in any release yet, as info")
+    sub.add_argument(
+        "--target",
+        metavar="REQ",
+        help="the transformers releases to support, e.g. 'transformers==5.20.0' (default: the project's requirement)",
+    )
+    sub.add_argument(
+        "--include-planned", action="store_true", help="also report names not renamed in any release yet, as info"
+    )
     sub.add_argument("--table", type=Path, default=table_default, help="the alias table (default: %(default)s)")
-    sub.add_argument("--select", metavar="CODES", help="report (and fix) only these codes, comma-separated (`rules` lists them)")
+    sub.add_argument(
+        "--select", metavar="CODES", help="report (and fix) only these codes, comma-separated (`rules` lists them)"
+    )
     sub.add_argument("--ignore", metavar="CODES", help="neither report nor fix these codes, comma-separated")
-    sub.add_argument("--max-file-size", type=_size, default=MAX_FILE_SIZE, metavar="SIZE",
-                     help=f"report bigger files and skip them, e.g. 50MB (default: {describe_size(MAX_FILE_SIZE)})")
-    sub.add_argument("--unsafe-fixes", action="store_true", help="also apply (fix) or count as applicable (scan) the unsafe fixes: renames without evidence either way that the receiver is a transformers object")
+    sub.add_argument(
+        "--max-file-size",
+        type=_size,
+        default=MAX_FILE_SIZE,
+        metavar="SIZE",
+        help=f"report bigger files and skip them, e.g. 50MB (default: {describe_size(MAX_FILE_SIZE)})",
+    )
+    sub.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="also apply (fix) or count as applicable (scan) the unsafe fixes: renames without evidence either way that the receiver is a transformers object",
+    )
     if command == "scan":
         sub.add_argument("--format", choices=formats.FORMATS, default="text", help="output format (default: text)")
-        sub.add_argument("--min-severity", choices=SEVERITIES[::-1], default="info", help="hide findings below this severity (default: info)")
+        sub.add_argument(
+            "--min-severity",
+            choices=SEVERITIES[::-1],
+            default="info",
+            help="hide findings below this severity (default: info)",
+        )
         return
-    sub.add_argument("--format", choices=formats.FORMATS, default="text", help="format of the findings left for a person, on stderr (default: text)")
+    sub.add_argument(
+        "--format",
+        choices=formats.FORMATS,
+        default="text",
+        help="format of the findings left for a person, on stderr (default: text)",
+    )
     mode = sub.add_mutually_exclusive_group()
-    mode.add_argument("--diff", action="store_true", help="print a unified diff of the rewrites and write nothing (the default)")
+    mode.add_argument(
+        "--diff", action="store_true", help="print a unified diff of the rewrites and write nothing (the default)"
+    )
     mode.add_argument("--write", action="store_true", help="rewrite the files in place")
 
 
@@ -99,8 +128,15 @@ def _setup(args: argparse.Namespace) -> tuple[Options, Finder] | int:
     except (OSError, ValueError) as exc:
         print(f"{rules_module.CLASSES_PATH}: cannot read the measured class data: {exc}", file=sys.stderr)
         return 2
-    options = Options(rules, target or Allowed(None, ""), planned=args.include_planned, select=selection[0], ignore=selection[1],
-                      max_size=args.max_file_size, unsafe_fixes=args.unsafe_fixes)
+    options = Options(
+        rules,
+        target or Allowed(None, ""),
+        planned=args.include_planned,
+        select=selection[0],
+        ignore=selection[1],
+        max_size=args.max_file_size,
+        unsafe_fixes=args.unsafe_fixes,
+    )
     return options, Finder(target)
 
 
@@ -159,18 +195,26 @@ def fix(args: argparse.Namespace) -> int:
         for problem in outcome.problems:
             print(problem.text(), file=sys.stderr)
         if outcome.not_written:  # a write failed after every check passed (a full disk): say exactly where it stopped
-            print(f"wrote {', '.join(outcome.written) or 'nothing'}; not written: {', '.join(outcome.not_written)}. "
-                  "Run again to finish: the written files are complete and are not rewritten twice.", file=sys.stderr)
+            print(
+                f"wrote {', '.join(outcome.written) or 'nothing'}; not written: {', '.join(outcome.not_written)}. "
+                "Run again to finish: the written files are complete and are not rewritten twice.",
+                file=sys.stderr,
+            )
             return 1
         if outcome.problems:
-            print(f"nothing was written: {len(outcome.problems)} of {len(changed)} files cannot be written safely; "
-                  "fix the problems above and run again.", file=sys.stderr)
+            print(
+                f"nothing was written: {len(outcome.problems)} of {len(changed)} files cannot be written safely; "
+                "fix the problems above and run again.",
+                file=sys.stderr,
+            )
             return 1
     for result in changed if not args.write else ():
         assert result.fixed is not None and result.original is not None
         sys.stdout.writelines(
             difflib.unified_diff(
-                result.original.splitlines(keepends=True), result.fixed.splitlines(keepends=True), *_diff_names(result.path)
+                result.original.splitlines(keepends=True),
+                result.fixed.splitlines(keepends=True),
+                *_diff_names(result.path),
             )
         )
     findings = _findings(results)
@@ -183,7 +227,10 @@ def fix(args: argparse.Namespace) -> int:
             print(finding.text(), file=sys.stderr)
         fixed = sum(1 for f in findings if f.severity == "fix") - sum(1 for f in left if f.severity == "fix")
         verb = "rewrote" if args.write else "would rewrite"
-        print(f"{verb} {fixed} name{'s' * (fixed != 1)} in {len(changed)} file{'s' * (len(changed) != 1)}; {len(left)} finding{'s' * (len(left) != 1)} left for a person.", file=sys.stderr)
+        print(
+            f"{verb} {fixed} name{'s' * (fixed != 1)} in {len(changed)} file{'s' * (len(changed) != 1)}; {len(left)} finding{'s' * (len(left) != 1)} left for a person.",
+            file=sys.stderr,
+        )
     else:
         _report(args.format, left, errors, sys.stderr)
     pending = bool(changed) and not args.write
@@ -195,8 +242,14 @@ def rules(args: argparse.Namespace) -> int:
     entries = list(codes.CODES.values())
     if args.format == "json":
         data = [
-            {"code": c.code, "severity": c.severity, "gated": c.gated, "effect": c.effect,
-             "guide": link(c.section) if c.section else GUIDE, "summary": c.summary}
+            {
+                "code": c.code,
+                "severity": c.severity,
+                "gated": c.gated,
+                "effect": c.effect,
+                "guide": link(c.section) if c.section else GUIDE,
+                "summary": c.summary,
+            }
             for c in entries
         ]
         print(json.dumps(data, indent=2, ensure_ascii=False))
@@ -215,7 +268,11 @@ def explain(args: argparse.Namespace) -> int:
     except codes.UnknownCode as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    severity = f"{c.severity} (info when this use is not rewritten, e.g. an allowed release predates the rename)" if c.gated else c.severity
+    severity = (
+        f"{c.severity} (info when this use is not rewritten, e.g. an allowed release predates the rename)"
+        if c.gated
+        else c.severity
+    )
     name, example = c.example
     lines = [
         f"{c.code}: {c.summary}",

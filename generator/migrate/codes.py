@@ -45,7 +45,10 @@ class Code:
 
 _CODES = (
     Code(
-        "call", "fix", "warns", "script",
+        "call",
+        "fix",
+        "warns",
+        "script",
         "a call of a renamed model method",
         "The method was renamed; the old one still works but warns on every call, and goes with the aliases. "
         "`fix` rewrites the call, together with the renamed keywords it passes (so `--ignore keyword` does not "
@@ -53,27 +56,42 @@ _CODES = (
         ("train.py", "model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={'use_reentrant': False})\n"),
     ),
     Code(
-        "keyword", "fix", "warns", "config",
+        "keyword",
+        "fix",
+        "warns",
+        "config",
         "a renamed keyword argument of TrainingArguments, a known subclass or a renamed method",
         "The keyword was renamed with its class or method; the old one still works but warns. `fix` rewrites the "
         "keyword (a keyword of a renamed method call is rewritten with the call).",
-        ("train.py", "from transformers import TrainingArguments\n\nargs = TrainingArguments(output_dir='out', gradient_checkpointing=True)\n"),
+        (
+            "train.py",
+            "from transformers import TrainingArguments\n\nargs = TrainingArguments(output_dir='out', gradient_checkpointing=True)\n",
+        ),
     ),
     Code(
-        "property", "fix", "warns", "script",
+        "property",
+        "fix",
+        "warns",
+        "script",
         "a read of a renamed model property",
         "The property was renamed; the old one still works but warns on every read. `fix` rewrites the read.",
         ("train.py", "print(model.is_gradient_checkpointing)\n"),
     ),
     Code(
-        "flag", "fix", "warns", "config",
+        "flag",
+        "fix",
+        "warns",
+        "config",
         "a renamed command-line flag given to a training script or command",
         "The flag was renamed; the old spelling still parses but warns. `fix` rewrites the flag only after a "
         "program known to parse it with HfArgumentParser (a script that does, or a command such as `trl sft`).",
         ("run.sh", "trl sft --model_name_or_path Qwen/Qwen2-0.5B --gradient_checkpointing true\n"),
     ),
     Code(
-        "config-key", "fix", "warns", "config",
+        "config-key",
+        "fix",
+        "warns",
+        "config",
         "a renamed top-level key of a YAML or JSON training config",
         "The key was renamed; a config with the old key still loads but warns. `fix` rewrites the key only in files "
         "whose every top-level key is a training-arguments field (otherwise `foreign-config`); a key spelt with "
@@ -81,195 +99,336 @@ _CODES = (
         ("sft.yaml", "output_dir: out\ngradient_checkpointing: true\n"),
     ),
     Code(
-        "both-names", "hazard", "warns", "pitfalls",
+        "both-names",
+        "hazard",
+        "warns",
+        "pitfalls",
         "the old and the new name set together: the new one wins, the old value is dropped",
         "When both names are given, the old value is silently dropped. Remove one of them; which one is for a "
         "person to decide.",
-        ("train.py", ("from transformers import TrainingArguments\n\n"
-                      "args = TrainingArguments(output_dir='out', gradient_checkpointing=True, activation_checkpointing=False)\n")),
+        (
+            "train.py",
+            (
+                "from transformers import TrainingArguments\n\n"
+                "args = TrainingArguments(output_dir='out', gradient_checkpointing=True, activation_checkpointing=False)\n"
+            ),
+        ),
     ),
     Code(
-        "write", "hazard", "lost-write", "pitfalls",
+        "write",
+        "hazard",
+        "lost-write",
+        "pitfalls",
         "a write to the old training-arguments field after construction, which the Trainer no longer reads",
         "Since the rename the Trainer reads the new field, and a write to the old one after construction is not "
         "mirrored: it is ignored. Write the new field (releases with the rename).",
-        ("train.py", ("from transformers import TrainingArguments\n\n"
-                      "args = TrainingArguments(output_dir='out')\nargs.gradient_checkpointing = False\n")),
+        (
+            "train.py",
+            (
+                "from transformers import TrainingArguments\n\n"
+                "args = TrainingArguments(output_dir='out')\nargs.gradient_checkpointing = False\n"
+            ),
+        ),
     ),
     Code(
-        "read", "info", "silent", "pitfalls",
+        "read",
+        "info",
+        "silent",
+        "pitfalls",
         "a read of the old training-arguments field (a silent mirror of the new one)",
         "The old field mirrors the new one when it is read, without a warning, until the aliases are removed. "
         "Nothing breaks now; read the new field once every supported release has it.",
-        ("train.py", ("from transformers import TrainingArguments\n\n"
-                      "args = TrainingArguments(output_dir='out')\nprint(args.gradient_checkpointing)\n")),
+        (
+            "train.py",
+            (
+                "from transformers import TrainingArguments\n\n"
+                "args = TrainingArguments(output_dir='out')\nprint(args.gradient_checkpointing)\n"
+            ),
+        ),
     ),
     Code(
-        "dead-write", "info", "dead", "pitfalls",
+        "dead-write",
+        "info",
+        "dead",
+        "pitfalls",
         "a write to the old field in a branch that only runs on releases before the rename",
         "The branch runs only on releases where the old field is the real one, so the write is right there. "
         "Nothing to change until the branch is removed.",
-        ("train.py", ("import transformers\nfrom packaging.version import Version\n\n\ndef setup(args):\n"
-                      "    if Version(transformers.__version__) < Version('5.23.0'):\n"
-                      "        args.gradient_checkpointing = True\n")),
+        (
+            "train.py",
+            (
+                "import transformers\nfrom packaging.version import Version\n\n\ndef setup(args):\n"
+                "    if Version(transformers.__version__) < Version('5.23.0'):\n"
+                "        args.gradient_checkpointing = True\n"
+            ),
+        ),
     ),
     Code(
-        "subclass-default", "hazard", "warns", "pitfalls",
+        "subclass-default",
+        "hazard",
+        "warns",
+        "pitfalls",
         "a TrainingArguments subclass that declares the old field",
         "Declaring the old field gives it a default, so every instance warns, even when nobody sets it. Declare "
         "the new field instead.",
-        ("args.py", ("from transformers import TrainingArguments\n\n\nclass MyArguments(TrainingArguments):\n"
-                     "    gradient_checkpointing: bool = True\n")),
+        (
+            "args.py",
+            (
+                "from transformers import TrainingArguments\n\n\nclass MyArguments(TrainingArguments):\n"
+                "    gradient_checkpointing: bool = True\n"
+            ),
+        ),
     ),
     Code(
-        "override", "hazard", "overrides", "model",
+        "override",
+        "hazard",
+        "overrides",
+        "model",
         "a model class that overrides the old method",
         "An override of the old method stays the entry point until the old name is removed (the new method calls "
         "it, and it warns when it calls up). Override the new method instead.",
-        ("modeling.py", ("from transformers import PreTrainedModel\n\n\nclass MyModel(PreTrainedModel):\n"
-                         "    def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None, **kwargs):\n"
-                         "        super().gradient_checkpointing_enable(gradient_checkpointing_kwargs, **kwargs)\n")),
+        (
+            "modeling.py",
+            (
+                "from transformers import PreTrainedModel\n\n\nclass MyModel(PreTrainedModel):\n"
+                "    def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None, **kwargs):\n"
+                "        super().gradient_checkpointing_enable(gradient_checkpointing_kwargs, **kwargs)\n"
+            ),
+        ),
     ),
     Code(
-        "instance-override", "hazard", "overrides", "model",
+        "instance-override",
+        "hazard",
+        "overrides",
+        "model",
         "a function assigned to the old method on an instance",
         "A function assigned to the old name replaces the deprecated method and stays the entry point until the "
         "old name is removed (it runs, and warns, when the new method is called). Wrap the new method instead.",
         ("patch.py", "model.gradient_checkpointing_enable = lambda **kwargs: None\n"),
     ),
     Code(
-        "reference", "hazard", "silent", "library",
+        "reference",
+        "hazard",
+        "silent",
+        "library",
         "a reference to the old method without a call",
         "Referring to the old method is silent now and an AttributeError once it is removed; the new method has a "
         "different signature, so check what the reference is used for.",
         ("inspect_it.py", "import inspect\n\nsignature = inspect.signature(model.gradient_checkpointing_enable)\n"),
     ),
     Code(
-        "string-lookup", "hazard", "warns", "library",
+        "string-lookup",
+        "hazard",
+        "warns",
+        "library",
         "the old method or property looked up by string (`getattr`, `hasattr`, `setattr`)",
         "A lookup by string warns on a transformers model like a direct use, and the string cannot be rewritten "
         "safely. Test `hasattr(type(model), NEW)` and use the new name.",
         ("probe.py", "if getattr(model, 'is_gradient_checkpointing', False):\n    pass\n"),
     ),
     Code(
-        "kwargs-unpacked", "hazard", "warns", "library",
+        "kwargs-unpacked",
+        "hazard",
+        "warns",
+        "library",
         "an old name next to `**` unpacking, which may pass the other spelling too",
         "With `**kwargs` in the call, the tool cannot see every keyword: the unpacked ones may hold the old or the "
         "new name, so a rewrite could drop a value or raise a duplicate-keyword error. Check what is unpacked.",
-        ("train.py", ("kwargs = {'gradient_checkpointing_kwargs': {'use_reentrant': False}}\n"
-                      "model.gradient_checkpointing_enable(**kwargs)\n")),
+        (
+            "train.py",
+            (
+                "kwargs = {'gradient_checkpointing_kwargs': {'use_reentrant': False}}\n"
+                "model.gradient_checkpointing_enable(**kwargs)\n"
+            ),
+        ),
     ),
     Code(
-        "shared-name", "hazard", "not-deprecated", "library",
+        "shared-name",
+        "hazard",
+        "not-deprecated",
+        "library",
         "an old method name that another imported library also uses for its own (not deprecated) API",
         "The file imports a library whose own API has a member of this name (diffusers, for instance). Rename it "
         "only where the object is a transformers model.",
         ("pipeline.py", "import diffusers\n\nprint(unet.is_gradient_checkpointing)\n"),
     ),
     Code(
-        "unknown-callee", "info", None, "config",
+        "unknown-callee",
+        "info",
+        None,
+        "config",
         "an old keyword passed to a call the tool does not know",
         "The callee is not TrainingArguments, a known subclass or a renamed method, so the keyword may belong to "
         "another API. Rename it by hand if the callee forwards it to transformers.",
         ("train.py", "config = build_config(gradient_checkpointing=True)\n"),
     ),
     Code(
-        "own-flag", "info", "not-deprecated", "config",
+        "own-flag",
+        "info",
+        "not-deprecated",
+        "config",
         "a flag the script defines itself with `add_argument`",
         "The script declares this flag with argparse, so it is the script's own option, not the TrainingArguments "
         "flag: it is not rewritten.",
-        ("cli.py", "import argparse\n\nparser = argparse.ArgumentParser()\nparser.add_argument('--gradient_checkpointing', action='store_true')\n"),
+        (
+            "cli.py",
+            "import argparse\n\nparser = argparse.ArgumentParser()\nparser.add_argument('--gradient_checkpointing', action='store_true')\n",
+        ),
     ),
     Code(
-        "unknown-program", "info", None, "config",
+        "unknown-program",
+        "info",
+        None,
+        "config",
         "an old flag given to a program the tool cannot check",
         "The program was not found from here, or does not parse its arguments with HfArgumentParser, so the tool "
         "cannot tell whether the flag is the TrainingArguments one. Rename it by hand if it is.",
         ("run.sh", "python missing_script.py --gradient_checkpointing true\n"),
     ),
     Code(
-        "string", "info", None, "config",
+        "string",
+        "info",
+        None,
+        "config",
         "an old flag inside a string that is not an argument list the tool can place",
         "The flag is part of a string (a command line being built, a help text): rename it by hand if a "
         "TrainingArguments parser reads it.",
         ("launch.py", "command = 'python train.py --gradient_checkpointing true'\n"),
     ),
     Code(
-        "foreign-config", "info", "not-deprecated", "config",
+        "foreign-config",
+        "info",
+        "not-deprecated",
+        "config",
         "an old key in a config that belongs to another tool",
         "Some top-level key is not a training-arguments field, so the file may be another tool's config (Axolotl's "
         "has its own `gradient_checkpointing` key): it is not rewritten.",
         ("axolotl.yaml", "base_model: Qwen/Qwen2-0.5B\ngradient_checkpointing: true\n"),
     ),
     Code(
-        "not-renamed", "info", "not-deprecated", "model",
+        "not-renamed",
+        "info",
+        "not-deprecated",
+        "model",
         "a name the table lists as planned: not renamed in any release yet (with `--include-planned`)",
         "The alias table lists this name as a planned rename that no release has shipped: keep it.",
         ("modeling.py", "class MyModel(PreTrainedModel):\n    supports_gradient_checkpointing = True\n"),
         ("--include-planned",),
     ),
     Code(
-        "dict-key", "fix", "warns", "config",
+        "dict-key",
+        "fix",
+        "warns",
+        "config",
         "the old field as a key of a dict literal unpacked into TrainingArguments or a known subclass",
         "`TrainingArguments(**{'gradient_checkpointing': True})` sets the old field like a keyword does. `fix` "
         "rewrites the key; a key spelt with escapes or prefixes is reported as `info` for a person to rename.",
-        ("train.py", 'from transformers import TrainingArguments\n\nargs = TrainingArguments(output_dir="out", **{"gradient_checkpointing": True})\n'),
+        (
+            "train.py",
+            'from transformers import TrainingArguments\n\nargs = TrainingArguments(output_dir="out", **{"gradient_checkpointing": True})\n',
+        ),
     ),
     Code(
-        "narrow-override", "hazard", "raises", "model",
+        "narrow-override",
+        "hazard",
+        "raises",
+        "model",
         "an override of the old method whose signature cannot take what the new method passes it",
         "Since the rename, `activation_checkpointing_enable()` and the Trainer call an override of the old method "
         "with `every_n_layers=` and `offload=`: an override without them (or `**kwargs`) raises TypeError. Rename "
         "the override and widen its signature; calls on such a model are not rewritten.",
-        ("modeling.py", ("from transformers import LlamaForCausalLM\n\n\nclass TinyLlama(LlamaForCausalLM):\n"
-                         "    def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None):\n"
-                         "        super().gradient_checkpointing_enable(gradient_checkpointing_kwargs=gradient_checkpointing_kwargs)\n")),
+        (
+            "modeling.py",
+            (
+                "from transformers import LlamaForCausalLM\n\n\nclass TinyLlama(LlamaForCausalLM):\n"
+                "    def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None):\n"
+                "        super().gradient_checkpointing_enable(gradient_checkpointing_kwargs=gradient_checkpointing_kwargs)\n"
+            ),
+        ),
     ),
     Code(
-        "replaced-method", "hazard", "overrides", "model",
+        "replaced-method",
+        "hazard",
+        "overrides",
+        "model",
         "a call of the old method on an object whose old method was replaced on the instance",
         "The instance's old method was replaced (an assignment such as `MethodType(partial(...))`): the new method "
         "would call the replacement with arguments it may not take, so the call is not rewritten.",
-        ("train.py", ("from functools import partial\nfrom types import MethodType\n\n"
-                      "from transformers import AutoModelForCausalLM\n\n\ndef enable(model, flag):\n    model.flag = flag\n\n\n"
-                      "model = AutoModelForCausalLM.from_pretrained('out')\n"
-                      "model.gradient_checkpointing_enable = MethodType(partial(enable, flag=False), model)\n"
-                      "model.gradient_checkpointing_enable()\n")),
+        (
+            "train.py",
+            (
+                "from functools import partial\nfrom types import MethodType\n\n"
+                "from transformers import AutoModelForCausalLM\n\n\ndef enable(model, flag):\n    model.flag = flag\n\n\n"
+                "model = AutoModelForCausalLM.from_pretrained('out')\n"
+                "model.gradient_checkpointing_enable = MethodType(partial(enable, flag=False), model)\n"
+                "model.gradient_checkpointing_enable()\n"
+            ),
+        ),
     ),
     Code(
-        "mixin-field", "hazard", "warns", "pitfalls",
+        "mixin-field",
+        "hazard",
+        "warns",
+        "pitfalls",
         "the old field passed to a training-arguments class whose mixin declares the old field itself",
         "A mixin of the class declares the old name as its own field and may read it before TrainingArguments does: "
         "renaming the keyword would change what the mixin sees. Rename the mixin's field and its reads together.",
-        ("args.py", ("from dataclasses import dataclass\n\nfrom transformers import TrainingArguments\n\n\n@dataclass\n"
-                     "class Mixin:\n    gradient_checkpointing: bool = False\n\n\n@dataclass\nclass Args(Mixin, TrainingArguments):\n"
-                     "    pass\n\n\nargs = Args(output_dir='out', gradient_checkpointing=True)\n")),
+        (
+            "args.py",
+            (
+                "from dataclasses import dataclass\n\nfrom transformers import TrainingArguments\n\n\n@dataclass\n"
+                "class Mixin:\n    gradient_checkpointing: bool = False\n\n\n@dataclass\nclass Args(Mixin, TrainingArguments):\n"
+                "    pass\n\n\nargs = Args(output_dir='out', gradient_checkpointing=True)\n"
+            ),
+        ),
     ),
     Code(
-        "replace", "hazard", "lost-write", "pitfalls",
+        "replace",
+        "hazard",
+        "lost-write",
+        "pitfalls",
         "the old field set through `dataclasses.replace` on training arguments",
         "`dataclasses.replace(args, gradient_checkpointing=False)` is silently ignored since the rename: the copy "
         "keeps the new field's value (measured). Pass the new field.",
-        ("train.py", ("import dataclasses\n\nfrom transformers import TrainingArguments\n\n"
-                      "args = TrainingArguments(output_dir='out')\nargs = dataclasses.replace(args, gradient_checkpointing=False)\n")),
+        (
+            "train.py",
+            (
+                "import dataclasses\n\nfrom transformers import TrainingArguments\n\n"
+                "args = TrainingArguments(output_dir='out')\nargs = dataclasses.replace(args, gradient_checkpointing=False)\n"
+            ),
+        ),
     ),
     Code(
-        "not-transformers", "info", "not-deprecated", "library",
+        "not-transformers",
+        "info",
+        "not-deprecated",
+        "library",
         "an old name on an object that is not transformers' (a project's own class, another library's model)",
         "The object defines the name itself or comes from another library (sentence-transformers, diffusers, a "
         "`torch.nn.Module`): renaming the call would raise AttributeError, so it is left alone.",
-        ("encoder.py", ("import torch\n\n\nclass Encoder(torch.nn.Module):\n    def gradient_checkpointing_enable(self):\n"
-                        "        self.checkpointing = True\n\n\nencoder = Encoder()\nencoder.gradient_checkpointing_enable()\n")),
+        (
+            "encoder.py",
+            (
+                "import torch\n\n\nclass Encoder(torch.nn.Module):\n    def gradient_checkpointing_enable(self):\n"
+                "        self.checkpointing = True\n\n\nencoder = Encoder()\nencoder.gradient_checkpointing_enable()\n"
+            ),
+        ),
     ),
     Code(
-        "unparsed-fence", "info", None, None,
+        "unparsed-fence",
+        "info",
+        None,
+        None,
         "an old name in a Markdown code block that does not parse",
         "The fenced block does not parse as its language, so it was not checked and is never rewritten: rename by "
         "hand where needed.",
         ("README.md", "```python\nmodel.gradient_checkpointing_enable(\n```\n"),
     ),
     Code(
-        "file-error", "error", None, None,
+        "file-error",
+        "error",
+        None,
+        None,
         "a file that could not be checked: not text, not decodable, does not parse (it is left untouched)",
         "The file is reported with the line and column of the problem and what to do, and nothing in it is "
         "checked or rewritten. It is always reported: `--select` and `--ignore` do not take it.",
@@ -318,5 +477,7 @@ def parse_list(text: str) -> frozenset[str]:
         raise UnknownCode("expected one or more codes separated by commas; `rules` lists every code")
     for name in names:
         if get(name).code == FILE_ERROR:
-            raise UnknownCode(f"`{FILE_ERROR}` cannot be selected or ignored: a file that could not be checked is always reported")
+            raise UnknownCode(
+                f"`{FILE_ERROR}` cannot be selected or ignored: a file that could not be checked is always reported"
+            )
     return frozenset(names)

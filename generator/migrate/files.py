@@ -25,8 +25,16 @@ from generator.migrate.hits import Hit, Options, PositionedError
 from generator.migrate.requirements import Deferred, Finder, RequirementError
 
 SUFFIXES = {
-    ".py": "python", ".pyi": "python", ".ipynb": "notebook", ".yaml": "yaml", ".yml": "yaml", ".json": "json",
-    ".sh": "shell", ".bash": "shell", ".md": "markdown", ".markdown": "markdown",
+    ".py": "python",
+    ".pyi": "python",
+    ".ipynb": "notebook",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".json": "json",
+    ".sh": "shell",
+    ".bash": "shell",
+    ".md": "markdown",
+    ".markdown": "markdown",
 }
 """File suffix → handler."""
 
@@ -36,10 +44,22 @@ SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
 MAX_DEPTH = 256
 """Folders more than this many levels below a given PATH are reported and not entered."""
 
-_SPECIAL = {stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a character device",
-            stat.S_IFBLK: "a block device", stat.S_IFDIR: "a folder"}
+_SPECIAL = {
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFDIR: "a folder",
+}
 
-_SHELLS = (b"#!/bin/sh", b"#!/bin/bash", b"#!/usr/bin/env bash", b"#!/usr/bin/env sh", b"#!/usr/bin/bash", b"#!/bin/zsh")
+_SHELLS = (
+    b"#!/bin/sh",
+    b"#!/bin/bash",
+    b"#!/usr/bin/env bash",
+    b"#!/usr/bin/env sh",
+    b"#!/usr/bin/bash",
+    b"#!/bin/zsh",
+)
 
 
 def kind_of(path: str, *, sniff: bool = True) -> str | None:
@@ -107,8 +127,13 @@ def _walk_folder(top: str) -> Iterator[str | FileError]:
                 subfolders.append(entry.path)
         if subfolders and depth + 1 > MAX_DEPTH:
             for sub in subfolders:
-                yield FileError(os.path.normpath(sub), 1, 1, f"folder nested more than {MAX_DEPTH} levels below {top}; "
-                                "not checked: pass it (or a folder above it) as its own PATH")
+                yield FileError(
+                    os.path.normpath(sub),
+                    1,
+                    1,
+                    f"folder nested more than {MAX_DEPTH} levels below {top}; "
+                    "not checked: pass it (or a folder above it) as its own PATH",
+                )
             continue
         stack.extend((sub, depth + 1) for sub in reversed(subfolders))
 
@@ -204,13 +229,15 @@ _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "kib": 2**10, "m
 def parse_size(text: str) -> int:
     """`10MB`, `512kB`, `1MiB`, `12345` (bytes) → bytes; raises `ValueError` with the accepted forms."""
     number = text.strip().rstrip("bBiIkKmMgG ")
-    unit = text.strip()[len(number):].strip().lower()
+    unit = text.strip()[len(number) :].strip().lower()
     try:
         value = float(number)
     except ValueError:
         value = -1.0
     if not 0 <= value < 2**62 or unit not in _UNITS:  # also rejects nan and inf
-        raise ValueError(f"{text!r} is not a size; write bytes or a number with kB, MB, GB (or KiB, MiB, GiB), e.g. 10MB")
+        raise ValueError(
+            f"{text!r} is not a size; write bytes or a number with kB, MB, GB (or KiB, MiB, GiB), e.g. 10MB"
+        )
     return int(value * _UNITS[unit])
 
 
@@ -219,7 +246,12 @@ def read(path: str, limit: int | None) -> bytes | FileError:
     try:
         kind = stat.S_IFMT(os.stat(path).st_mode)
         if kind != stat.S_IFREG:  # checked before opening: a FIFO blocks the reader, a device may act on an open
-            return FileError(path, 1, 1, f"not a regular file ({_SPECIAL.get(kind, 'a special file')}); skipped: only regular files are read")
+            return FileError(
+                path,
+                1,
+                1,
+                f"not a regular file ({_SPECIAL.get(kind, 'a special file')}); skipped: only regular files are read",
+            )
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # in case it was swapped for a FIFO since
         with os.fdopen(fd, "rb") as f:
             info = os.fstat(f.fileno())
@@ -236,11 +268,15 @@ def read(path: str, limit: int | None) -> bytes | FileError:
 
 
 def _too_big(size: int, limit: int) -> str:
-    return (f"{describe_size(size)}, over the {describe_size(limit)} limit; skipped: "
-            f"pass --max-file-size {-(-size // 10**6)}MB (or more) to check it")
+    return (
+        f"{describe_size(size)}, over the {describe_size(limit)} limit; skipped: "
+        f"pass --max-file-size {-(-size // 10**6)}MB (or more) to check it"
+    )
 
 
-_TOO_DEEP = "nested too deeply to check (beyond Python's recursion limit); nothing was changed: simplify it or leave it out"
+_TOO_DEEP = (
+    "nested too deeply to check (beyond Python's recursion limit); nothing was changed: simplify it or leave it out"
+)
 
 
 def check(path: str, options: Options, finder: Finder) -> Result:
@@ -254,7 +290,9 @@ def check(path: str, options: Options, finder: Finder) -> Result:
     try:
         text, encoding = decode(data, kind)
     except (UnicodeDecodeError, SyntaxError) as exc:
-        return Result(path, error=FileError(path, 1, 1, f"cannot be decoded ({exc}); save it as UTF-8 (or declare its encoding)"))
+        return Result(
+            path, error=FileError(path, 1, 1, f"cannot be decoded ({exc}); save it as UTF-8 (or declare its encoding)")
+        )
     except ValueError as exc:
         return Result(path, error=FileError(path, 1, 1, f"{exc}; pass only code, config, script and Markdown files"))
     source = python.Source(text)
@@ -266,7 +304,10 @@ def check(path: str, options: Options, finder: Finder) -> Result:
         return Result(path, error=FileError(path, 1, 1, f"the version gate cannot be read: {exc}"))
     except SyntaxError as exc:
         line, col = exc.lineno or 1, exc.offset or 1
-        return Result(path, error=FileError(path, line, col, f"does not parse as Python: {exc.msg}; fix the syntax, then run again"))
+        return Result(
+            path,
+            error=FileError(path, line, col, f"does not parse as Python: {exc.msg}; fix the syntax, then run again"),
+        )
     except PositionedError as exc:
         line, col = _position(source, exc.offset)
         return Result(path, error=FileError(path, line, col, f"{exc}; fix it, then run again"))
@@ -279,8 +320,22 @@ def check(path: str, options: Options, finder: Finder) -> Result:
         if not options.reports(hit.code):
             continue  # `--select`/`--ignore`: an unreported finding applies no edit either
         line, col = _position(source, hit.start)
-        findings.append(Finding(path, line, col, hit.severity, hit.old, hit.new, hit.code, hit.message, hit.edits,
-                                row=hit.row, via=hit.via, applicability=hit.applicability))
+        findings.append(
+            Finding(
+                path,
+                line,
+                col,
+                hit.severity,
+                hit.old,
+                hit.new,
+                hit.code,
+                hit.message,
+                hit.edits,
+                row=hit.row,
+                via=hit.via,
+                applicability=hit.applicability,
+            )
+        )
     edits = [e for f in findings if f.applies(options.unsafe_fixes) for e in f.edits]
     fixed = None
     if edits and options.verify:
@@ -288,7 +343,9 @@ def check(path: str, options: Options, finder: Finder) -> Result:
         try:
             reparse(fixed, kind)
         except (SyntaxError, ValueError, yaml.YAMLError) as exc:
-            error = FileError(path, 1, 1, f"the rewrite would not parse ({exc}); nothing was written. Please report this file")
+            error = FileError(
+                path, 1, 1, f"the rewrite would not parse ({exc}); nothing was written. Please report this file"
+            )
             return Result(path, tuple(findings), error=error)
         except RecursionError:
             return Result(path, tuple(findings), error=FileError(path, 1, 1, _TOO_DEEP))

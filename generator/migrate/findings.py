@@ -60,7 +60,7 @@ def _documentation_url() -> str:
         with open(info / "METADATA", encoding="utf-8") as lines:
             for line in lines:
                 if line.startswith(prefix):
-                    return line[len(prefix):].strip()
+                    return line[len(prefix) :].strip()
     from importlib import metadata
 
     urls = dict(u.split(", ", 1) for u in metadata.metadata(DISTRIBUTION).get_all("Project-URL") or [])
@@ -134,7 +134,6 @@ class FileError:
 
     def text(self) -> str:
         return f"{self.path}:{self.line}:{self.column}: error: {self.message}"
-
 
 
 def sort_key(finding: Finding) -> tuple[str, int, int, str]:

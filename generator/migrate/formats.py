@@ -33,8 +33,17 @@ _GITHUB_COMMAND = {"fix": "warning", "hazard": "error", "info": "notice", "error
 
 def error_entry(error: FileError) -> dict[str, object]:
     """A file error as a JSON entry with the same keys as a finding."""
-    return {"path": error.path, "line": error.line, "column": error.column, "severity": "error", "old": None,
-            "new": None, "code": codes.FILE_ERROR, "message": error.message, "applicability": None}
+    return {
+        "path": error.path,
+        "line": error.line,
+        "column": error.column,
+        "severity": "error",
+        "old": None,
+        "new": None,
+        "code": codes.FILE_ERROR,
+        "message": error.message,
+        "applicability": None,
+    }
 
 
 def to_json(findings: list[Finding], errors: list[FileError]) -> str:
@@ -53,7 +62,10 @@ def _escape_property(text: str) -> str:
 
 
 def _command(kind: str, path: str, line: int, column: int, title: str, message: str) -> str:
-    props = ",".join(f"{k}={_escape_property(str(v))}" for k, v in (("file", path), ("line", line), ("col", column), ("title", title)))
+    props = ",".join(
+        f"{k}={_escape_property(str(v))}"
+        for k, v in (("file", path), ("line", line), ("col", column), ("title", title))
+    )
     return f"::{kind} {props}::{_escape_data(message)}"
 
 
@@ -111,17 +123,37 @@ def _driver() -> dict[str, object]:
     return driver
 
 
-def _result(index: dict[str, int], code: str, level: str, text: str, path: str, line: int, column: int) -> dict[str, object]:
-    location = {"physicalLocation": {"artifactLocation": {"uri": _uri(path)}, "region": {"startLine": line, "startColumn": column}}}
-    return {"ruleId": code, "ruleIndex": index[code], "level": level, "message": {"text": text}, "locations": [location]}
+def _result(
+    index: dict[str, int], code: str, level: str, text: str, path: str, line: int, column: int
+) -> dict[str, object]:
+    location = {
+        "physicalLocation": {
+            "artifactLocation": {"uri": _uri(path)},
+            "region": {"startLine": line, "startColumn": column},
+        }
+    }
+    return {
+        "ruleId": code,
+        "ruleIndex": index[code],
+        "level": level,
+        "message": {"text": text},
+        "locations": [location],
+    }
 
 
 def to_sarif(findings: list[Finding], errors: list[FileError]) -> str:
     """A SARIF 2.1.0 log with one run: the registry as `tool.driver.rules`, a result per finding and file error."""
     index = {c: i for i, c in enumerate(codes.CODES)}
     results = [
-        _result(index, f.code, _SARIF_LEVEL[f.severity], f"{f.old} → {f.new}: {f.message}" if f.new else f"{f.old}: {f.message}",
-                f.path, f.line, f.column)
+        _result(
+            index,
+            f.code,
+            _SARIF_LEVEL[f.severity],
+            f"{f.old} → {f.new}: {f.message}" if f.new else f"{f.old}: {f.message}",
+            f.path,
+            f.line,
+            f.column,
+        )
         for f in findings
     ]
     results += [_result(index, codes.FILE_ERROR, "error", e.message, e.path, e.line, e.column) for e in errors]

@@ -52,6 +52,7 @@ class Options:
     def reports(self, code: str) -> bool:
         """Whether findings of `code` are kept (their edits applied) in this run."""
         return (self.select is None or code in self.select) and code not in self.ignore
+
     unsafe_fixes: bool = False
     """Also apply `unsafe` fixes (`--unsafe-fixes`): renames the tool has no evidence for either way."""
 
@@ -87,12 +88,18 @@ class Hit:
 
 # What to write when releases before `since` must keep working, by what the name is; sections of the guide.
 _BOTH_VERSIONS = {
-    "method": ("look the new method up on the class: `if hasattr(type(model), '{new}')` call it, else the old one", "script"),
+    "method": (
+        "look the new method up on the class: `if hasattr(type(model), '{new}')` call it, else the old one",
+        "script",
+    ),
     "property": ("read `model.{new}` only when `hasattr(type(model), '{new}')`, else the old property", "library"),
     "argument": ("pass the keyword the installed release has (test for it on the class first)", "config"),
     "field": ("pick the field name the installed release has from `dataclasses.fields(TrainingArguments)`", "config"),
     "cli-flag": ("keep the old flag until every environment that runs it has transformers {since} or newer", "config"),
-    "config-key": ("keep the old key until every environment that reads the file has transformers {since} or newer", "config"),
+    "config-key": (
+        "keep the old key until every environment that reads the file has transformers {since} or newer",
+        "config",
+    ),
 }
 
 
@@ -121,7 +128,14 @@ def deprecation(row: Rename) -> str:
 
 
 def rename(
-    row: Rename, start: int, edits: tuple[Edit, ...], options: Options, *, code: str, what: str, section: str,
+    row: Rename,
+    start: int,
+    edits: tuple[Edit, ...],
+    options: Options,
+    *,
+    code: str,
+    what: str,
+    section: str,
     unsafe: str | None = None,
 ) -> Hit:
     """The verdict for a use of the old name: a `fix` with `edits`, or an `info` when the gate forbids it (with the
@@ -136,8 +150,17 @@ def rename(
     if unsafe is not None:
         message = f"{what}, {deprecation(row)}: use `{row.new}`; unsafe fix: {unsafe}, so it is applied only with --unsafe-fixes. See {link(section)}"
         return Hit(start, row.old, row.new, "fix", code, message, edits, applicability="unsafe", row=row)
-    return Hit(start, row.old, row.new, "fix", code, f"{what}, {deprecation(row)}: use `{row.new}`. See {link(section)}", edits,
-               applicability="safe", row=row)
+    return Hit(
+        start,
+        row.old,
+        row.new,
+        "fix",
+        code,
+        f"{what}, {deprecation(row)}: use `{row.new}`. See {link(section)}",
+        edits,
+        applicability="safe",
+        row=row,
+    )
 
 
 def hazard(row: Rename, start: int, *, code: str, what: str, section: str) -> Hit:
@@ -153,4 +176,11 @@ def info(row: Rename, start: int, *, code: str, what: str, section: str, new: st
 def planned_hit(rows: tuple[Rename, ...], start: int, old: str) -> Hit:
     """A name the table lists as planned: not renamed in any release, so keep it."""
     owners = " / ".join(f"{r.library} {r.owner}" for r in rows)
-    return Hit(start, old, None, "info", "not-renamed", f"`{old}` ({owners}) is not renamed in any release yet: keep it. See {link('model')}")
+    return Hit(
+        start,
+        old,
+        None,
+        "info",
+        "not-renamed",
+        f"`{old}` ({owners}) is not renamed in any release yet: keep it. See {link('model')}",
+    )

@@ -17,10 +17,19 @@ from generator.migrate.hits import Hit, Options
 
 _OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*\{?\.?(?P<lang>[\w+-]*)[^\n]*$", re.MULTILINE)
 LANGUAGES = {
-    "python": "python", "py": "python", "python3": "python",
-    "bash": "shell", "sh": "shell", "shell": "shell", "zsh": "shell",
-    "yaml": "yaml", "yml": "yaml", "json": "json",
-    "pycon": "pycon", "console": "console", "shell-session": "console",
+    "python": "python",
+    "py": "python",
+    "python3": "python",
+    "bash": "shell",
+    "sh": "shell",
+    "shell": "shell",
+    "zsh": "shell",
+    "yaml": "yaml",
+    "yml": "yaml",
+    "json": "json",
+    "pycon": "pycon",
+    "console": "console",
+    "shell-session": "console",
 }
 """Fence language → handler."""
 
@@ -79,7 +88,9 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
     hits: list[Hit] = []
     blocks = fences(text)
     # What a name holds is told from all the Python fences of the file (a model loaded in an earlier one).
-    context = python.context_of(["".join(line for _, line in lines) for handler, lines in blocks if handler == "python"])
+    context = python.context_of(
+        ["".join(line for _, line in lines) for handler, lines in blocks if handler == "python"]
+    )
     for handler, lines in blocks:
         code = "".join(line for _, line in lines)
         if options.rules.stem not in code:
@@ -116,7 +127,14 @@ def _unparsed(code: str, options: Options, handler: str, exc: Exception) -> list
     """One `info` per old name in a fence that does not parse: the fence is left alone."""
     names = options.rules.identifiers(planned=False) | set(options.rules.flags)
     return [
-        Hit(start, word, None, "info", "unparsed-fence", f"this ```{handler} block does not parse ({exc}), so it was not checked: rename by hand where needed")
+        Hit(
+            start,
+            word,
+            None,
+            "info",
+            "unparsed-fence",
+            f"this ```{handler} block does not parse ({exc}), so it was not checked: rename by hand where needed",
+        )
         for start, word in python.identifiers(code, options.rules.stem)
         if word in names
     ]

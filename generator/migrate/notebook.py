@@ -91,7 +91,7 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
         raise ConfigParseError(exc.offset, f"not a valid notebook (JSON): {exc}") from None
     cells = root.get("cells") if isinstance(root, jsonpos.JObject) else None
     if not isinstance(cells, jsonpos.JArray):
-        raise ConfigParseError(0, "not a notebook: no \"cells\" list at the top level")
+        raise ConfigParseError(0, 'not a notebook: no "cells" list at the top level')
     hits: list[Hit] = []
     code_cells = []
     for number, cell in enumerate(cells.items, 1):
@@ -100,7 +100,9 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
             pieces = _pieces(cell)
             code_cells.append((number, pieces, "".join(p.value for p in pieces)))
     # What a name holds is told from every cell: the model is usually loaded in an earlier one.
-    context = python.context_of([_python_view(code)[0] for _, _, code in code_cells if not code.startswith("%%") or _PYTHON_CELL.match(code)])
+    context = python.context_of(
+        [_python_view(code)[0] for _, _, code in code_cells if not code.startswith("%%") or _PYTHON_CELL.match(code)]
+    )
     for number, pieces, code in code_cells:
         if options.rules.stem not in code:
             continue
@@ -116,7 +118,10 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
                 found = python.analyse(view, options, context, base)
             except (SyntaxError, ValueError) as exc:
                 where = python.Source(view).starts[max((getattr(exc, "lineno", 1) or 1) - 1, 0)]
-                raise CellError(to_file(where) or cells.start, f"code cell {number} does not parse as Python: {exc}; fix the cell (or run it) first") from None
+                raise CellError(
+                    to_file(where) or cells.start,
+                    f"code cell {number} does not parse as Python: {exc}; fix the cell (or run it) first",
+                ) from None
             for offset, line in shell_lines:
                 found += [_shift(h, offset) for h in shell.analyse(line, options, base)]
         hits += [_to_file(h, to_file, text, code, number) for h in found]
@@ -139,4 +144,6 @@ def _to_file(hit: Hit, to_file, text: str, code: str, cell: int) -> Hit:  # type
             message = f"cell {cell}: the name is written with JSON escapes, rename it by hand; {hit.message}"
             return replace(hit, start=start or 0, severity="info", edits=(), message=message)
         edits.append(Edit(s, s + size, edit.new))
-    return replace(hit, start=start if start is not None else 0, edits=tuple(edits), message=f"cell {cell}: {hit.message}")
+    return replace(
+        hit, start=start if start is not None else 0, edits=tuple(edits), message=f"cell {cell}: {hit.message}"
+    )

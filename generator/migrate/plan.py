@@ -49,13 +49,19 @@ def _preflight(result: Result, target: Path) -> FileError | tuple[int, int, int,
         return _problem(path, "is no longer a regular file; nothing was written: run again")
     if not info.st_mode & stat.S_IWUSR:  # mode bits, not only `os.access`: root may write anything, so it says yes
         mode = oct(stat.S_IMODE(info.st_mode))[2:]
-        return _problem(path, f"is read-only (mode {mode}); nothing was written: make it writable (chmod u+w) "
-                              "or leave it out of the PATHs, then run again")
+        return _problem(
+            path,
+            f"is read-only (mode {mode}); nothing was written: make it writable (chmod u+w) "
+            "or leave it out of the PATHs, then run again",
+        )
     if os.geteuid() != 0 and not os.access(target, os.W_OK):
         return _problem(path, "is not writable by you; nothing was written: fix its permissions or leave it out")
     if info.st_nlink > 1:
-        return _problem(path, f"has {info.st_nlink} hard links, which a rewrite would split; nothing was written: "
-                              "leave it out of the PATHs or rewrite it by hand")
+        return _problem(
+            path,
+            f"has {info.st_nlink} hard links, which a rewrite would split; nothing was written: "
+            "leave it out of the PATHs or rewrite it by hand",
+        )
     try:
         with open(target, "rb") as f:
             digest = hashlib.sha256(f.read()).hexdigest()
@@ -77,9 +83,14 @@ def write_all(results: list[Result]) -> Outcome:
         target = Path(os.path.realpath(result.path))
         other = targets.setdefault(target, result)
         if other is not result and other.fixed != result.fixed:
-            outcome.problems.append(_problem(result.path, f"is the same file as {other.path} but the two rewrites differ "
-                                             "(their projects allow different releases); nothing was written: "
-                                             "pass only one of the two paths"))
+            outcome.problems.append(
+                _problem(
+                    result.path,
+                    f"is the same file as {other.path} but the two rewrites differ "
+                    "(their projects allow different releases); nothing was written: "
+                    "pass only one of the two paths",
+                )
+            )
         elif other is result:
             checked = _preflight(result, target)
             if isinstance(checked, FileError):
@@ -94,16 +105,23 @@ def write_all(results: list[Result]) -> Outcome:
                 staged.append((writing.stage(target, result.fixed.encode(result.encoding), strict=True), result))
             except OSError as exc:
                 why = exc.strerror or str(exc)
-                outcome.problems.append(_problem(result.path, f"cannot be written in place ({why}: the folder "
-                                                 "must take a temporary file, and the owner and group must be kept); "
-                                                 "nothing was written: fix the permissions or leave it out"))
+                outcome.problems.append(
+                    _problem(
+                        result.path,
+                        f"cannot be written in place ({why}: the folder "
+                        "must take a temporary file, and the owner and group must be kept); "
+                        "nothing was written: fix the permissions or leave it out",
+                    )
+                )
     for item, result in staged if not outcome.problems else ():
         try:
             same = _stamp(item.target) == stamps[item.target]
         except OSError:
             same = False
         if not same:
-            outcome.problems.append(_problem(result.path, "changed while the rewrite was prepared; nothing was written: run again"))
+            outcome.problems.append(
+                _problem(result.path, "changed while the rewrite was prepared; nothing was written: run again")
+            )
     if outcome.problems:
         for item, _ in staged:
             item.discard()

@@ -177,5 +177,3 @@ def candidate_lines(text: str, options: Options, source: Source) -> list[int]:
             continue
         lines.add(source.line_of(start))
     return sorted(lines)
-
-

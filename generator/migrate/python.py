@@ -37,9 +37,12 @@ def _callee(call: ast.Call) -> str | None:
 
 
 def _names_in(node: ast.AST | None) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
-        n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)
-    } if node is not None else set()
+    return (
+        {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        | {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+        if node is not None
+        else set()
+    )
 
 
 def _old_release_only(test: ast.expr) -> Version | None:
@@ -50,7 +53,11 @@ def _old_release_only(test: ast.expr) -> Version | None:
             texts = [c.value for c in ast.walk(right) if isinstance(c, ast.Constant) and isinstance(c.value, str)]
             if "version" in left.lower() and "transformers" in left and texts:
                 return _version(texts[0])
-        if isinstance(node, ast.Call) and (_callee(node) or "").endswith("is_transformers_version") and len(node.args) == 2:
+        if (
+            isinstance(node, ast.Call)
+            and (_callee(node) or "").endswith("is_transformers_version")
+            and len(node.args) == 2
+        ):
             op, ver = node.args
             if isinstance(op, ast.Constant) and op.value in ("<", "<=") and isinstance(ver, ast.Constant):
                 return _version(str(ver.value))
@@ -68,8 +75,13 @@ class _Walk:
     """Visits the statements on candidate lines, keeping the chain of (node, field) that leads to each node."""
 
     def __init__(
-        self, source: Source, tree: ast.Module, lines: list[int], options: Options,
-        context: ast.Module | None = None, base: Path | None = None,
+        self,
+        source: Source,
+        tree: ast.Module,
+        lines: list[int],
+        options: Options,
+        context: ast.Module | None = None,
+        base: Path | None = None,
     ) -> None:
         self.source, self.tree, self.lines, self.options = source, tree, lines, options
         self.context, self.base = context, base
@@ -77,14 +89,22 @@ class _Walk:
         text = source.text
         self.config_classes = self.rules.config_classes | config_subclasses(text, self.rules.config_classes)
         self.shared = {
-            name for name, libs in self.rules.shared.items()
+            name
+            for name, libs in self.rules.shared.items()
             if options.package in libs
-            or any(lib in text and re.search(rf"^[ \t]*(?:from|import)[ \t]+{re.escape(lib)}\b", text, re.MULTILINE) for lib in libs)
+            or any(
+                lib in text and re.search(rf"^[ \t]*(?:from|import)[ \t]+{re.escape(lib)}\b", text, re.MULTILINE)
+                for lib in libs
+            )
         }
         self.uses_parser = any(p in text for p in self.rules.parsers)
         flags = [*self.rules.flags, *(n for n in self.rules.planned if n.startswith("--"))]
-        self.flag_pattern = re.compile("|".join(rf"(?<![\w-]){re.escape(f)}(?![\w-])" for f in sorted(flags, key=len, reverse=True)))
-        self.own_flags = {f for f in flags if f in text and re.search(rf"add_argument\([^)]*[\"']{re.escape(f)}[\"']", text)}
+        self.flag_pattern = re.compile(
+            "|".join(rf"(?<![\w-]){re.escape(f)}(?![\w-])" for f in sorted(flags, key=len, reverse=True))
+        )
+        self.own_flags = {
+            f for f in flags if f in text and re.search(rf"add_argument\([^)]*[\"']{re.escape(f)}[\"']", text)
+        }
         self.own_fields = {f for f in flags if declared_fields(text, f)}
         self.stack: list[tuple[ast.AST, str]] = []
         self.hits: list[Hit] = []
@@ -175,7 +195,9 @@ class _Walk:
             return "guess"
         return None
 
-    def _model_verdict(self, receiver: ast.expr, row: Rename, start: int, edits: tuple[Edit, ...], what: str, section: str) -> Hit:
+    def _model_verdict(
+        self, receiver: ast.expr, row: Rename, start: int, edits: tuple[Edit, ...], what: str, section: str
+    ) -> Hit:
         """The verdict on renaming a model method or property used on `receiver`, from the evidence about it.
 
         By what the module shows `receiver` holds (`generator.migrate.receivers`): a transformers model → a safe fix;
@@ -278,8 +300,11 @@ class _Walk:
             return
         if not (isinstance(parent, ast.Call) and parent.func is node):
             if row.kind == "property":
-                self.hits.append(self._model_verdict(node.value, row, start, (self._edit(start, row.old, row.new),),
-                                                     f"reads `{row.old}`", section))
+                self.hits.append(
+                    self._model_verdict(
+                        node.value, row, start, (self._edit(start, row.old, row.new),), f"reads `{row.old}`", section
+                    )
+                )
             else:
                 what = f"refers to `{row.old}` without calling it (silent now, an AttributeError in {row.removal}); `{row.new}` has a different signature (it takes `activation_checkpointing_kwargs`), so check what the reference is used for"
                 self.hits.append(hazard(row, start, code="reference", what=what, section="library"))
@@ -288,8 +313,10 @@ class _Walk:
         function = self._enclosing((ast.FunctionDef, ast.AsyncFunctionDef))
         receiver = node.value
         if (
-            function is not None and function.name in self.rules.members
-            and isinstance(receiver, ast.Call) and _callee(receiver) == "super"
+            function is not None
+            and function.name in self.rules.members
+            and isinstance(receiver, ast.Call)
+            and _callee(receiver) == "super"
         ):
             return  # part of an override, reported at its `def`
         old_kwargs = self.rules.member_kwargs.get(node.attr, {})
@@ -299,7 +326,13 @@ class _Walk:
             what = f"calls `{row.old}` with `**` unpacking, which may pass `{next(iter(old_kwargs))}`: `{row.new}` accepts only `{next(iter(old_kwargs.values())).new}`"
             self.hits.append(hazard(row, start, code="kwargs-unpacked", what=what, section="library"))
             for k in kwargs:
-                hit = hazard(old_kwargs[k.arg], self._at(k.lineno, k.col_offset), code="kwargs-unpacked", what=what, section="library")
+                hit = hazard(
+                    old_kwargs[k.arg],
+                    self._at(k.lineno, k.col_offset),
+                    code="kwargs-unpacked",
+                    what=what,
+                    section="library",
+                )
                 self.hits.append(dataclasses.replace(hit, via=node.attr))
             return
         edits = [self._edit(start, row.old, row.new)]
@@ -313,8 +346,16 @@ class _Walk:
         unsafe = self._no_evidence(receiver, row) if verdict.applicability == "unsafe" else None
         for k, edit in zip(kwargs, edits[1:], strict=True):
             krow = old_kwargs[k.arg or ""]
-            hit = rename(krow, edit.start, (), self.options, code="keyword", section=section, unsafe=unsafe,
-                         what=f"passes `{krow.old}=` to `{row.old}()` (renamed with it)")
+            hit = rename(
+                krow,
+                edit.start,
+                (),
+                self.options,
+                code="keyword",
+                section=section,
+                unsafe=unsafe,
+                what=f"passes `{krow.old}=` to `{row.old}()` (renamed with it)",
+            )
             self.hits.append(dataclasses.replace(hit, via=node.attr))
 
     def _field_attribute(self, node: ast.Attribute) -> None:
@@ -376,9 +417,17 @@ class _Walk:
         if callee in rules.member_kwargs and arg in rules.member_kwargs[callee]:
             if callee in rules.members:
                 return  # renamed together with the method call
-            row, what, section = rules.member_kwargs[callee][arg], f"passes `{arg}=` to `{callee}()`, which takes only the new keyword", "script"
+            row, what, section = (
+                rules.member_kwargs[callee][arg],
+                f"passes `{arg}=` to `{callee}()`, which takes only the new keyword",
+                "script",
+            )
             if isinstance(parent.func, ast.Attribute):
-                self.hits.append(self._model_verdict(parent.func.value, row, start, (self._edit(start, row.old, row.new),), what, section))
+                self.hits.append(
+                    self._model_verdict(
+                        parent.func.value, row, start, (self._edit(start, row.old, row.new),), what, section
+                    )
+                )
                 return
         elif callee in rules.method_kwargs and arg in rules.method_kwargs[callee]:
             row, what, section = rules.method_kwargs[callee][arg], f"passes `{arg}=` to `{callee}()`", "config"
@@ -428,8 +477,16 @@ class _Walk:
             what = f"passes `{row.old}=` to `{callee}` next to `**` unpacking, which may set `{row.new}` too (then the new one wins, or the rename makes it a duplicate keyword)"
             hit = hazard(row, start, code="kwargs-unpacked", what=what, section="config")
         else:
-            hit = rename(row, start, (self._edit(start, row.old, row.new),), self.options, code="keyword",
-                         what=what, section=section, unsafe=unsafe)
+            hit = rename(
+                row,
+                start,
+                (self._edit(start, row.old, row.new),),
+                self.options,
+                code="keyword",
+                what=what,
+                section=section,
+                unsafe=unsafe,
+            )
         self.hits.append(dataclasses.replace(hit, via=callee))
 
     def _is_replace(self, call: ast.Call) -> bool:
@@ -454,10 +511,19 @@ class _Walk:
             for key in mapping.keys:
                 if isinstance(key, ast.Constant) and key.value in self.rules.fields:
                     what = f"passes `{key.value}` to `{callee}`, which is not training arguments ({kind.why}): not rewritten"
-                    self.hits.append(info(self.rules.fields[key.value], self._at(key.lineno, key.col_offset) + 1,
-                                          code="not-transformers", what=what, section="config"))
+                    self.hits.append(
+                        info(
+                            self.rules.fields[key.value],
+                            self._at(key.lineno, key.col_offset) + 1,
+                            code="not-transformers",
+                            what=what,
+                            section="config",
+                        )
+                    )
             return
-        keys = {k.value for k in mapping.keys if isinstance(k, ast.Constant)} | {k.arg for k in parent.keywords if k.arg}
+        keys = {k.value for k in mapping.keys if isinstance(k, ast.Constant)} | {
+            k.arg for k in parent.keywords if k.arg
+        }
         for key in mapping.keys:
             if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value in self.rules.fields):
                 continue
@@ -468,7 +534,10 @@ class _Walk:
                 what = f"passes both `{row.old}` and `{row.new}` to `{callee}`: the new one wins and the old value is dropped without a word; remove one"
                 self.hits.append(hazard(row, start, code="both-names", what=what, section="pitfalls"))
             elif None in mapping.keys or sum(1 for k in parent.keywords if k.arg is None) > 1:
-                unpacked = ", ".join(ast.unparse(v) for k, v in zip(mapping.keys, mapping.values, strict=True) if k is None) or "another mapping"
+                unpacked = (
+                    ", ".join(ast.unparse(v) for k, v in zip(mapping.keys, mapping.values, strict=True) if k is None)
+                    or "another mapping"
+                )
                 what = (
                     f"passes `{row.old}` to `{callee}` in a dict that also unpacks {unpacked}, which may hold `{row.new}` "
                     f"(`to_dict()` does): then the new one wins and this value is dropped without a word; set `{row.new}` instead"
@@ -486,8 +555,18 @@ class _Walk:
                     self.hits.append(hazard(row, start, code="mixin-field", what=what, section="pitfalls"))
                     continue
                 what = f"passes `{row.old}` to `{callee}` through `**{{...}}`"
-                self.hits.append(rename(row, start, (self._edit(start, row.old, row.new),), self.options, code="dict-key",
-                                        what=what, section="config", unsafe=unsafe))
+                self.hits.append(
+                    rename(
+                        row,
+                        start,
+                        (self._edit(start, row.old, row.new),),
+                        self.options,
+                        code="dict-key",
+                        what=what,
+                        section="config",
+                        unsafe=unsafe,
+                    )
+                )
 
     def _definition(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         """Defining the old method in a class: a hazard."""
@@ -505,16 +584,18 @@ class _Walk:
             return
         kind = self.receivers.class_kind(ast.Name(cls.name))
         caller = self.rules.callers.get(node.name)
-        defines_new = any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == row.new for s in cls.body)
+        defines_new = any(
+            isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == row.new for s in cls.body
+        )
         trainer_calls = caller is not None and caller.warning is not None and not defines_new
         if kind.kind == "foreign" and not trainer_calls:
-            what = (
-                f"{kind.why}, not a transformers model: its own `{row.old}` is not the deprecated method, so nothing is renamed"
-            )
+            what = f"{kind.why}, not a transformers model: its own `{row.old}` is not the deprecated method, so nothing is renamed"
             self.hits.append(info(row, self._def_name(node), code="not-transformers", what=what, section="model"))
             return
         # A class outside transformers is called by the Trainer's fallback, not by `activation_checkpointing_enable`.
-        narrow = narrow_override(node, node.name) if node.name == self.receivers.enable and kind.kind != "foreign" else None
+        narrow = (
+            narrow_override(node, node.name) if node.name == self.receivers.enable and kind.kind != "foreign" else None
+        )
         if narrow is not None:
             what = (
                 f"class `{cls.name}` overrides `{row.old}`, which {narrow}: since transformers {row.since}, `{row.new}()` "
@@ -530,9 +611,15 @@ class _Walk:
         if trainer_calls:
             assert caller is not None and caller.warning is not None
             who = caller.owned.head
-            inherits = "" if kind.kind == "foreign" else f"if `{cls.name}` does not inherit `{row.new}` (it is not a `{row.owner}`), "
-            what += (f"; {inherits}the {who} warns `{caller.warning.category}: {caller.warning.text_for(cls.name)}` and calls "
-                     f"it until {caller.removal}; define `{row.new}` as well")
+            inherits = (
+                ""
+                if kind.kind == "foreign"
+                else f"if `{cls.name}` does not inherit `{row.new}` (it is not a `{row.owner}`), "
+            )
+            what += (
+                f"; {inherits}the {who} warns `{caller.warning.category}: {caller.warning.text_for(cls.name)}` and calls "
+                f"it until {caller.removal}; define `{row.new}` as well"
+            )
         hit = hazard(row, self._def_name(node), code="override", what=what, section="model")
         self.hits.append(dataclasses.replace(hit, via=cls.name) if trainer_calls else hit)
 
@@ -551,7 +638,11 @@ class _Walk:
         assert isinstance(cls, ast.ClassDef)
         row = self.rules.fields[target.id]
         what = f"class `{cls.name}` declares the deprecated field `{row.old}`: every instance warns on transformers ≥ {row.since}, even when nobody sets it; declare `{row.new}` instead"
-        self.hits.append(hazard(row, self._at(target.lineno, target.col_offset), code="subclass-default", what=what, section="pitfalls"))
+        self.hits.append(
+            hazard(
+                row, self._at(target.lineno, target.col_offset), code="subclass-default", what=what, section="pitfalls"
+            )
+        )
 
     def _string_lookup(self, call: ast.Call) -> None:
         """`getattr(x, "old")`, `hasattr`, `setattr`: the old name by string; a model member's is a hazard (it warns
@@ -587,8 +678,10 @@ class _Walk:
         call, _ = self._parent(2)
         exact = str(node.value).split("=")[0]
         in_argv = (
-            isinstance(parent, (ast.List, ast.Tuple)) and isinstance(call, ast.Call)
-            and (_callee(call) or "").startswith("parse_args") and self.uses_parser
+            isinstance(parent, (ast.List, ast.Tuple))
+            and isinstance(call, ast.Call)
+            and (_callee(call) or "").startswith("parse_args")
+            and self.uses_parser
         )
         for match in matches:
             flag = match.group(0)
@@ -607,12 +700,24 @@ class _Walk:
                 self.hits.append(info(row, start, code="own-flag", what=what, section="config"))
             elif in_argv and exact == flag and offset >= 0:
                 siblings = [e.value for e in parent.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]  # type: ignore[union-attr]
-                if any(str(s).split("=")[0] in (row.new, row.new.replace("_", "-"), row.new.replace("-", "_")) for s in siblings):
+                if any(
+                    str(s).split("=")[0] in (row.new, row.new.replace("_", "-"), row.new.replace("-", "_"))
+                    for s in siblings
+                ):
                     what = f"passes both `{flag}` and `{row.new}`: the new one wins and the old value is dropped"
                     self.hits.append(hazard(row, start, code="both-names", what=what, section="pitfalls"))
                 else:
-                    self.hits.append(rename(row, start, (self._edit(start, flag, row.new),), self.options,
-                                            code="flag", what=f"passes the flag `{flag}`", section="config"))
+                    self.hits.append(
+                        rename(
+                            row,
+                            start,
+                            (self._edit(start, flag, row.new),),
+                            self.options,
+                            code="flag",
+                            what=f"passes the flag `{flag}`",
+                            section="config",
+                        )
+                    )
             else:
                 what = f"the flag `{flag}` inside a string: rename it by hand if a TrainingArguments parser reads it"
                 self.hits.append(info(row, start, code="string", what=what, section="config", new=row.new))

@@ -61,7 +61,10 @@ def _module_file(base: Path, module: str) -> Path | None:
     else:
         folders = [base, *list(base.parents)[:3]]
     for folder in folders:
-        for candidate in (folder.joinpath(*parts).with_suffix(".py") if parts else None, folder.joinpath(*parts, "__init__.py")):
+        for candidate in (
+            folder.joinpath(*parts).with_suffix(".py") if parts else None,
+            folder.joinpath(*parts, "__init__.py"),
+        ):
             if candidate is not None and candidate.is_file():
                 return candidate
         if not dots and (folder / ".git").exists():
@@ -139,7 +142,9 @@ class Receivers:
         if isinstance(expr, ast.Name) and expr.id in self.classes and expr.id not in self.imports:
             return self._local_class(expr.id, depth)
         if (
-            isinstance(expr, ast.Attribute) and expr.attr in self.classes and isinstance(expr.value, ast.Name)
+            isinstance(expr, ast.Attribute)
+            and expr.attr in self.classes
+            and isinstance(expr.value, ast.Name)
             and (expr.value.id in ("self", "cls") or expr.value.id in self.classes)
         ):
             return self._local_class(expr.attr, depth)  # `self._FakeModel()`: a class nested in the test class
@@ -198,11 +203,13 @@ class Receivers:
     def _class_from_node(self, node: ast.ClassDef, depth: int) -> Kind:
         bases = [self.class_kind(b, depth + 1) for b in node.bases]
         methods = {
-            f.name: f for f in node.body
+            f.name: f
+            for f in node.body
             if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name in self.rules.members
         }
         fields = {
-            s.target.id: s for s in node.body
+            s.target.id: s
+            for s in node.body
             if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id in self.rules.fields
         }
         kinds = {b.kind for b in bases}
@@ -212,9 +219,13 @@ class Receivers:
         if "model" in kinds:
             for method in methods.values():
                 if method.name == self.enable and (why := narrow_override(method, self.enable)):
-                    return Kind("override", f"class `{node.name}` overrides `{method.name}`, which {why}", method.lineno)
+                    return Kind(
+                        "override", f"class `{node.name}` overrides `{method.name}`, which {why}", method.lineno
+                    )
                 if self.rules.members[method.name].kind == "property":
-                    what = f"class `{node.name}` overrides the property `{method.name}`, which the new name does not read"
+                    what = (
+                        f"class `{node.name}` overrides the property `{method.name}`, which the new name does not read"
+                    )
                     return Kind("override", what, method.lineno)
             return Kind("model", f"class `{node.name}` subclasses a transformers model", node.lineno)
         if "args" in kinds:
@@ -224,7 +235,9 @@ class Receivers:
                 local = self.classes.get(base_node.id) if isinstance(base_node, ast.Name) else None
                 if local is not None:
                     if any(
-                        isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id in self.rules.fields
+                        isinstance(s, ast.AnnAssign)
+                        and isinstance(s.target, ast.Name)
+                        and s.target.id in self.rules.fields
                         for s in local.body
                     ):
                         what = f"class `{node.name}` inherits the old field from its base `{local.name}`, which declares it"
@@ -240,7 +253,11 @@ class Receivers:
             return Kind("foreign", f"class `{node.name}` subclasses {why}", node.lineno)
         if methods or fields:
             what = next(iter(methods or fields))
-            return Kind("foreign", f"class `{node.name}` defines `{what}` itself and subclasses no transformers class", node.lineno)
+            return Kind(
+                "foreign",
+                f"class `{node.name}` defines `{what}` itself and subclasses no transformers class",
+                node.lineno,
+            )
         return UNKNOWN
 
     # --- what names hold ---------------------------------------------------------------------------------------------
@@ -287,7 +304,9 @@ class Receivers:
         found: dict[str, list[ast.expr | tuple[str, ast.expr]]] = {}
         if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for arg in [*scope.args.posonlyargs, *scope.args.args, *scope.args.kwonlyargs]:
-                found.setdefault(arg.arg, []).append(("annotation", arg.annotation) if arg.annotation else ast.Constant(None))
+                found.setdefault(arg.arg, []).append(
+                    ("annotation", arg.annotation) if arg.annotation else ast.Constant(None)
+                )
         stack = list(ast.iter_child_nodes(scope))
         while stack:
             node = stack.pop()
@@ -321,7 +340,11 @@ def _unquote(annotation: ast.expr) -> ast.expr:
             annotation = ast.parse(annotation.value, mode="eval").body
         except SyntaxError:
             return annotation
-    if isinstance(annotation, ast.BinOp) and isinstance(annotation.right, ast.Constant) and annotation.right.value is None:
+    if (
+        isinstance(annotation, ast.BinOp)
+        and isinstance(annotation.right, ast.Constant)
+        and annotation.right.value is None
+    ):
         return annotation.left
     if isinstance(annotation, ast.Subscript) and ast.unparse(annotation.value).endswith("Optional"):
         return annotation.slice

@@ -75,13 +75,17 @@ def parse_target(text: str) -> Allowed:
         named = repr(name.group(0).strip()) if name and name.group(0).strip() else "no package"
         raise ValueError(f"--target names {named}; the renames belong to {PACKAGE}, e.g. '{PACKAGE}==5.23.0'")
     if not satisfiable(specifier):
-        raise ValueError(f"--target {text!r} allows no release at all (its conditions contradict each other); "
-                         f"give a range some release meets, e.g. '{PACKAGE}>=5.23.0'")
+        raise ValueError(
+            f"--target {text!r} allows no release at all (its conditions contradict each other); "
+            f"give a range some release meets, e.g. '{PACKAGE}>=5.23.0'"
+        )
     return Allowed(specifier, "--target")
 
 
 _NAME = re.compile(r"\s*[A-Za-z0-9][A-Za-z0-9._-]*")
-_TRANSFORMERS = re.compile(rf"\s*{PACKAGE}(?![A-Za-z0-9._-])\s*(?:\[[^\]]*\]\s*)?(?P<spec>[^;@]*)(?P<url>@[^;]*)?(?:;.*)?$", re.IGNORECASE)
+_TRANSFORMERS = re.compile(
+    rf"\s*{PACKAGE}(?![A-Za-z0-9._-])\s*(?:\[[^\]]*\]\s*)?(?P<spec>[^;@]*)(?P<url>@[^;]*)?(?:;.*)?$", re.IGNORECASE
+)
 
 
 def _transformers_specifier(text: str) -> SpecifierSet | None:
@@ -127,7 +131,9 @@ def _requirement(text: str, where: str) -> SpecifierSet | None:
     try:
         return _transformers_specifier(text)
     except InvalidSpecifier as exc:
-        raise RequirementError(f"{where}: cannot read the requirement {text.strip()!r}: {exc}; write it as PEP 508, e.g. '{PACKAGE}>=5.23.0'") from None
+        raise RequirementError(
+            f"{where}: cannot read the requirement {text.strip()!r}: {exc}; write it as PEP 508, e.g. '{PACKAGE}>=5.23.0'"
+        ) from None
 
 
 def _from_requirements_txt(path: Path) -> list[SpecifierSet]:

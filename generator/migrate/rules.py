@@ -18,7 +18,6 @@ CLASSES_PATH = TRAINING_ARGUMENTS_PATH
 """Subclasses of the training-arguments class and the keys a training config may hold, measured from wheels."""
 
 
-
 @dataclass(frozen=True)
 class Rules:
     """The table's renames, indexed by where each name may stand in code, configs and command lines.

@@ -106,7 +106,9 @@ def _entry(words: list[Word], commands_: frozenset[str]) -> tuple[int, str, str]
     i = 0
     while i < len(words) and (_ASSIGNMENT.match(words[i].value) or words[i].value in _WRAPPERS):
         i += 1
-    if i < len(words) and (words[i].value in _PREFIXES or words[i].value == "uv" and i + 1 < len(words) and words[i + 1].value == "run"):
+    if i < len(words) and (
+        words[i].value in _PREFIXES or words[i].value == "uv" and i + 1 < len(words) and words[i + 1].value == "run"
+    ):
         # `srun -N 2 python ...`, `uv run --with x train.py ...`: what the prefix runs is the first program word.
         i += 1
         while i < len(words) and not _runs(words[i].value, commands_):
@@ -190,7 +192,13 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
                     hits.append(planned_hit(rules.planned[flag], start, flag))
                 continue
             row = rules.flags[flag]
-            verdict = "sure" if kind == "command" else _script_verdict(name, base, rules.parsers, flag) if kind == "script" else "unknown"
+            verdict = (
+                "sure"
+                if kind == "command"
+                else _script_verdict(name, base, rules.parsers, flag)
+                if kind == "script"
+                else "unknown"
+            )
             if _normal(row.new) in present:
                 what = f"`{name}` gets both `{flag}` and `{row.new}`: the new one wins and the old value is dropped"
                 hits.append(hazard(row, start, code="both-names", what=what, section="pitfalls"))
@@ -204,6 +212,15 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
                 what = f"cannot tell whether `{name}` reads `{flag}` with HfArgumentParser (it was not found from here, or does not use it): rename it by hand if it does"
                 hits.append(info(row, start, code="unknown-program", what=what, section="config", new=row.new))
             else:
-                hits.append(rename(row, start, (Edit(start, start + len(flag), row.new),), options, code="flag",
-                                   what=f"`{name}` gets the flag `{flag}`", section="config"))
+                hits.append(
+                    rename(
+                        row,
+                        start,
+                        (Edit(start, start + len(flag), row.new),),
+                        options,
+                        code="flag",
+                        what=f"`{name}` gets the flag `{flag}`",
+                        section="config",
+                    )
+                )
     return hits

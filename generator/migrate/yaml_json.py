@@ -46,8 +46,17 @@ def _keys_hits(keys: list[tuple[str, int, str]], options: Options, fmt: str) -> 
             what = f"sets both `{row.old}` and `{row.new}`: the new one wins and the old value is dropped without a word; remove one"
             hits.append(hazard(row, at, code="both-names", what=what, section="pitfalls"))
         else:
-            hits.append(rename(row, at, (Edit(at, at + len(key), row.new),), options, code="config-key",
-                               what=f"top-level {fmt} key `{row.old}`", section="config"))
+            hits.append(
+                rename(
+                    row,
+                    at,
+                    (Edit(at, at + len(key), row.new),),
+                    options,
+                    code="config-key",
+                    what=f"top-level {fmt} key `{row.old}`",
+                    section="config",
+                )
+            )
     return hits
 
 

@@ -83,25 +83,45 @@ def view(table: Table, data: dict[str, object]) -> dict[str, object]:
     for entry in data["libraries"]:  # type: ignore[union-attr]
         order = list(EFFECTS)
         ordered = sorted(entry["sites"], key=lambda s: (order.index(s["effect"]), s["file"], s["line"], s["column"]))
-        sites = tuple(Site(f"{s['file']}:{s['line']}", s["old"], s["effect"], s["code"], tuple(s["warnings"]), s["v6"]) for s in ordered)
+        sites = tuple(
+            Site(f"{s['file']}:{s['line']}", s["old"], s["effect"], s["code"], tuple(s["warnings"]), s["v6"])
+            for s in ordered
+        )
         counts = {e: sum(1 for s in sites if s.effect == e) for e in EFFECTS}
         counts["not-deprecated"] = sum(entry["not_deprecated"].values())
         required = "transformers" in entry["requires"]
         display = table.libraries[entry["library"]].display if entry["library"] in table.libraries else entry["pypi"]
-        libraries.append(LibraryView(
-            key=entry["library"], display=display, category=entry["category"] or "listed in the alias table",
-            version=entry["version"], wheel=entry["wheel"], sha256=entry["sha256"], files=entry["files"],
-            requires_transformers=entry["requires_transformers"], requires=entry["requires"],
-            pins=tuple(written(n, spec) for n, spec in entry["requires"].items() if n != "transformers"),
-            allows_since=admits(entry["requires_transformers"], with_new) if required else None,
-            allows_removal=admits(entry["requires_transformers"], [removal]) if required else None,
-            counts=counts, sites=sites, breaking=tuple(s for s in sites if s.v6),
-            not_deprecated=entry["not_deprecated"], errors=tuple(entry["errors"]),
-        ))
+        libraries.append(
+            LibraryView(
+                key=entry["library"],
+                display=display,
+                category=entry["category"] or "listed in the alias table",
+                version=entry["version"],
+                wheel=entry["wheel"],
+                sha256=entry["sha256"],
+                files=entry["files"],
+                requires_transformers=entry["requires_transformers"],
+                requires=entry["requires"],
+                pins=tuple(written(n, spec) for n, spec in entry["requires"].items() if n != "transformers"),
+                allows_since=admits(entry["requires_transformers"], with_new) if required else None,
+                allows_removal=admits(entry["requires_transformers"], [removal]) if required else None,
+                counts=counts,
+                sites=sites,
+                breaking=tuple(s for s in sites if s.v6),
+                not_deprecated=entry["not_deprecated"],
+                errors=tuple(entry["errors"]),
+            )
+        )
     breaking = [lib for lib in libraries if lib.breaking]
     return {
-        "libraries": libraries, "effects": EFFECTS, "python_version": data["python_version"],
-        "measured_with": data["measured_with"], "since": since, "removal": removal, "with_new": with_new,
-        "breaking": breaking, "breaking_sites": sum(len(lib.breaking) for lib in breaking),
+        "libraries": libraries,
+        "effects": EFFECTS,
+        "python_version": data["python_version"],
+        "measured_with": data["measured_with"],
+        "since": since,
+        "removal": removal,
+        "with_new": with_new,
+        "breaking": breaking,
+        "breaking_sites": sum(len(lib.breaking) for lib in breaking),
         "dependents": [lib for lib in libraries if lib.allows_since is not None and lib.sites],
     }

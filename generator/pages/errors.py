@@ -116,17 +116,19 @@ def error_texts(table: Table, measured: Measured) -> list[ErrorText]:
         causes = tuple(
             Cause(row, scenario, uses, _sorted(releases)) for (row, scenario, uses), releases in item["causes"].items()
         )
-        out.append(ErrorText(
-            category=category,
-            heading=heading,
-            texts=tuple(item["texts"]),
-            warning=item["warning"],
-            rows=tuple(item["rows"]),
-            produced_in=produced,
-            not_in=not_in,
-            causes=causes,
-            downstream=tuple(t for text in item["texts"] for t in emitted_downstream.get(text, [])),
-        ))
+        out.append(
+            ErrorText(
+                category=category,
+                heading=heading,
+                texts=tuple(item["texts"]),
+                warning=item["warning"],
+                rows=tuple(item["rows"]),
+                produced_in=produced,
+                not_in=not_in,
+                causes=causes,
+                downstream=tuple(t for text in item["texts"] for t in emitted_downstream.get(text, [])),
+            )
+        )
     return out
 
 

@@ -195,7 +195,11 @@ def _statement(code: str) -> list[str]:
 
 
 def _filtered(code: str, filters: list[str]) -> list[str]:
-    body = ["with warnings.catch_warnings():", *(f"    {f}" for f in filters), *(f"    {line}" for line in code.splitlines())]
+    body = [
+        "with warnings.catch_warnings():",
+        *(f"    {f}" for f in filters),
+        *(f"    {line}" for line in code.splitlines()),
+    ]
     return _statement("\n".join(body))
 
 
@@ -213,24 +217,29 @@ def downstream(measured: Measured) -> list[DownstreamExample]:
     examples = []
     for entries in groups.values():
         first = entries[0]
-        filters = list(dict.fromkeys(
-            WarningFilter(EmittedWarning(w["category"], w["message"]), ()).python("ignore") for w in first["warnings"]
-        ))
+        filters = list(
+            dict.fromkeys(
+                WarningFilter(EmittedWarning(w["category"], w["message"]), ()).python("ignore")
+                for w in first["warnings"]
+            )
+        )
         lines = [line for code in first["setup"] for line in _statement(code)]
         lines += _statement(first["call"]) + _warning_lines(first["warnings"])
         lines += _filtered(first["call"], filters)
         fix = None
         if first["fix"] is not None:
             fix = "\n".join(_statement(first["fix"]["code"]) + _warning_lines(first["fix"]["warnings"]))
-        examples.append(DownstreamExample(
-            titles=tuple(e["title"] for e in entries),
-            library=first["library"],
-            warnings=tuple(first["warnings"]),
-            how=first["how"],
-            pycon="\n".join(lines),
-            filters=tuple(filters),
-            fix=fix,
-        ))
+        examples.append(
+            DownstreamExample(
+                titles=tuple(e["title"] for e in entries),
+                library=first["library"],
+                warnings=tuple(first["warnings"]),
+                how=first["how"],
+                pycon="\n".join(lines),
+                filters=tuple(filters),
+                fix=fix,
+            )
+        )
     return examples
 
 
@@ -253,7 +262,9 @@ def dropped_keys(table: Table, measured: Measured) -> list[DroppedKey]:
             continue
         for release in measured.releases.get(row.library, []):
             for o in measured.of_row(row.library, release, row_key(row)):
-                if (o["scenario"], o["uses"], o["outcome"]) == (PARSE_DICT_EXTRA, "new", "absent") and not (o["warnings"] or o["error"]):
+                if (o["scenario"], o["uses"], o["outcome"]) == (PARSE_DICT_EXTRA, "new", "absent") and not (
+                    o["warnings"] or o["error"]
+                ):
                     out.append(DroppedKey(release, row, o["effect"]))
     return out
 

@@ -186,7 +186,8 @@ def json_schema() -> dict[str, Any]:
     )
     rename["allOf"] = _rename_rules()
     warning = _record_schema(
-        EmittedWarning, {"category": {"pattern": "^[A-Za-z]*Warning$"}}  # a builtin Warning subclass
+        EmittedWarning,
+        {"category": {"pattern": "^[A-Za-z]*Warning$"}},  # a builtin Warning subclass
     )
     return {
         "$schema": _DRAFT,
@@ -346,9 +347,7 @@ def read_pages(docs_dir: Path, nav: object) -> list[SourcePage]:
     Returns:
         One `SourcePage` per page, in navigation order.
     """
-    return [
-        SourcePage(title, path, (docs_dir / path).read_text(encoding="utf-8")) for title, path in nav_pages(nav)
-    ]
+    return [SourcePage(title, path, (docs_dir / path).read_text(encoding="utf-8")) for title, path in nav_pages(nav)]
 
 
 def site_outputs(table: Table, pages: list[SourcePage], site_name: str, description: str) -> dict[str, str]:

@@ -114,12 +114,18 @@ class Examples:
         """`Category: message` of the warning the table records for `old`, as the doc tests print it."""
         # The examples (and the adoption report's warning sites) use transformers; a library that ships its own
         # alias of the same old name (TRL's configs) records another warning, which is not the one printed here.
-        warnings = {row.warning for row in self.table.renames if row.old == old and row.warning and row.library == "transformers"}
+        warnings = {
+            row.warning
+            for row in self.table.renames
+            if row.old == old and row.warning and row.library == "transformers"
+        }
         if len(warnings) > 1:
             # A keyword renamed with its method records the method's warning; the one that names `old` is its own.
             warnings = {w for w in warnings if w.message.startswith(f"`{old}`")}
         if len(warnings) != 1:
-            raise ValueError(f"'!warns {old}' needs exactly one recorded warning for '{old}', the table has {len(warnings)}")
+            raise ValueError(
+                f"'!warns {old}' needs exactly one recorded warning for '{old}', the table has {len(warnings)}"
+            )
         (warning,) = warnings
         return f"{warning.category}: {warning.message}"
 
@@ -208,7 +214,9 @@ def render_pages(table: Table, templates_dir: Path = TEMPLATES_DIR) -> dict[str,
         try:
             pages[page] = BANNER.format(template=template) + env.get_template(template).render(**context)
         except (jinja2.TemplateError, LookupError, ValueError) as exc:
-            raise RenderError(f"{_template_location(exc, templates_dir / template)}: {type(exc).__name__}: {exc}") from exc
+            raise RenderError(
+                f"{_template_location(exc, templates_dir / template)}: {type(exc).__name__}: {exc}"
+            ) from exc
     return pages
 
 

@@ -111,7 +111,9 @@ def timeline_svg(timeline: dict[str, list[Event]], displays: dict[str, str], tit
     if planned:
         # Past the last release: no date is known, so the axis continues dashed, without ticks.
         start = axis_end
-        parts.append(f'<line x1="{AXIS_X}" y1="{start:.0f}" x2="{AXIS_X}" y2="{start + 24:.0f}" class="tl-axis tl-future"/>')
+        parts.append(
+            f'<line x1="{AXIS_X}" y1="{start:.0f}" x2="{AXIS_X}" y2="{start + 24:.0f}" class="tl-axis tl-future"/>'
+        )
         parts.append(_text(AXIS_X - 10, start + 24 + 4, "no date", "tl-tick", "end"))
         top = start + 24
         for mark in planned:

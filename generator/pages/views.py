@@ -150,11 +150,15 @@ def context(table: Table) -> dict[str, Any]:
         "rehearsed": table.planned_removals(),
         "planned": [r for r in table.renames if r.status == "planned"],
         "by_audience": {a: [r for r in shipped if a in r.audience] for a in AUDIENCES},
-        "planned_by_audience": {a: [r for r in table.renames if r.status == "planned" and a in r.audience] for a in AUDIENCES},
+        "planned_by_audience": {
+            a: [r for r in table.renames if r.status == "planned" and a in r.audience] for a in AUDIENCES
+        },
         "first_since": first_since,
         "timeline": timeline(table),
         "timeline_svg": timeline_svg(
-            timeline(table), {k: lib.display for k, lib in table.libraries.items()}, "Deprecation timeline of every library"
+            timeline(table),
+            {k: lib.display for k, lib in table.libraries.items()},
+            "Deprecation timeline of every library",
         ),
         "filters": warning_filters(table),
         "row": lambda library, old: _find(table, library, old),

@@ -25,7 +25,9 @@ _USAGE = "give the command after --, e.g. `checkpointing-migrate rehearse -- pyt
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The `rehearse` subcommand's arguments: everything after `--` is the command."""
-    parser.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]", help="the command to run under the v6 preview")
+    parser.add_argument(
+        "command", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]", help="the command to run under the v6 preview"
+    )
 
 
 def environment(base: dict[str, str] | os._Environ[str]) -> dict[str, str]:

@@ -149,7 +149,9 @@ def plan(table: Table) -> Plan:
         if row.kind in ("cli-flag", "config-key"):
             named = _field_of(row)
             if named is None:
-                problems.append(f"{row.position}: cannot rehearse '{row.old}': owner '{row.owner}' names no dataclass field")
+                problems.append(
+                    f"{row.position}: cannot rehearse '{row.old}': owner '{row.owner}' names no dataclass field"
+                )
             else:
                 fields.setdefault((row.library, named[0]), {}).setdefault(named[1:], []).append(row)
         elif row.kind == "argument":
@@ -165,13 +167,16 @@ def plan(table: Table) -> Plan:
             if row.owned.head not in _ENTRIES or switch is None:
                 problems.append(f"{row.position}: cannot rehearse '{row.old}': no known entry point of '{row.owner}'")
             else:
-                fallbacks.append(DropFallback(row.library, row.owned.head, _ENTRIES[row.owned.head], switch, row.new, (row,)))
+                fallbacks.append(
+                    DropFallback(row.library, row.owned.head, _ENTRIES[row.owned.head], switch, row.new, (row,))
+                )
         elif row.kind not in _MEMBER_KINDS + ("field",) or row.owned.cls is None:
             problems.append(f"{row.position}: cannot rehearse '{row.old}': owner '{row.owner}' names no object")
     if problems:
         raise PreviewError("\n".join(problems))
     actions: list[Action] = [
-        RemoveMember(lib, owner, name, news[(lib, owner, name)], tuple(rs)) for (lib, owner, name), rs in members.items()
+        RemoveMember(lib, owner, name, news[(lib, owner, name)], tuple(rs))
+        for (lib, owner, name), rs in members.items()
     ]
     actions += [
         RemoveFields(lib, owner, tuple(names), tuple(r for rs in names.values() for r in rs))
@@ -179,7 +184,8 @@ def plan(table: Table) -> Plan:
     ]
     actions += fallbacks
     actions += [
-        RejectKeyword(lib, owner, method, name, new, tuple(rs)) for (lib, owner, method, name, new), rs in keywords.items()
+        RejectKeyword(lib, owner, method, name, new, tuple(rs))
+        for (lib, owner, method, name, new), rs in keywords.items()
     ]
     return Plan(tuple(actions), rows)
 
@@ -347,7 +353,9 @@ class Preview:
     def _remove_fields(self, action: RemoveFields) -> None:
         base = _resolve(action.library, action.owner)
         if not dataclasses.is_dataclass(base):
-            raise PreviewError(f"{action.library} {action.owner} is not a dataclass; its fields cannot be rehearsed away")
+            raise PreviewError(
+                f"{action.library} {action.owner} is not a dataclass; its fields cannot be rehearsed away"
+            )
         declared = vars(base)["__dataclass_fields__"]
         for old, new in action.names:
             if old not in declared or new not in declared:
@@ -377,8 +385,10 @@ class Preview:
         caller = _resolve(action.library, action.owner)
         entry = vars(caller).get(action.entry)
         if not callable(entry):
-            raise PreviewError(f"{action.library} {self.versions.get(action.library)} {action.owner} has no "
-                               f"'{action.entry}': its fallback cannot be rehearsed away")
+            raise PreviewError(
+                f"{action.library} {self.versions.get(action.library)} {action.owner} has no "
+                f"'{action.entry}': its fallback cannot be rehearsed away"
+            )
         switch, new = action.switch, action.new
 
         @functools.wraps(entry)
@@ -453,7 +463,9 @@ def _version(library: str) -> str:
     try:
         return version(library)
     except PackageNotFoundError:
-        raise PreviewError(f"{library} is not installed in this Python ({sys.executable}); nothing to rehearse") from None
+        raise PreviewError(
+            f"{library} is not installed in this Python ({sys.executable}); nothing to rehearse"
+        ) from None
 
 
 # --- One preview per process ----------------------------------------------------------------------------------------
@@ -468,7 +480,9 @@ def requested(environ: Mapping[str, str] = os.environ) -> bool:
         return True
     if value in _FALSE:
         return False
-    raise PreviewError(f"{ENV_VAR}={environ[ENV_VAR]!r}: set it to 1 to run under the v6 preview, or 0 (or unset) not to")
+    raise PreviewError(
+        f"{ENV_VAR}={environ[ENV_VAR]!r}: set it to 1 to run under the v6 preview, or 0 (or unset) not to"
+    )
 
 
 def active() -> Preview | None:
