@@ -54,6 +54,9 @@ class Project:
     note: str
     setup: tuple[str, ...] = ()
     """Empty files to create after unpacking (a package marker the sdist leaves out), before anything runs."""
+    alongside: tuple[str, ...] = ()
+    """Other pinned projects whose unpacked release goes on `PYTHONPATH` after this one's source, for its tests
+    (a package its import guard requires to be present)."""
 
 
 @dataclass
@@ -75,7 +78,8 @@ class Outcome:
 def load(path: Path = PINS) -> tuple[str, list[dict[str, object]], list[Project]]:
     """(target, Hub stand-ins, projects) from the pin file."""
     data = json.loads(path.read_text(encoding="utf-8"))
-    projects = [Project(**{**p, "tests": tuple(p["tests"]), "setup": tuple(p.get("setup", ()))}) for p in data["projects"]]
+    projects = [Project(**{**p, "tests": tuple(p["tests"]), "setup": tuple(p.get("setup", ())), "alongside": tuple(p.get("alongside", ()))})
+                for p in data["projects"]]
     return data["target"], data["hub"], projects
 
 
@@ -146,12 +150,14 @@ def _tool(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "generator", *args], cwd=ROOT, capture_output=True, text=True, timeout=900, check=False)
 
 
-def run_tests(project: Project, root: Path, hub: Path, report: Path) -> dict[str, str]:
-    """Test id → outcome (`passed`, `failed`, `error`, `skipped`) of the project's tests, run offline on CPU."""
+def run_tests(project: Project, root: Path, hub: Path, report: Path, extra: tuple[Path, ...] = ()) -> dict[str, str]:
+    """Test id → outcome (`passed`, `failed`, `error`, `skipped`) of the project's tests, run offline on CPU.
+
+    `extra`: folders put on `PYTHONPATH` after the project's source (the releases of `project.alongside`)."""
     if not project.tests:
         return {}
     env = {
-        **os.environ, "PYTHONPATH": str(root / project.pythonpath), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+        **os.environ, "PYTHONPATH": os.pathsep.join(map(str, (root / project.pythonpath, *extra))), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
         "HF_HUB_CACHE": str(hub), "HF_DATASETS_OFFLINE": "1", "CUDA_VISIBLE_DEVICES": "", "CI": "",
     }
     env.pop("PYTEST_ADDOPTS", None)
@@ -199,8 +205,14 @@ def check(project: Project, target: str, hub_specs: list[dict[str, object]], *, 
         for name in project.setup:
             (root / name).touch()
         hub = build_hub(hub_specs) if tests and project.tests else CACHE / "hub"
+        extra: list[Path] = []
+        if tests and project.tests and project.alongside:
+            pinned = {p.name: p for p in load()[2]}
+            for name in project.alongside:
+                other = pinned[name]
+                extra.append(unpack(fetch(other), Path(tmp) / "alongside" / name) / other.pythonpath)
         if tests:
-            outcome.tests_before = run_tests(project, root, hub, Path(tmp) / "before.xml")
+            outcome.tests_before = run_tests(project, root, hub, Path(tmp) / "before.xml", tuple(extra))
         for cache in root.rglob("__pycache__"):
             shutil.rmtree(cache, ignore_errors=True)
         before = snapshot(root)
@@ -232,7 +244,7 @@ def check(project: Project, target: str, hub_specs: list[dict[str, object]], *, 
         if "Traceback" in again.stderr or snapshot(root) != after:
             outcome.problems.append("a second fix --write changed files")
         if tests:
-            outcome.tests_after = run_tests(project, root, hub, Path(tmp) / "after.xml")
+            outcome.tests_after = run_tests(project, root, hub, Path(tmp) / "after.xml", tuple(extra))
             if outcome.tests_after != outcome.tests_before:
                 changed = {k: (outcome.tests_before.get(k), outcome.tests_after.get(k))
                            for k in set(outcome.tests_before) | set(outcome.tests_after)
