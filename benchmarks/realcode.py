@@ -54,6 +54,9 @@ class Project:
     note: str
     setup: tuple[str, ...] = ()
     """Empty files to create after unpacking (a package marker the sdist leaves out), before anything runs."""
+    alongside: tuple[str, ...] = ()
+    """Other pinned projects whose unpacked release goes on `PYTHONPATH` after this one's source, for its tests
+    (a package its import guard requires to be present)."""
 
 
 @dataclass
@@ -76,7 +79,15 @@ def load(path: Path = PINS) -> tuple[str, list[dict[str, object]], list[Project]
     """(target, Hub stand-ins, projects) from the pin file."""
     data = json.loads(path.read_text(encoding="utf-8"))
     projects = [
-        Project(**{**p, "tests": tuple(p["tests"]), "setup": tuple(p.get("setup", ()))}) for p in data["projects"]
+        Project(
+            **{
+                **p,
+                "tests": tuple(p["tests"]),
+                "setup": tuple(p.get("setup", ())),
+                "alongside": tuple(p.get("alongside", ())),
+            }
+        )
+        for p in data["projects"]
     ]
     return data["target"], data["hub"], projects
 
@@ -167,13 +178,15 @@ def _tool(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def run_tests(project: Project, root: Path, hub: Path, report: Path) -> dict[str, str]:
-    """Test id → outcome (`passed`, `failed`, `error`, `skipped`) of the project's tests, run offline on CPU."""
+def run_tests(project: Project, root: Path, hub: Path, report: Path, extra: tuple[Path, ...] = ()) -> dict[str, str]:
+    """Test id → outcome (`passed`, `failed`, `error`, `skipped`) of the project's tests, run offline on CPU.
+
+    `extra`: folders put on `PYTHONPATH` after the project's source (the releases of `project.alongside`)."""
     if not project.tests:
         return {}
     env = {
         **os.environ,
-        "PYTHONPATH": str(root / project.pythonpath),
+        "PYTHONPATH": os.pathsep.join(map(str, (root / project.pythonpath, *extra))),
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
         "HF_HUB_CACHE": str(hub),
@@ -248,8 +261,14 @@ def check(
         for name in project.setup:
             (root / name).touch()
         hub = build_hub(hub_specs) if tests and project.tests else CACHE / "hub"
+        extra: list[Path] = []
+        if tests and project.tests and project.alongside:
+            pinned = {p.name: p for p in load()[2]}
+            for name in project.alongside:
+                other = pinned[name]
+                extra.append(unpack(fetch(other), Path(tmp) / "alongside" / name) / other.pythonpath)
         if tests:
-            outcome.tests_before = run_tests(project, root, hub, Path(tmp) / "before.xml")
+            outcome.tests_before = run_tests(project, root, hub, Path(tmp) / "before.xml", tuple(extra))
         for cache in root.rglob("__pycache__"):
             shutil.rmtree(cache, ignore_errors=True)
         before = snapshot(root)
@@ -287,7 +306,7 @@ def check(
         if "Traceback" in again.stderr or snapshot(root) != after:
             outcome.problems.append("a second fix --write changed files")
         if tests:
-            outcome.tests_after = run_tests(project, root, hub, Path(tmp) / "after.xml")
+            outcome.tests_after = run_tests(project, root, hub, Path(tmp) / "after.xml", tuple(extra))
             if outcome.tests_after != outcome.tests_before:
                 changed = {
                     k: (outcome.tests_before.get(k), outcome.tests_after.get(k))
