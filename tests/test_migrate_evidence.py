@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.__main__ import main
+from generator.cli import main
 
 REQUIREMENT = '[project]\nname = "p"\ndependencies = ["transformers>=5.23.0"]\n'
 
@@ -336,3 +336,54 @@ def test_dataclasses_replace_with_the_old_field_is_silently_ignored() -> None:
         copy = dataclasses.replace(args, gradient_checkpointing=False)
         assert copy.activation_checkpointing is True  # the old keyword did not turn it off
         assert dataclasses.replace(args, activation_checkpointing=False).activation_checkpointing is False
+
+
+def test_the_new_method_skips_a_patch_of_the_old_one_on_the_class(
+    tiny_llama: tuple[type, object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Measured (unsloth-zoo does this): replacing `PreTrainedModel.gradient_checkpointing_enable` itself changes
+    the old name only; `activation_checkpointing_enable()` runs its own code, so a renamed call skips the patch."""
+    import transformers
+
+    base, config = tiny_llama
+    original, calls = transformers.PreTrainedModel.gradient_checkpointing_enable, []
+
+    def patched(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(sorted(kwargs))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(transformers.PreTrainedModel, "gradient_checkpointing_enable", patched)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        base(config).gradient_checkpointing_enable()
+        assert calls == [[]]
+        base(config).activation_checkpointing_enable(every_n_layers=1, offload=False)
+    assert calls == [[]], "the new method went through the patch of the old one"
+
+
+def test_a_class_level_patch_keeps_its_calls_from_being_renamed_in_every_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "pkg").mkdir()
+    patches = (
+        "from transformers import PreTrainedModel\n\n_original = PreTrainedModel.gradient_checkpointing_enable\n\n\n"
+        "def _patched(self, *args, **kwargs):\n    return _original(self, *args, **kwargs)\n\n\n"
+        "PreTrainedModel.gradient_checkpointing_enable = _patched\n"
+    )
+    train = (
+        "import pkg.patches\nfrom transformers import AutoModelForCausalLM\n\n"
+        "model = AutoModelForCausalLM.from_pretrained('out')\n"
+        "model.gradient_checkpointing_enable()\nmodel.gradient_checkpointing_disable()\n"
+    )
+    (tmp_path / "pkg" / "patches.py").write_text(patches)
+    (tmp_path / "pkg" / "train.py").write_text(train)
+    found = {(Path(str(f["path"])).name, f["line"], f["code"], f["severity"]) for f in _scan(tmp_path, capsys)}
+    assert ("patches.py", 10, "class-patch", "hazard") in found
+    assert ("train.py", 5, "patched-method", "hazard") in found and ("train.py", 6, "call", "fix") in found
+    assert main(["fix", "--write", str(tmp_path)]) == 1  # the hazards are left for a person
+    capsys.readouterr()
+    assert (tmp_path / "pkg" / "train.py").read_text() == train.replace(
+        "gradient_checkpointing_disable", "activation_checkpointing_disable"
+    )
+    assert (tmp_path / "pkg" / "patches.py").read_text() == patches

@@ -415,6 +415,39 @@ _CODES = (
         ),
     ),
     Code(
+        "class-patch",
+        "hazard",
+        "overrides",
+        "model",
+        "the old method replaced on a transformers class (a monkey-patch of transformers itself)",
+        "Replacing `PreTrainedModel.gradient_checkpointing_enable` on the class changes what the old name does, but "
+        "`activation_checkpointing_enable` does not go through the replacement: renaming a call would skip the patch. "
+        "Patch the new method too; until then calls of the old one, in every file checked in the same run, are not "
+        "rewritten (`patched-method`).",
+        (
+            "patches.py",
+            "from transformers import PreTrainedModel\n\noriginal = PreTrainedModel.gradient_checkpointing_enable\n\n\n"
+            "def patched(self, *args, **kwargs):\n    return original(self, *args, **kwargs)\n\n\n"
+            "PreTrainedModel.gradient_checkpointing_enable = patched\n",
+        ),
+    ),
+    Code(
+        "patched-method",
+        "hazard",
+        "warns",
+        "model",
+        "a call of an old method that a file of the same run replaces on a transformers class",
+        "Another file (or this one) replaces the old method on a transformers class (`class-patch`): the renamed call "
+        "would skip that replacement, so it is not rewritten. Patch the new method too, then rename the calls.",
+        (
+            "train.py",
+            "from transformers import AutoModelForCausalLM, PreTrainedModel\n\n\n"
+            "def enable(self, *args, **kwargs):\n    self.patched = True\n\n\n"
+            "PreTrainedModel.gradient_checkpointing_enable = enable\n"
+            "model = AutoModelForCausalLM.from_pretrained('out')\nmodel.gradient_checkpointing_enable()\n",
+        ),
+    ),
+    Code(
         "unparsed-fence",
         "info",
         None,

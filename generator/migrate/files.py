@@ -20,7 +20,7 @@ from pathlib import Path
 import yaml
 
 from generator.migrate import python
-from generator.migrate.findings import Edit, FileError, Finding
+from generator.migrate.findings import Edit, FileError, Finding, link
 from generator.migrate.hits import Hit, Options, PositionedError
 from generator.migrate.requirements import Deferred, Finder, RequirementError
 
@@ -357,3 +357,30 @@ def _sha256(data: bytes) -> str:
     import hashlib  # only for a file `fix` will write (the check that it did not change since it was read)
 
     return hashlib.sha256(data).hexdigest()
+
+
+def without_patched_fixes(result: Result, patches: dict[str, Finding], unsafe_fixes: bool) -> Result:
+    """`result` with every rename of a method that a file of the run replaces on a transformers class (`patches`:
+    old name → its `class-patch` finding) turned into a `patched-method` hazard, and its text fixed without them."""
+    changed = False
+    findings = []
+    for f in result.findings:
+        patch = patches.get(f.old) or patches.get(f.via or "")
+        if f.severity != "fix" or patch is None:
+            findings.append(f)
+            continue
+        changed = True
+        what = (
+            f"`{f.old}` is replaced on a transformers class at {patch.path}:{patch.line}, and `{f.new}` does not go "
+            f"through that replacement: not rewritten; patch `{f.new}` too, then rename. See {link('model')}"
+        )
+        findings.append(
+            replace(f, severity="hazard", code="patched-method", message=what, edits=(), applicability=None)
+        )
+    if not changed:
+        return result
+    edits = [e for f in findings if f.applies(unsafe_fixes) for e in f.edits]
+    fixed = (
+        apply(result.original, edits) if edits and result.fixed is not None and result.original is not None else None
+    )
+    return replace(result, findings=tuple(findings), fixed=fixed)

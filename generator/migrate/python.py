@@ -232,6 +232,10 @@ class _Walk:
         message = f"{what} on `{text}`, which is not a transformers model ({why}): its `{row.old}` is not the deprecated one, so it is not rewritten"
         return info(row, start, code="not-transformers", what=message, section="library")
 
+    def _is_model_class(self, expr: ast.expr) -> bool:
+        """Whether `expr` names a transformers model class itself (`PreTrainedModel`), not an instance of one."""
+        return self.receivers.qualified(expr) is not None and self.receivers.class_kind(expr).kind == "model"
+
     def _no_evidence(self, receiver: ast.expr, row: Rename) -> str:
         return f"nothing in this file shows that `{ast.unparse(receiver)}` is a transformers model (another library's `{row.old}` has no `{row.new}`)"
 
@@ -289,6 +293,14 @@ class _Walk:
         start = self._attr_start(node)
         parent, _ = self._parent()
         section = "model" if self._enclosing(ast.ClassDef) else "script"
+        if isinstance(node.ctx, ast.Store) and self._is_model_class(node.value):
+            what = (
+                f"replaces `{ast.unparse(node.value)}.{node.attr}` on the class: `{row.new}` does not go through the "
+                f"replacement, so a call renamed to `{row.new}`, in any file, would skip it; patch `{row.new}` too, "
+                f"then rename the calls (until then the calls of `{row.old}` in the files checked with this one are not rewritten)"
+            )
+            self.hits.append(hazard(row, start, code="class-patch", what=what, section="model"))
+            return
         if isinstance(node.ctx, ast.Store):
             what = f"assigns to `{node.attr}` on an instance: the function replaces the deprecated method and stays the entry point until {row.removal or 'the old name is removed'} (it runs, and warns, when `{row.new}` is called{self._new_keywords(row)}, so it must accept them); wrap `{row.new}` instead"
             self.hits.append(hazard(row, start, code="instance-override", what=what, section="model"))

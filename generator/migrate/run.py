@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from generator.migrate.files import Result, check, walk_items
+from generator.migrate.files import Result, check, walk_items, without_patched_fixes
 from generator.migrate.hits import Options
 from generator.migrate.requirements import Finder
 
@@ -34,7 +34,12 @@ def check_all(paths: list[Path], options: Options, finder: Finder, workers: int 
     """The result of every file under `paths`, in walk order (folders that could not be entered as errors)."""
     items = list(walk_items(paths))
     files = [i for i in items if isinstance(i, str)]
-    by_path = {r.path: r for r in _check_files(files, options, finder, workers)}
+    results = _check_files(files, options, finder, workers)
+    # A file that replaces an old method on a transformers class makes renaming its calls unsafe in every file.
+    patches = {f.old: f for r in results for f in r.findings if f.code == "class-patch"}
+    if patches:
+        results = [without_patched_fixes(r, patches, options.unsafe_fixes) for r in results]
+    by_path = {r.path: r for r in results}
     return [by_path[i] if isinstance(i, str) else Result(i.path, error=i) for i in items]
 
 
