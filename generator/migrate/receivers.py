@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,6 +73,23 @@ def _module_file(base: Path, module: str) -> Path | None:
     return None
 
 
+def _statements(tree: ast.Module, *, nested: bool) -> Iterator[ast.stmt]:
+    """Every statement of the module, in source order; with `nested` False, not those inside functions or classes
+    (the class statements themselves are yielded)."""
+    pending: list[ast.stmt] = list(tree.body)
+    while pending:
+        node = pending.pop(0)
+        yield node
+        if not nested and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        inner: list[ast.stmt] = []
+        for name in ("body", "orelse", "finalbody"):
+            inner += [n for n in getattr(node, name, []) if isinstance(n, ast.stmt)]
+        inner += [n for h in getattr(node, "handlers", []) for n in h.body]
+        inner += [n for c in getattr(node, "cases", []) for n in c.body]
+        pending[:0] = inner
+
+
 def narrow_override(func: ast.FunctionDef | ast.AsyncFunctionDef, enable: str) -> str | None:
     """Why `activation_checkpointing_enable()` cannot call this override of `enable`, or `None` when it can."""
     params = {a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]}
@@ -96,7 +114,9 @@ class Receivers:
         self.classes: dict[str, ast.ClassDef | None] = {}
         self.replaced: set[tuple[str, str]] = set()
         """(receiver text, old name) of each old method replaced on an instance (`x.old = ...`)."""
-        for node in ast.walk(tree):
+        # Imports, classes and assignments are statements: expressions are not walked. A module followed from another
+        # one is asked only about its classes and imports: its top level is enough.
+        for node in _statements(tree, nested=hops == 0):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:

@@ -51,10 +51,29 @@ def _check_files(files: list[str], options: Options, finder: Finder, workers: in
 
     if "fork" not in multiprocessing.get_all_start_methods():
         return [check(f, options, finder) for f in files]
-    shares = [files[i::workers] for i in range(workers)]  # interleaved, so big folders are spread out
+    shares = _shares(files, workers)
     context = multiprocessing.get_context("fork")
     with context.Pool(workers - 1, initializer=_init, initargs=(options, finder)) as pool:
         pending = pool.map_async(_check_share, shares[1:])
         mine = [check(f, options, finder) for f in shares[0]]
         theirs = pending.get()
     return [r for share in [mine, *theirs] for r in share]
+
+
+def _shares(files: list[str], workers: int) -> list[list[str]]:
+    """`files` split into one share per worker of about the same number of bytes, biggest files first: the few big
+    modules that use the names (and so get parsed) are the long poles, and two of them in one share would idle the
+    other cores."""
+    sizes = {}
+    for f in files:
+        try:
+            sizes[f] = os.stat(f).st_size
+        except OSError:
+            sizes[f] = 0  # `check` reports it
+    shares: list[list[str]] = [[] for _ in range(workers)]
+    loads = [0] * workers
+    for f in sorted(files, key=sizes.__getitem__, reverse=True):
+        least = loads.index(min(loads))
+        shares[least].append(f)
+        loads[least] += sizes[f]
+    return shares
