@@ -350,7 +350,10 @@ def check(path: str, options: Options, finder: Finder) -> Result:
         except RecursionError:
             return Result(path, tuple(findings), error=FileError(path, 1, 1, _TOO_DEEP))
     digest = _sha256(data) if fixed is not None else None
-    return Result(path, tuple(findings), fixed=fixed, original=text, encoding=encoding, digest=digest)
+    # Only a fix needs the text again (its diff, a re-fix without patched methods); a scan's worker processes would
+    # otherwise send every analysed file back to the parent.
+    original = text if fixed is not None else None
+    return Result(path, tuple(findings), fixed=fixed, original=original, encoding=encoding, digest=digest)
 
 
 def _sha256(data: bytes) -> str:
