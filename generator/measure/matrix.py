@@ -61,34 +61,33 @@ def jobs_of(table: Table) -> list[Job]:
 
 def ensure_env(job: Job) -> Path:
     """The job's environment, installed first if it is missing; a half-finished install is never used."""
-    done = job.env / ".complete"
-    if done.is_file():
-        return job.env
+    # Any complete environment of the release will do, `refresh`'s (installed from a checked file) included.
+    return install_env(job.env, f"{job.pypi}=={job.version}", f"{job.pypi}=={job.version}\n", reuse_any=True)
+
+
+def install_env(env: Path, source: str, stamp: str, *options: str, reuse_any: bool = False) -> Path:
+    """`env` holding `source` (a requirement, or a checked file with `--no-index` in `options`) for the probes'
+    `PYTHONPATH`: installed into a staging folder that replaces `env` only when complete, with `stamp` in its
+    `.complete` file; an `env` whose stamp matches (with `reuse_any`, any complete one) is used as it is."""
+    done = env / ".complete"
+    if done.is_file() and (reuse_any or done.read_text(encoding="utf-8") == stamp):
+        return env
     CACHE_DIR.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f"{job.env.name}.", dir=CACHE_DIR))
-    command = [
-        sys.executable,
-        "-m",
-        "pip",
-        "install",
-        "--quiet",
-        "--no-deps",
-        "--no-compile",
-        "--target",
-        str(staging),
-        f"{job.pypi}=={job.version}",
-    ]
+    staging = Path(tempfile.mkdtemp(prefix=f"{env.name}.", dir=CACHE_DIR))
+    command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-compile", *options]
     try:
-        result = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT, check=False)
+        result = subprocess.run(
+            [*command, "--target", str(staging), source], capture_output=True, text=True, timeout=TIMEOUT, check=False
+        )
         if result.returncode != 0:
             tail = "\n".join(result.stderr.strip().splitlines()[-5:])
-            raise MatrixError(f"cannot install {job.pypi}=={job.version} into {job.env}:\n{tail}")
-        (staging / ".complete").write_text(f"{job.pypi}=={job.version}\n", encoding="utf-8")
-        shutil.rmtree(job.env, ignore_errors=True)
-        staging.rename(job.env)
+            raise MatrixError(f"cannot install {Path(source).name} into {env}:\n{tail}")
+        (staging / ".complete").write_text(stamp, encoding="utf-8")
+        shutil.rmtree(env, ignore_errors=True)
+        staging.rename(env)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return job.env
+    return env
 
 
 def environment_problems(job: Job) -> list[str]:

@@ -14,10 +14,8 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tarfile
-import tempfile
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -137,38 +135,11 @@ def install_env(pypi: str, version: str, archive: Path, sha256: str) -> Path:
     """The matrix environment of `pypi==version`, installed from the checked file (never from an index)."""
     from generator.measure import matrix
 
-    env = matrix.CACHE_DIR / f"{pypi}-{version}"
     stamp = f"{pypi}=={version} sha256={sha256}\n"
-    done = env / ".complete"
-    if done.is_file() and done.read_text(encoding="utf-8") == stamp:
-        return env
-    matrix.CACHE_DIR.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f"{env.name}.", dir=matrix.CACHE_DIR))
     try:
-        command = [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--no-deps",
-            "--no-compile",
-            "--no-index",
-            "--target",
-            str(staging),
-            str(archive),
-        ]
-        result = subprocess.run(command, capture_output=True, text=True, timeout=matrix.TIMEOUT, check=False)
-        if result.returncode != 0:
-            tail = "\n".join(result.stderr.strip().splitlines()[-5:])
-            raise RefreshError(f"cannot install {archive.name} into {env}:\n{tail}")
-        done_staging = staging / ".complete"
-        done_staging.write_text(stamp, encoding="utf-8")
-        shutil.rmtree(env, ignore_errors=True)
-        staging.rename(env)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return env
+        return matrix.install_env(matrix.CACHE_DIR / f"{pypi}-{version}", str(archive), stamp, "--no-index")
+    except matrix.MatrixError as exc:
+        raise RefreshError(str(exc)) from None
 
 
 def _declares(tree: Path, package: str, name: str) -> bool:
