@@ -15,7 +15,6 @@ into .cache/realcode/ and checked against the sha256 on every use. For each, in 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import shutil
@@ -30,6 +29,10 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from generator.measure.registry import sha256_of  # noqa: E402
+
 PINS = ROOT / "benchmarks" / "realcode.json"
 CACHE = ROOT / ".cache" / "realcode"
 RESULTS = ROOT / "benchmarks" / "RESULTS-realcode.md"
@@ -92,14 +95,10 @@ def load(path: Path = PINS) -> tuple[str, list[dict[str, object]], list[Project]
     return data["target"], data["hub"], projects
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def fetch(project: Project, cache: Path = CACHE) -> Path:
     """The pinned archive, from the cache or downloaded once with pip; raises `FetchError`."""
     target = cache / project.file
-    if target.is_file() and _sha256(target) == project.sha256:
+    if target.is_file() and sha256_of(target) == project.sha256:
         return target
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache) as tmp:
@@ -123,7 +122,7 @@ def fetch(project: Project, cache: Path = CACHE) -> Path:
         got = Path(tmp) / project.file
         if result.returncode != 0 or not got.is_file():
             raise FetchError(f"{project.name}=={project.version}: pip download failed: {result.stderr.strip()[-500:]}")
-        if (digest := _sha256(got)) != project.sha256:
+        if (digest := sha256_of(got)) != project.sha256:
             raise FetchError(f"{project.file}: sha256 {digest} differs from the pin {project.sha256}")
         os.replace(got, target)
     return target

@@ -1,5 +1,8 @@
-"""Render the `gradient_checkpointing*` → `activation_checkpointing*` migration site from one alias table.
+"""The `gradient_checkpointing*` → `activation_checkpointing*` rename: one alias table, its site and its tools.
 
-`aliases.yaml` is read and validated by [`generator.table`][], turned into Markdown pages by
-[`generator.pages.render`][], and re-rendered on every `mkdocs serve` build by `generator/pages/hook.py`.
+`aliases.yaml` is read and validated by [`generator.table`][]; `pages` renders the site, `measure` measures the
+releases, `migrate` fixes users' code and `rehearse` runs it as if the old names were gone.
 """
+
+NAME = "checkpointing-migrate"
+"""The distribution and its console script (`[project] name` and `[project.scripts]` in pyproject.toml)."""

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from generator import paths
+from generator import NAME, paths
 
 if TYPE_CHECKING:
     from generator.table import Table
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 _MIGRATE = ("scan", "fix", "rules", "explain")
 """The subcommands of the migration tool: each is the function of that name in `generator.migrate.cli`."""
 
-PROG = "checkpointing-migrate"
+PROG = NAME
 """The console script's name (`[project.scripts]` in pyproject.toml); `python -m generator` runs the same parser."""
 
 

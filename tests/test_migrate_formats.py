@@ -11,6 +11,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from generator import NAME
 from generator.cli import main
 from generator.migrate import codes, findings, formats
 
@@ -167,7 +168,7 @@ def test_sarif_is_valid_and_carries_rules_results_and_errors(
     assert code == 1 and not errors, [e.message for e in errors[:3]]
     (run,) = log["runs"]
     driver = run["tool"]["driver"]
-    assert driver["name"] == "checkpointing-migrate" and driver["informationUri"].startswith("file://")
+    assert driver["name"] == NAME and driver["informationUri"].startswith("file://")
     assert [r["id"] for r in driver["rules"]] == list(codes.CODES)
     write = driver["rules"][list(codes.CODES).index("write")]
     assert write["defaultConfiguration"]["level"] == "error" and write["helpUri"].endswith(

@@ -15,6 +15,8 @@ import pytest
 import yaml
 from sitekit import IN_CI, copy_repo, git_snapshot
 
+from generator import NAME
+
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 SCRIPT = next(iter(PYPROJECT["project"]["scripts"]))
@@ -40,6 +42,11 @@ def _run(
     """Run outside the checkout (so `python -c` cannot import it from the working directory) and without PYTHONPATH."""
     env = {k: v for k, v in (env or os.environ).items() if k != "PYTHONPATH"}
     return subprocess.run(argv, cwd=cwd or Path.home(), env=env, capture_output=True, text=True, check=False)
+
+
+def test_the_tool_name_is_the_package_and_its_script() -> None:
+    """`generator.NAME` (the CLI's name, SARIF's tool, where the hosted-guide link is read from) is pyproject's."""
+    assert PYPROJECT["project"]["name"] == NAME == SCRIPT
 
 
 @pytest.fixture(scope="module")

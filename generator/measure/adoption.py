@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import ast
 import concurrent.futures
-import hashlib
 import json
 import re
 import shutil
@@ -27,6 +26,7 @@ from packaging.version import Version
 
 from generator import paths, writing
 from generator.measure import data as measured_data
+from generator.measure import registry
 from generator.measure.data import row_key
 from generator.migrate import rules as rules_module
 from generator.migrate.findings import Finding
@@ -220,7 +220,7 @@ def fetch(pypi: str, version: str, cache: Path = CACHE, sha256: str | None = Non
     cache.mkdir(parents=True, exist_ok=True)
     prefix = re.sub(r"[-_.]+", "_", pypi).lower()
     found = [w for w in sorted(cache.glob("*.whl")) if w.name.lower().startswith(f"{prefix}-{version}-")]
-    if found and sha256 and _sha256(found[0]) != sha256:
+    if found and sha256 and registry.sha256_of(found[0]) != sha256:
         found[0].unlink()
         shutil.rmtree(found[0].with_suffix(""), ignore_errors=True)
         found = []
@@ -243,8 +243,8 @@ def fetch(pypi: str, version: str, cache: Path = CACHE, sha256: str | None = Non
         found = [w for w in sorted(cache.glob("*.whl")) if w.name.lower().startswith(f"{prefix}-{version}-")]
         if done.returncode != 0 or not found:
             raise RuntimeError(f"`{' '.join(command)}` failed: {done.stderr.strip()[-500:]}")
-        if sha256 and _sha256(found[0]) != sha256:
-            raise RuntimeError(f"{found[0]}: sha256 {_sha256(found[0])} differs from the recorded {sha256}")
+        if sha256 and registry.sha256_of(found[0]) != sha256:
+            raise RuntimeError(f"{found[0]}: sha256 {registry.sha256_of(found[0])} differs from the recorded {sha256}")
     wheel = found[0]
     tree = wheel.with_suffix("")
     if not tree.is_dir():
@@ -277,10 +277,6 @@ def wheels(
         Wheel(key, pypi, version, path, category)
         for (key, pypi, version, category), path in zip(wanted, paths_, strict=True)
     ]
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def requirements(wheel: Path) -> dict[str, str]:
@@ -431,7 +427,7 @@ def scan(table: Table, targets: list[Wheel], classes: dict[str, object], measure
                 "version": wheel.version,
                 "category": wheel.category,
                 "wheel": wheel.path.name,
-                "sha256": _sha256(wheel.path),
+                "sha256": registry.sha256_of(wheel.path),
                 "requires_transformers": pins.get("transformers", ""),
                 "requires": pins,
                 "files": len(results),

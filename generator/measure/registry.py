@@ -125,7 +125,8 @@ def pick(files: tuple[File, ...]) -> File:
     return (pure or sdists or sorted(live, key=lambda f: f.size))[0]
 
 
-def _sha256(path: Path) -> str:
+def sha256_of(path: Path) -> str:
+    """The SHA-256 of a file, read in blocks (wheels and sdists run to hundreds of MB)."""
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
@@ -136,7 +137,7 @@ def _sha256(path: Path) -> str:
 def fetch(file: File, cache: Path = CACHE) -> Path:
     """`file` in `cache`, downloaded and checked when missing; a cached copy is re-checked, not trusted."""
     target = cache / file.filename
-    if target.is_file() and _sha256(target) == file.sha256:
+    if target.is_file() and sha256_of(target) == file.sha256:
         return target
     cache.mkdir(parents=True, exist_ok=True)
     handle, tmp = tempfile.mkstemp(prefix=f".{file.filename}.", dir=cache)
@@ -147,7 +148,7 @@ def fetch(file: File, cache: Path = CACHE) -> Path:
                     shutil.copyfileobj(response, out, 1 << 20)
             except (urllib.error.URLError, OSError, ValueError) as exc:
                 raise RegistryError(f"cannot download {file.url}: {exc}") from None
-        got = _sha256(Path(tmp))
+        got = sha256_of(Path(tmp))
         if got != file.sha256:
             raise RegistryError(f"{file.url}: sha256 {got} does not match the registry's {file.sha256}; nothing kept")
         os.replace(tmp, target)

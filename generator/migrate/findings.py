@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from generator.table import Rename
 
+from generator import NAME
 from generator.paths import IN_CHECKOUT, PACKAGE
 
 SEVERITIES = ("fix", "hazard", "info")
@@ -22,8 +23,6 @@ SEVERITIES = ("fix", "hazard", "info")
 GUIDE = "docs/generated/migration-guide.md"
 """The migration guide, relative to the repository root; messages link to its sections."""
 
-DISTRIBUTION = "checkpointing-migrate"
-"""The installed distribution's name (`[project] name` in pyproject.toml), whose metadata holds the site's URL."""
 
 SECTIONS = {
     "script": "training-scripts",
@@ -56,14 +55,14 @@ def _documentation_url() -> str:
     """`Project-URL: Documentation, …` of the installed wheel, read from its METADATA beside the package (as pip
     lays wheels out); `importlib.metadata` finds it too, at a seventh of a pre-commit `scan`'s start-up."""
     prefix = "Project-URL: Documentation, "
-    for info in PACKAGE.parent.glob(f"{DISTRIBUTION.replace('-', '_')}-*.dist-info"):
+    for info in PACKAGE.parent.glob(f"{NAME.replace('-', '_')}-*.dist-info"):
         with open(info / "METADATA", encoding="utf-8") as lines:
             for line in lines:
                 if line.startswith(prefix):
                     return line[len(prefix) :].strip()
     from importlib import metadata
 
-    urls = dict(u.split(", ", 1) for u in metadata.metadata(DISTRIBUTION).get_all("Project-URL") or [])
+    urls = dict(u.split(", ", 1) for u in metadata.metadata(NAME).get_all("Project-URL") or [])
     return urls["Documentation"]
 
 

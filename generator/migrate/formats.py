@@ -11,14 +11,13 @@ import json
 from pathlib import PurePath
 from urllib.parse import quote
 
-from generator import paths
+from generator import NAME, paths
 from generator.migrate import codes
 from generator.migrate.findings import GUIDE, FileError, Finding, link
 
 FORMATS = ("text", "json", "github", "sarif")
 """The values of `--format`."""
 
-TOOL = "checkpointing-migrate"
 """The tool's name in SARIF (the distribution name, also used to look its version up)."""
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -114,9 +113,9 @@ def _rule(code: codes.Code) -> dict[str, object]:
 def _driver() -> dict[str, object]:
     from importlib import metadata  # only for SARIF: it costs a pre-commit `scan` a seventh of its start-up
 
-    driver: dict[str, object] = {"name": TOOL, "informationUri": _absolute(GUIDE)}
+    driver: dict[str, object] = {"name": NAME, "informationUri": _absolute(GUIDE)}
     try:
-        driver["version"] = metadata.version(TOOL)
+        driver["version"] = metadata.version(NAME)
     except metadata.PackageNotFoundError:
         pass  # run from a checkout that is not installed: SARIF's `version` is optional, and no number is invented
     driver["rules"] = [_rule(c) for c in codes.CODES.values()]
