@@ -56,10 +56,10 @@ def test_each_filter_silences_exactly_its_warning(
     example: measured.DownstreamExample, entry_id: str, index: int
 ) -> None:
     entry = ENTRIES[entry_id]
-    target = f"{example.warnings[index]['category']}: {example.warnings[index]['message']}"
+    target = f"{example.warnings[index].category}: {example.warnings[index].message}"
     unfiltered = emitted_under(entry, ())
     calls = unfiltered[: len(unfiltered) - len(RECORDED)]
-    assert calls == [f"{w['category']}: {w['message']}" for w in example.warnings], "the entry point changed"
+    assert calls == [f"{w.category}: {w.message}" for w in example.warnings], "the entry point changed"
     expected = list(unfiltered)
     expected.remove(target)  # the call's own occurrence
     expected.remove(target)  # the one emitted directly: a filter for a message silences it wherever it comes from
@@ -70,7 +70,7 @@ def test_each_filter_silences_exactly_its_warning(
 def test_all_filters_of_an_example_leave_the_call_silent(example: measured.DownstreamExample) -> None:
     for entry in (e for e in downstream.ENTRY_POINTS if e.title in example.titles):
         emitted = emitted_under(entry, example.filters)
-        silenced = {f"{w['category']}: {w['message']}" for w in example.warnings}
+        silenced = {f"{w.category}: {w.message}" for w in example.warnings}
         assert emitted == [
             f"{w.category}: {w.message}" for w in RECORDED if f"{w.category}: {w.message}" not in silenced
         ]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 
 from generator.measure import data as measured_data
@@ -21,9 +20,9 @@ def test_every_recorded_warning_and_measured_exception_has_a_section() -> None:
             assert (row.warning.category, row.warning.message) in found
     for outcomes in DATA.outcomes.values():
         for o in outcomes:
-            if o["error"]:
-                e = found[(o["error"]["type"], errors.heading_of(o["error"]["message"]))]
-                assert o["error"]["message"] in e.texts
+            if o.error:
+                e = found[(o.error.type, errors.heading_of(o.error.message))]
+                assert o.error.message in e.texts
 
 
 def test_variants_after_the_colon_share_a_section_with_every_text_verbatim() -> None:
@@ -35,10 +34,13 @@ def test_variants_after_the_colon_share_a_section_with_every_text_verbatim() -> 
 
 
 def test_releases_come_from_the_measurements() -> None:
-    changed = copy.deepcopy(DATA)
     key = ("transformers", "5.24.0")
     # A made-up exception in one scenario of one release: its section says exactly that release produced it.
-    changed.outcomes[key][0].update(outcome="raises", error={"type": "RuntimeError", "message": "made up by a test"})
+    first, *rest = DATA.outcomes[key]
+    made_up = dataclasses.replace(
+        first, outcome="raises", error=measured_data.RaisedError("RuntimeError", "made up by a test")
+    )
+    changed = dataclasses.replace(DATA, outcomes={**DATA.outcomes, key: (made_up, *rest)})
     (e,) = [e for e in errors.error_texts(TABLE, changed) if e.category == "RuntimeError"]
     assert e.produced_in == {"transformers": ("5.24.0",)}
     assert e.not_in == {"transformers": tuple(r for r in DATA.releases["transformers"] if r != "5.24.0")}

@@ -22,7 +22,12 @@ MODULES = sorted(
 
 CORE = ("generator", "generator.table", "generator.oldnames", "generator.paths", "generator.cli", "generator.writing")
 """Exact module names here; a name ending in "." below allows a whole role package."""
-MEASURE_DATA = ("generator.measure", "generator.measure.data")
+MEASURE_DATA = (
+    "generator.measure",
+    "generator.measure.data",
+    "generator.measure.adoption_data",
+    "generator.measure.jsondoc",
+)
 """What the pages may read of the measuring role: the typed loaders of data/*.json, nothing that measures."""
 CODES = ("generator.migrate", "generator.migrate.codes", "generator.migrate.findings")
 """What the pages may read of the tool: the registry of finding codes (leaf modules), for the list of codes."""

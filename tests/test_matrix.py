@@ -7,12 +7,11 @@ every run. The other tests read the committed data, which that test has just sho
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from packaging.version import Version
@@ -20,7 +19,7 @@ from packaging.version import Version
 from generator import paths
 from generator.measure import data as measured_data
 from generator.measure import matrix, probes
-from generator.measure.data import row_key
+from generator.measure.data import Outcome, RaisedError, row_key
 from generator.measure.probes import field_pair
 from generator.pages import measured, render, views
 from generator.table import Rename, load
@@ -35,10 +34,10 @@ def row_id(row: Rename) -> str:
     return f"{row.library}:{row.kind}:{row.owner.split(' ')[0]}:{row.old}"
 
 
-def first_use(row: Rename, release: str, which: str) -> dict[str, Any]:
+def first_use(row: Rename, release: str, which: str) -> Outcome:
     """The outcome of the row's first scenario for the old or the new name (what the matrix cell shows)."""
     outcomes = DATA.of_row(row.library, release, row_key(row))
-    found = next((o for o in outcomes if o["uses"] == which), None)
+    found = next((o for o in outcomes if o.uses == which), None)
     assert found is not None, f"{row.position}: no {which}-name outcome measured in {row.library} {release}"
     return found
 
@@ -64,7 +63,7 @@ def test_every_listed_release_and_row_is_measured() -> None:
         versions = DATA.versions[(job.library, job.version)]
         assert versions[job.library] == job.version, "the data was measured with another release"
         for row in (r for r in TABLE.renames if r.library == job.library):
-            uses = {o["uses"] for o in DATA.of_row(job.library, job.version, row_key(row))}
+            uses = {o.uses for o in DATA.of_row(job.library, job.version, row_key(row))}
             assert {"old", "new"} <= uses, f"{row.position}: not measured in {job.library} {job.version}"
 
 
@@ -78,16 +77,16 @@ def test_since_and_warning_agree_with_the_measurement(row: Rename) -> None:
     for release in releases:
         old, new = first_use(row, release, "old"), first_use(row, release, "new")
         if Version(release) < Version(row.since):
-            assert (old["outcome"], new["outcome"]) == ("works", "absent"), (
+            assert (old.outcome, new.outcome) == ("works", "absent"), (
                 f"{row.position}: {release} before since {row.since}"
             )
         else:
-            assert new["outcome"] == "works", f"{row.position}: the new name in {release}: {new}"
-            emitted = [(w["category"], w["message"]) for w in old["warnings"]]
+            assert new.outcome == "works", f"{row.position}: the new name in {release}: {new}"
+            emitted = [(w.category, w.message) for w in old.warnings]
             assert len(emitted) == 1 and emitted[0][0] == row.warning.category and row.warning.matches(emitted[0][1]), (
                 f"{row.position}: aliases.yaml's warning differs from what {release} emits: {emitted}"
             )
-            assert old["effect"] == new["effect"], f"{row.position}: old and new name do different things in {release}"
+            assert old.effect == new.effect, f"{row.position}: old and new name do different things in {release}"
 
 
 @pytest.mark.parametrize("row", [r for r in TABLE.renames if r.status == "planned"], ids=row_id)
@@ -95,19 +94,19 @@ def test_planned_rows_have_no_new_name_in_any_release(row: Rename) -> None:
     for release in DATA.releases.get(row.library, []):
         if row.library == "trl" and row.kind == "field":
             continue  # TRL's configs inherit the transformers field, so the new name exists there (see the row's note)
-        assert first_use(row, release, "new")["outcome"] == "absent", f"{row.position}: {row.new} exists in {release}"
-        assert first_use(row, release, "old")["outcome"] == "works", f"{row.position}: {row.old} is gone in {release}"
+        assert first_use(row, release, "new").outcome == "absent", f"{row.position}: {row.new} exists in {release}"
+        assert first_use(row, release, "old").outcome == "works", f"{row.position}: {row.old} is gone in {release}"
 
 
 def test_downstream_warnings_are_ones_the_table_records() -> None:
     recorded = {(r.warning.category, r.warning.message) for r in SHIPPED if r.warning}
-    emitted = [(w["category"], w["message"]) for e in DATA.downstream["entries"] for w in e["warnings"]]
+    emitted = [(w.category, w.message) for e in DATA.downstream.entries for w in e.warnings]
     assert emitted, "no downstream warning measured"
     assert set(emitted) <= recorded, set(emitted) - recorded
-    for entry in DATA.downstream["entries"]:
-        for warning in entry["warnings"]:
-            assert warning["site"] and warning["site"]["path"].startswith(f"{entry['library']}/"), entry["id"]
-    assert DATA.downstream["versions"]["transformers"] == max(
+    for entry in DATA.downstream.entries:
+        for warning in entry.warnings:
+            assert warning.site and warning.site.path.startswith(f"{entry.library}/"), entry.id
+    assert DATA.downstream.versions["transformers"] == max(
         (r.version for r in TABLE.releases_of("transformers")), key=Version
     )
 
@@ -121,11 +120,14 @@ def _timeline(data: measured_data.Measured) -> str:
 def test_the_matrix_page_is_rendered_from_the_data() -> None:
     page = _timeline(DATA)
     assert page == (ROOT / "docs/generated/timeline.md").read_text(encoding="utf-8").split("\n", 1)[1]
-    changed = copy.deepcopy(DATA)
     row = SHIPPED[0]
-    outcome = changed.of_row(row.library, "5.24.0", row_key(row))[0]
-    outcome.update(outcome="raises", warnings=[], error={"type": "RuntimeError", "message": "made up by a test"})
-    page = _timeline(changed)
+    key = (row.library, "5.24.0")
+    first = DATA.of_row(*key, row_key(row))[0]
+    made_up = dataclasses.replace(
+        first, outcome="raises", warnings=(), error=RaisedError("RuntimeError", "made up by a test")
+    )
+    outcomes = tuple(made_up if o is first else o for o in DATA.outcomes[key])
+    page = _timeline(dataclasses.replace(DATA, outcomes={**DATA.outcomes, key: outcomes}))
     assert "RuntimeError: made up by a test" in page
     head = f'| <code class="ck-old">{row.old}</code><br>→ <code class="ck-new">{row.new}</code><br><small>{row.kind} of'
     line = next(l for l in page.splitlines() if l.startswith(head))
@@ -203,13 +205,13 @@ def test_parse_dict_with_allow_extra_keys_drops_the_new_key_before_since(row: Re
         (use,) = [
             o
             for o in DATA.of_row(row.library, release, row_key(row))
-            if o["scenario"] == measured_data.PARSE_DICT_EXTRA and o["uses"] == "new"
+            if o.scenario == measured_data.PARSE_DICT_EXTRA and o.uses == "new"
         ]
         if Version(release) < Version(row.since):
-            assert release in dropped and use["error"] is None and use["warnings"] == []
-            assert field_pair(row)[1] not in use["effect"] and use["effect"][field_pair(row)[0]] != values_for_old(row)
+            assert release in dropped and use.error is None and use.warnings == () and use.effect is not None
+            assert field_pair(row)[1] not in use.effect and use.effect[field_pair(row)[0]] != values_for_old(row)
         else:
-            assert release not in dropped and use["outcome"] == "works"
+            assert release not in dropped and use.outcome == "works"
 
 
 def values_for_old(row: Rename) -> object:

@@ -12,8 +12,10 @@ from markdown.extensions.toc import slugify
 from sitekit import IN_CI
 
 from generator import paths
-from generator.measure import adoption, matrix
-from generator.measure import data as measured_data
+from generator.measure import adoption
+from generator.measure.adoption_data import Adoption, load_adoption
+from generator.measure.data import load_matrix
+from generator.measure.jsondoc import parse
 from generator.migrate import findings, rules
 from generator.migrate.hits import Options
 from generator.migrate.requirements import Allowed, Finder
@@ -23,7 +25,7 @@ from generator.pages import render
 from generator.table import load
 
 TABLE = load(paths.TABLE_PATH)
-MATRIX = matrix.read(paths.DATA_DIR / matrix.MATRIX_FILE)
+MATRIX = load_matrix()
 PAGE = paths.DOCS_DIR / render.GENERATED_DIR / "adoption-report.md"
 
 # Found by reading the released sources (research notes, naming.md §3), with the effect on transformers ≥ 5.23.
@@ -51,20 +53,18 @@ KNOWN_SITES = {
 }
 
 
-def _sites(data: dict) -> set[tuple[str, str, int, str, str]]:
-    return {
-        (lib["library"], s["file"], s["line"], s["old"], s["effect"]) for lib in data["libraries"] for s in lib["sites"]
-    }
+def _sites(data: Adoption) -> set[tuple[str, str, int, str, str]]:
+    return {(lib.library, s.file, s.line, s.old, s.effect) for lib in data.libraries for s in lib.sites}
 
 
 def test_committed_data_has_the_known_call_sites() -> None:
-    assert KNOWN_SITES <= _sites(measured_data.load_adoption())
+    assert KNOWN_SITES <= _sites(load_adoption())
 
 
 def test_libraries_without_deprecated_uses_have_none() -> None:
-    data = {lib["library"]: lib for lib in measured_data.load_adoption()["libraries"]}
-    assert data["accelerate"]["sites"] == [] and data["diffusers"]["sites"] == []
-    assert data["diffusers"]["not_deprecated"]["is_gradient_checkpointing"] >= 1  # diffusers' own property
+    data = {lib.library: lib for lib in load_adoption().libraries}
+    assert data["accelerate"].sites == () and data["diffusers"].sites == ()
+    assert data["diffusers"].not_deprecated["is_gradient_checkpointing"] >= 1  # diffusers' own property
 
 
 def test_the_page_lists_peft_and_trl_warning_sites() -> None:
@@ -94,14 +94,12 @@ def measured(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict]:
 
 def test_committed_adoption_data_is_what_the_wheels_give(measured: tuple[dict, dict]) -> None:
     classes, data = measured
-    committed = measured_data.load_adoption()
-    by_library = {lib["library"]: lib for lib in committed["libraries"]}
-    new = json.loads(adoption.dump(data))
-    assert {k: v for k, v in committed.items() if k != "libraries"} == {
-        k: v for k, v in new.items() if k != "libraries"
-    }
-    for lib in new["libraries"]:
-        assert by_library.get(lib["library"]) == lib, f"{lib['library']}: run `python -m generator.measure.adoption`"
+    committed = load_adoption()
+    by_library = {lib.library: lib for lib in committed.libraries}
+    new = parse(json.loads(adoption.dump(data)), Adoption.from_json, "the new measurement")
+    assert (committed.python_version, committed.measured_with) == (new.python_version, new.measured_with)
+    for lib in new.libraries:
+        assert by_library.get(lib.library) == lib, f"{lib.library}: run `python -m generator.measure.adoption`"
     assert rules.load_classes() == json.loads(adoption.dump(classes)), "run `python -m generator.measure.adoption`"
 
 
@@ -143,10 +141,10 @@ def test_a_keyword_passed_to_the_old_method_prints_only_the_methods_warning(tmp_
     )
     (in_call,) = [f for f in findings if f.code == "keyword" and f.line == 1]
     (in_args,) = [f for f in findings if f.code == "keyword" and f.line == 2]
-    found = adoption.effect(in_call, newest["outcomes"], before["outcomes"])
+    found = adoption.effect(in_call, newest.outcomes, before.outcomes)
     assert found["warnings"] == [f"{method.warning.category}: {method.warning.message}"]
     assert found["effect"] == "warns" and found["v6"] == "AttributeError"
-    found = adoption.effect(in_args, newest["outcomes"], before["outcomes"])
+    found = adoption.effect(in_args, newest.outcomes, before.outcomes)
     assert found["warnings"] == [f"{field.warning.category}: {field.warning.message}"] and found["v6"] == "TypeError"
 
 
@@ -154,11 +152,9 @@ def test_the_page_shows_the_measured_warning_of_each_site() -> None:
     page = PAGE.read_text(encoding="utf-8")
     (line,) = [x for x in page.splitlines() if x.startswith(f"| {render.code_wrap('peft/utils/other.py:258')} |")]
     assert "gradient_checkpointing_kwargs</code> is deprecated" not in line
-    for lib in measured_data.load_adoption()["libraries"]:
-        for s in lib["sites"]:
-            assert s["effect"] != "warns" or s["warnings"], (
-                f"{lib['library']} {s['file']}:{s['line']}: warns, but nothing measured"
-            )
+    for lib in load_adoption().libraries:
+        for s in lib.sites:
+            assert s.effect != "warns" or s.warnings, f"{lib.library} {s.file}:{s.line}: warns, but nothing measured"
 
 
 @pytest.mark.parametrize(
@@ -181,7 +177,7 @@ def test_effects_come_from_the_probe_of_the_same_use(
 ) -> None:
     newest, before = adoption._reference_releases(TABLE, MATRIX)
     (finding,) = [f for f in _findings(tmp_path, source) if f.code == code]
-    found = adoption.effect(finding, newest["outcomes"], before["outcomes"])
+    found = adoption.effect(finding, newest.outcomes, before.outcomes)
     assert (found["effect"], found["v6"]) == (effect, v6)
 
 
@@ -190,7 +186,7 @@ def test_an_override_of_only_the_old_method_carries_the_trainers_measured_warnin
     (caller,) = [r for r in TABLE.renames if r.kind == "override"]
     source = "class Encoder(torch.nn.Module):\n    def gradient_checkpointing_enable(self, **kw):\n        pass\n"
     (finding,) = [f for f in _findings(tmp_path, source) if f.code == "override"]
-    found = adoption.effect(finding, newest["outcomes"], before["outcomes"])
+    found = adoption.effect(finding, newest.outcomes, before.outcomes)
     assert found == {
         "effect": "overrides",
         "warnings": [f"{caller.warning.category}: {caller.warning.text_for('Encoder')}"],
@@ -199,16 +195,16 @@ def test_an_override_of_only_the_old_method_carries_the_trainers_measured_warnin
 
 
 def test_every_package_has_its_requirement_and_the_downstream_pins_are_read() -> None:
-    data = {lib["pypi"]: lib for lib in measured_data.load_adoption()["libraries"]}
-    assert len(data) >= 25 and all("requires_transformers" in lib for lib in data.values())
-    assert sum(1 for lib in data.values() if "transformers" in lib["requires"] and lib["sites"]) >= 25
+    data = {lib.pypi: lib for lib in load_adoption().libraries}
+    assert len(data) >= 25
+    assert sum(1 for lib in data.values() if "transformers" in lib.requires and lib.sites) >= 25
     # What the issue read in the metadata by hand: the scan must read the same.
-    assert data["axolotl"]["requires"]["trl"] == "==1.14.1" and data["axolotl"]["requires_transformers"] == "==5.20.1"
-    assert "<=1.15.0" in data["unsloth"]["requires"]["trl"]
+    assert data["axolotl"].requires["trl"] == "==1.14.1" and data["axolotl"].requires_transformers == "==5.20.1"
+    assert "<=1.15.0" in data["unsloth"].requires["trl"]
 
 
 def test_the_page_leads_with_what_breaks_in_v6() -> None:
-    view = adoption_view.view(TABLE, measured_data.load_adoption())
+    view = adoption_view.view(TABLE, load_adoption())
     page = PAGE.read_text(encoding="utf-8")
     first = page.index("## ")
     assert page[first:].startswith(f"## What breaks in {view['removal']}")

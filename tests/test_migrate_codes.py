@@ -12,7 +12,7 @@ import pytest
 
 from generator import paths
 from generator.cli import main
-from generator.measure import data as measured_data
+from generator.measure.adoption_data import EFFECTS
 from generator.migrate import codes, findings
 from generator.migrate.hits import Hit
 
@@ -78,11 +78,11 @@ def test_the_registry_is_consistent_with_the_guide_and_the_report() -> None:
     for code in codes.CODES.values():
         assert code.severity in (*findings.SEVERITIES, "error"), code
         assert code.section is None or code.section in findings.SECTIONS, code
-        assert code.effect is None or code.effect in measured_data.EFFECTS, code
+        assert code.effect is None or code.effect in EFFECTS, code
         assert "\n" not in code.summary and code.summary and code.explanation
     # The report measures each site's effect (a use can raise where its code usually only warns): the registry's
     # effect is the typical one, one of the report's.
-    assert {c.effect for c in codes.CODES.values()} - {None} <= set(measured_data.EFFECTS)
+    assert {c.effect for c in codes.CODES.values()} - {None} <= set(EFFECTS)
 
 
 def test_the_site_lists_every_code() -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime
 import difflib
 import hashlib
-import json
 import os
 import re
 import subprocess
@@ -25,6 +24,7 @@ import yaml
 from sitekit import IN_CI, copy_repo
 
 from generator.measure import matrix, refresh, registry
+from generator.measure.data import load_matrix
 from generator.paths import ROOT, TABLE_PATH
 from generator.table import load, parse
 
@@ -279,12 +279,12 @@ def test_the_write_records_releases_and_statuses(refreshed: tuple[Path, subproce
 
 def test_the_matrix_data_holds_the_new_release(refreshed: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     repo, _ = refreshed
-    data = json.loads((repo / "data" / "matrix.json").read_text(encoding="utf-8"))
-    (entry,) = [e for e in data["releases"] if (e["library"], e["release"]) == ("transformers", "6.0.0")]
-    assert entry["versions"]["transformers"] == "6.0.0"
-    enable = [o for o in entry["outcomes"] if o["row"]["old"] == "gradient_checkpointing_enable" and o["uses"] == "old"]
-    assert {o["outcome"] for o in enable} == {"absent"}
-    assert ("trl", "1.17.0") in {(e["library"], e["release"]) for e in data["releases"]}
+    data = load_matrix(repo / "data")
+    (entry,) = [e for e in data.releases if (e.library, e.release) == ("transformers", "6.0.0")]
+    assert entry.versions["transformers"] == "6.0.0"
+    enable = [o for o in entry.outcomes if o.row.old == "gradient_checkpointing_enable" and o.uses == "old"]
+    assert {o.outcome for o in enable} == {"absent"}
+    assert ("trl", "1.17.0") in {(e.library, e.release) for e in data.releases}
 
 
 def test_afterwards_check_and_render_check_pass(refreshed: tuple[Path, subprocess.CompletedProcess[str]]) -> None:

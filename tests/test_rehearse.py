@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from generator.paths import DATA_DIR, ROOT, TABLE_PATH
+from generator.paths import ROOT, TABLE_PATH
 from generator.rehearse import cli, preview
 from generator.table import Rename, Table, load
 
@@ -436,6 +436,7 @@ def _swapped(table: Table, rows: tuple[Rename, ...]) -> tuple[Table, list[Rename
 
 def test_old_names_fail_under_the_preview_as_new_names_failed_in_5_22_2(table: Table) -> None:
     from generator.measure import probes
+    from generator.measure.data import load_matrix
 
     rows = preview.plan(table).rows
     pairs = {name: other for r in rows for name, other in ((r.old, r.new), (r.new, r.old))}
@@ -447,34 +448,28 @@ def test_old_names_fail_under_the_preview_as_new_names_failed_in_5_22_2(table: T
     swapped_table, swapped_rows = _swapped(table, rows)
     with preview.v6_preview(table):
         rehearsed = [o for r in swapped_rows for o in probes.probe_for(r)(r, swapped_table)]
-    measured = next(
-        r for r in json.loads((DATA_DIR / "matrix.json").read_text())["releases"] if r["release"] == "5.22.2"
-    )
-    keyed = {
-        (o["row"]["kind"], o["row"]["owner"], o["row"]["old"], o["scenario"], o["uses"]): o
-        for o in measured["outcomes"]
-    }
+    measured = next(r for r in load_matrix().releases if r.release == "5.22.2")
+    keyed = {(o.row.kind, o.row.owner, o.row.old, o.scenario, o.uses): o for o in measured.outcomes}
     compared = 0
     for outcome in rehearsed:
-        row = next(r for r in rows if r.kind == outcome.row["kind"] and r.old == outcome.row["new"])
+        row = next(r for r in rows if r.kind == outcome.row.kind and r.old == outcome.row.new)
         # The swapped row's "old" is the name that exists (as the old one did in 5.22.2), its "new" the one that does not.
         want = keyed[(row.kind, row.owner, row.old, swap(outcome.scenario), outcome.uses)]
-        got_error = outcome.error and {
-            "type": outcome.error["type"],
-            "message": model_class(swap(outcome.error["message"])),
-        }
-        want_error = want["error"] and {**want["error"], "message": model_class(want["error"]["message"])}
-        assert (outcome.outcome, got_error, outcome.warnings) == (want["outcome"], want_error, want["warnings"]), (
+        got_error = outcome.error and dataclasses.replace(
+            outcome.error, message=model_class(swap(outcome.error.message))
+        )
+        want_error = want.error and dataclasses.replace(want.error, message=model_class(want.error.message))
+        assert (outcome.outcome, got_error, outcome.warnings) == (want.outcome, want_error, want.warnings), (
             f"{row.old} / {outcome.scenario} / uses {outcome.uses}"
         )
-        if want["effect"] is not None:
-            assert json.loads(swap(json.dumps(outcome.effect))) == want["effect"]
+        if want.effect is not None:
+            assert json.loads(swap(json.dumps(outcome.effect))) == want.effect
         compared += 1
     assert compared == len(
         [
             o
-            for o in measured["outcomes"]
-            if (o["row"]["kind"], o["row"]["owner"], o["row"]["old"]) in {(r.kind, r.owner, r.old) for r in rows}
+            for o in measured.outcomes
+            if (o.row.kind, o.row.owner, o.row.old) in {(r.kind, r.owner, r.old) for r in rows}
         ]
     )
 

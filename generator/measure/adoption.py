@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,9 +26,8 @@ from packaging.requirements import Requirement
 from packaging.version import Version
 
 from generator import paths, writing
-from generator.measure import data as measured_data
-from generator.measure import registry
-from generator.measure.data import row_key
+from generator.measure import adoption_data, registry
+from generator.measure.data import MatrixData, MatrixError, Outcome, ReleaseEntry, load_matrix, row_key
 from generator.migrate import rules as rules_module
 from generator.migrate.findings import Finding
 from generator.migrate.hits import Options
@@ -38,7 +38,7 @@ from generator.table import Rename, Table, load
 ROOT = paths.ROOT
 CACHE = ROOT / ".cache" / "wheels"
 """Downloaded wheels (`pip download --no-deps`, kept between runs) and their unpacked trees (git-ignored)."""
-DATA_PATH = measured_data.ADOPTION_PATH
+DATA_PATH = adoption_data.ADOPTION_PATH
 LIBRARIES = ("peft", "trl", "accelerate", "diffusers", "axolotl")
 """The libraries the report covers, by their key in the table."""
 CLASS_SOURCES = ("transformers", "trl")
@@ -137,23 +137,21 @@ def probe_of(finding: Finding) -> tuple[str, str] | None:
     return None
 
 
-def _outcome(outcomes: list[dict[str, Any]], row: Rename, scenario: str, uses: str) -> dict[str, Any] | None:
+def _outcome(outcomes: Sequence[Outcome], row: Rename, scenario: str, uses: str) -> Outcome | None:
     key = row_key(row)
-    return next((o for o in outcomes if o["row"] == key and o["scenario"] == scenario and o["uses"] == uses), None)
+    return next((o for o in outcomes if o.row == key and o.scenario == scenario and o.uses == uses), None)
 
 
-def _mirror(outcomes: list[dict[str, Any]], row: Rename, scenario: str, uses: str) -> dict[str, Any] | None:
+def _mirror(outcomes: Sequence[Outcome], row: Rename, scenario: str, uses: str) -> Outcome | None:
     """The same use made with the new name (`with its own method (old)` → `with its own method (new)`)."""
     if uses != "old":
         return _outcome(outcomes, row, scenario, uses)
     key, prefix = row_key(row), scenario.split(" (")[0]
-    return next(
-        (o for o in outcomes if o["row"] == key and o["scenario"].split(" (")[0] == prefix and o["uses"] == "new"), None
-    )
+    return next((o for o in outcomes if o.row == key and o.scenario.split(" (")[0] == prefix and o.uses == "new"), None)
 
 
 def effect(
-    finding: Finding, newest: list[dict[str, Any]], before: list[dict[str, Any]], declared: frozenset[str] = frozenset()
+    finding: Finding, newest: Sequence[Outcome], before: Sequence[Outcome], declared: frozenset[str] = frozenset()
 ) -> dict[str, Any]:
     """What a use does, from what the probes measured (a pure function): `effect` (a key of `EFFECTS`), the
     `warnings` the same use emitted in the newest release (`newest`: its outcomes in `data/matrix.json`), and `v6`,
@@ -165,20 +163,22 @@ def effect(
         return {"effect": "not-deprecated", "warnings": [], "v6": ""}
     probe = probe_of(finding)
     measured = _outcome(newest, row, *probe) if probe and code != "reference" else None
-    warnings = [f"{w['category']}: {w['message']}" for w in measured["warnings"]] if measured else []
+    warnings = [f"{w.category}: {w.message}" for w in measured.warnings] if measured else []
     if code == "override" and finding.via:
         # A class that defines only the old method: what the Trainer emitted for such a model, for this class.
         caller = next(
-            (o for o in newest if o["row"]["kind"] == "override" and o["row"]["old"] == row.old and o["uses"] == "old"),
+            (o for o in newest if o.row.kind == "override" and o.row.old == row.old and o.uses == "old"),
             None,
         )
-        named = [re.sub(r"^`[^`]+`", f"`{finding.via}`", w["message"]) for w in caller["warnings"]] if caller else []
-        warnings = [f"{w['category']}: {m}" for w, m in zip(caller["warnings"], named, strict=True)] if caller else []
+        named = [re.sub(r"^`[^`]+`", f"`{finding.via}`", w.message) for w in caller.warnings] if caller else []
+        warnings = [f"{w.category}: {m}" for w, m in zip(caller.warnings, named, strict=True)] if caller else []
     if code in _STRUCTURAL or measured is None:
         kind = _STRUCTURAL.get(code, "not-deprecated")
-    elif measured["outcome"] == "raises":
+    elif measured.outcome == "raises":
         kind = "raises"
-    elif code == "write" and measured["effect"].get(row.new) != measured["effect"].get(row.old):
+    elif (
+        code == "write" and measured.effect is not None and measured.effect.get(row.new) != measured.effect.get(row.old)
+    ):
         kind = "lost-write"
     else:
         kind = "warns" if warnings else "silent"
@@ -186,8 +186,8 @@ def effect(
     if probe and code not in _KEEPS_WORKING and not (row.kind == "field" and row.old in declared):
         # The old name's use, with the name missing: the new name's use in the release that did not have it yet.
         absent = _mirror(before, row, *probe)
-        if absent is not None and absent["error"]:
-            v6 = absent["error"]["type"]
+        if absent is not None and absent.error:
+            v6 = absent.error.type
     if code == "reference" and row.kind == "method":
         v6 = v6 or "AttributeError"
     return {"effect": kind, "warnings": warnings, "v6": v6}
@@ -257,10 +257,10 @@ def fetch(pypi: str, version: str, cache: Path = CACHE, sha256: str | None = Non
 
 def _recorded_sha256() -> dict[tuple[str, str], str]:
     try:
-        data = json.loads(DATA_PATH.read_text(encoding="utf-8"))
-        return {(e["pypi"], e["version"]): e["sha256"] for e in data["libraries"]}
-    except (OSError, ValueError, KeyError, TypeError):
+        data = adoption_data.load_adoption(DATA_PATH)
+    except adoption_data.AdoptionDataError:
         return {}
+    return {(e.pypi, e.version): e.sha256 for e in data.libraries}
 
 
 def wheels(
@@ -390,7 +390,7 @@ def training_classes(table: Table, sources: list[Wheel]) -> dict[str, object]:
 # --- Scanning the libraries ---------------------------------------------------------------------------------------------
 
 
-def scan(table: Table, targets: list[Wheel], classes: dict[str, object], measured: dict[str, Any]) -> dict[str, object]:
+def scan(table: Table, targets: list[Wheel], classes: dict[str, object], measured: MatrixData) -> dict[str, object]:
     """Every call site of a renamed name in each wheel, with its measured effect; the data behind the report page.
 
     `measured` is `data/matrix.json`: the effects come from its newest transformers release and from the last
@@ -413,7 +413,7 @@ def scan(table: Table, targets: list[Wheel], classes: dict[str, object], measure
             for f in result.findings:
                 path = Path(f.path)
                 file = next(path.relative_to(p.parent) for p in packages if path.is_relative_to(p)).as_posix()
-                found = effect(f, newest["outcomes"], before["outcomes"], declared)
+                found = effect(f, newest.outcomes, before.outcomes, declared)
                 if found["effect"] == "not-deprecated":
                     quiet[f.old] = quiet.get(f.old, 0) + 1
                     continue
@@ -438,18 +438,16 @@ def scan(table: Table, targets: list[Wheel], classes: dict[str, object], measure
         )
     return {
         "python_version": PYTHON_VERSION,
-        "measured_with": {"newest": newest["release"], "before": before["release"]},
+        "measured_with": {"newest": newest.release, "before": before.release},
         "libraries": libraries,
     }
 
 
-def _reference_releases(table: Table, measured: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def _reference_releases(table: Table, measured: MatrixData) -> tuple[ReleaseEntry, ReleaseEntry]:
     """The matrix entries of the newest measured transformers release and of the newest one before the rename."""
     since = min(Version(r.since) for r in table.renames if r.library == "transformers" and r.since)
-    entries = sorted(
-        (e for e in measured["releases"] if e["library"] == "transformers"), key=lambda e: Version(e["release"])
-    )
-    older = [e for e in entries if Version(e["release"]) < since]
+    entries = sorted((e for e in measured.releases if e.library == "transformers"), key=lambda e: Version(e.release))
+    older = [e for e in entries if Version(e.release) < since]
     if not entries or not older:
         raise RuntimeError(
             "data/matrix.json measures no transformers release before and after the rename; run `python -m generator matrix`"
@@ -472,8 +470,7 @@ def measure(
     """(training-arguments data, adoption data), measured from the wheels (downloaded when missing) and the
     committed behaviour matrix."""
     classes = training_classes(table, wheels(table, CLASS_SOURCES, cache))
-    measured = measured_data.read(paths.DATA_DIR / measured_data.MATRIX_FILE)
-    return classes, scan(table, wheels(table, LIBRARIES, cache, ecosystem), classes, measured)
+    return classes, scan(table, wheels(table, LIBRARIES, cache, ecosystem), classes, load_matrix())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -484,7 +481,7 @@ def main(argv: list[str] | None = None) -> int:
     table = load(args.table)
     try:
         classes, data = measure(table)
-    except (RuntimeError, measured_data.MatrixError) as exc:
+    except (RuntimeError, MatrixError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     outputs = {rules_module.CLASSES_PATH: dump(classes), DATA_PATH: dump(data)}

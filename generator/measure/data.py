@@ -1,119 +1,319 @@
 """Typed loaders of the measured data in `data/`: what the pages read, without loading anything that measures.
 
-`generator.measure.matrix` writes `matrix.json` and `downstream-warnings.json`; this module reads them back, and
-names the file and the position of anything missing or malformed.
+`generator.measure.matrix` writes `matrix.json` and `downstream-warnings.json`; this module reads them back into
+frozen dataclasses, and names the file and the JSON path of anything missing or malformed (`PATH:LINE:COL: ...`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeVar, get_args
 
 from packaging.version import Version
 
+from generator.measure.jsondoc import DocumentError, JsonObject, load
 from generator.paths import DATA_DIR
 from generator.table import Rename
 
 MATRIX_FILE = "matrix.json"
 DOWNSTREAM_FILE = "downstream-warnings.json"
+MEASURE_COMMAND = "python -m generator matrix"
+"""The command that writes both files: every loading error says to run it."""
 
 PARSE_DICT_EXTRA = "parse_dict(allow_extra_keys=True)"
 """The scenario of a config key passed to `HfArgumentParser.parse_dict` with `allow_extra_keys=True`."""
+
+Uses = Literal["old", "new", "both"]
+"""Which of a row's names a use used (`both`: both names in one use, with different values)."""
+OutcomeWord = Literal["works", "warns", "raises", "absent"]
+"""What a use did: `works` silently, `warns`, `raises`, or `absent` (the release has no such name)."""
+
+T = TypeVar("T")
 
 
 class MatrixError(Exception):
     """Measuring failed, or the recorded data cannot be read; the message says what to do."""
 
 
-def row_key(row: Rename) -> dict[str, str]:
-    """The fields that identify a row across table edits that do not rename anything."""
-    return {"library": row.library, "kind": row.kind, "owner": row.owner, "old": row.old, "new": row.new}
+# --- data/matrix.json ----------------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class RowKey:
+    """The fields that identify a table row across table edits that do not rename anything."""
+
+    library: str
+    kind: str
+    owner: str
+    old: str
+    new: str
+
+    @classmethod
+    def from_json(cls, node: JsonObject) -> RowKey:
+        return cls(node.text("library"), node.text("kind"), node.text("owner"), node.text("old"), node.text("new"))
+
+
+def row_key(row: Rename) -> RowKey:
+    """The key of a row of the table, as outcomes record it."""
+    return RowKey(row.library, row.kind, row.owner, row.old, row.new)
+
+
+@dataclasses.dataclass(frozen=True)
+class RecordedWarning:
+    """A warning as a release emitted it."""
+
+    category: str
+    """The warning class's name, e.g. `FutureWarning`."""
+    message: str
+    """Verbatim (a temporary folder's path replaced by `<tmp>`)."""
+
+    @classmethod
+    def from_json(cls, node: JsonObject) -> RecordedWarning:
+        return cls(node.text("category"), node.text("message"))
+
+
+@dataclasses.dataclass(frozen=True)
+class RaisedError:
+    """An exception as a release raised it."""
+
+    type: str
+    """The exception class's name, e.g. `TypeError`."""
+    message: str
+    """Verbatim (for `SystemExit`, argparse's `error:` line)."""
+
+    @classmethod
+    def from_json(cls, node: JsonObject) -> RaisedError:
+        return cls(node.text("type"), node.text("message"))
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    """What one use of a name did in one release."""
+
+    row: RowKey
+    scenario: str
+    """How the name was used, e.g. `call on a fresh model`, `command line`."""
+    uses: Uses
+    outcome: OutcomeWord
+    warnings: tuple[RecordedWarning, ...]
+    """Each warning emitted during the use, in order."""
+    error: RaisedError | None
+    """The exception the use raised, if it raised."""
+    effect: Mapping[str, object] | None
+    """What the use did, read back without warnings: a model's `checkpointing` state, or the values the old and new
+    names hold (`None` when it raised, or when only the name's existence was probed). A mapping, not a dataclass:
+    its keys are the row's own names (`gradient_checkpointing`, `activation_checkpointing_kwargs`...)."""
+
+    @classmethod
+    def from_json(cls, node: JsonObject) -> Outcome:
+        return cls(
+            row=node.record("row", RowKey.from_json),
+            scenario=node.text("scenario"),
+            uses=node.one_of("uses", get_args(Uses)),
+            outcome=node.one_of("outcome", get_args(OutcomeWord)),
+            warnings=node.records("warnings", RecordedWarning.from_json),
+            error=node.optional_record("error", RaisedError.from_json),
+            effect=node.optional_mapping("effect"),
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class ReleaseEntry:
+    """One measured release: the versions that answered, and every outcome of its library's rows."""
+
+    library: str
+    """The table's key of the library, e.g. `peft`."""
+    release: str
+    versions: Mapping[str, str]
+    """Distribution → version: transformers, torch, and the library itself."""
+    outcomes: tuple[Outcome, ...]
+    """In table order of the rows, each row's uses in probe order."""
+
+    @classmethod
+    def from_json(cls, node: JsonObject) -> ReleaseEntry:
+        return cls(
+            node.text("library"),
+            node.text("release"),
+            node.mapping("versions", str),
+            node.records("outcomes", Outcome.from_json),
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class MatrixData:
+    """The content of `data/matrix.json` (its `about` note aside)."""
+
+    python: str
+    """The Python version the probes ran on, e.g. `3.11`."""
+    releases: tuple[ReleaseEntry, ...]
+
+    @classmethod
+    def from_json(cls, node: JsonObject) -> MatrixData:
+        return cls(node.text("python"), node.records("releases", ReleaseEntry.from_json))
+
+
+# --- data/downstream-warnings.json ---------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class SourceLine:
+    """A line of an installed package's source."""
+
+    path: str
+    """Relative to the folder the packages are installed in, e.g. `transformers/modeling_utils.py`."""
+    line: int
+
+    @classmethod
+    def from_json(cls, node: JsonObject) -> SourceLine:
+        return cls(node.text("path"), node.integer("line"))
+
+
+@dataclasses.dataclass(frozen=True)
+class CodeLine(SourceLine):
+    """A line of an installed package's source, with its code."""
+
+    code: str
+
+    @classmethod
+    def from_json(cls, node: JsonObject) -> CodeLine:
+        return cls(node.text("path"), node.integer("line"), node.text("code"))
+
+
+@dataclasses.dataclass(frozen=True)
+class DownstreamWarning(RecordedWarning):
+    """A warning a library's entry point emitted, and where it came from."""
+
+    site: CodeLine | None
+    """The innermost frame in the entry point's own library: its use of the old name (`None`: none was found)."""
+    emitted_at: SourceLine | None
+    """The innermost frame in transformers: the line that emits the warning."""
+
+    @classmethod
+    def from_json(cls, node: JsonObject) -> DownstreamWarning:
+        return cls(
+            node.text("category"),
+            node.text("message"),
+            node.optional_record("site", CodeLine.from_json),
+            node.optional_record("emitted_at", SourceLine.from_json),
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class Fix:
+    """A statement with the new names that avoids an entry point's warning, and what it emits in turn."""
+
+    code: str
+    warnings: tuple[RecordedWarning, ...]
+
+    @classmethod
+    def from_json(cls, node: JsonObject) -> Fix:
+        return cls(node.text("code"), node.records("warnings", RecordedWarning.from_json))
+
+
+@dataclasses.dataclass(frozen=True)
+class DownstreamEntry:
+    """One measured entry point of PEFT or TRL (see `generator.measure.downstream.EntryPoint`)."""
+
+    id: str
+    """Stable key, e.g. `peft.get_peft_model`."""
+    library: str
+    title: str
+    """What the user calls, e.g. `get_peft_model()`."""
+    setup: tuple[str, ...]
+    """Statements run before the call (after the base setup)."""
+    call: str
+    how: str
+    """How the measurement differs from real use (Markdown; empty when it does not)."""
+    warnings: tuple[DownstreamWarning, ...]
+    """Every warning the call emitted, in order; empty: the call is silent."""
+    fix: Fix | None
+
+    @classmethod
+    def from_json(cls, node: JsonObject) -> DownstreamEntry:
+        return cls(
+            id=node.text("id"),
+            library=node.text("library"),
+            title=node.text("title"),
+            setup=node.array("setup", str),
+            call=node.text("call"),
+            how=node.text("how"),
+            warnings=node.records("warnings", DownstreamWarning.from_json),
+            fix=node.optional_record("fix", Fix.from_json),
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class Downstream:
+    """The content of `data/downstream-warnings.json` (its `about` note aside)."""
+
+    versions: Mapping[str, str]
+    """Distribution → the version measured with: transformers, PEFT, TRL, torch."""
+    base_setup: tuple[str, ...]
+    """Statements every entry point starts from."""
+    entries: tuple[DownstreamEntry, ...]
+
+    @classmethod
+    def from_json(cls, node: JsonObject) -> Downstream:
+        return cls(
+            node.mapping("versions", str),
+            node.array("base_setup", str),
+            node.records("entries", DownstreamEntry.from_json),
+        )
+
+
+# --- Loading -------------------------------------------------------------------------------------------------------------
+
+
+def _loaded(path: Path, build: Callable[[JsonObject], T]) -> T:
+    try:
+        return load(path, build)
+    except DocumentError as exc:
+        raise MatrixError(exc.report(MEASURE_COMMAND)) from None
 
 
 def read(path: Path) -> dict[str, Any]:
-    """A data file, or `MatrixError` with `PATH:LINE:COL` when it is missing or not valid JSON."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise MatrixError(f"{path}:1:1: missing; run `python -m generator matrix` to measure it") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise MatrixError(
-            f"{path}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg}); run `python -m generator matrix` to measure it again"
-        ) from None
-    if not isinstance(data, dict):
-        raise MatrixError(f"{path}:1:1: expected a JSON object; run `python -m generator matrix` to measure it again")
-    return data
+    """A data file's JSON as it is (what `matrix --check` compares), or `MatrixError` with `PATH:LINE:COL`."""
+    return _loaded(path, lambda root: dict(root.fields))
+
+
+def load_matrix(data_dir: Path = DATA_DIR) -> MatrixData:
+    """`data/matrix.json`; `MatrixError` names the file and every JSON path that is missing or malformed."""
+    return _loaded(data_dir / MATRIX_FILE, MatrixData.from_json)
+
+
+def load_downstream(data_dir: Path = DATA_DIR) -> Downstream:
+    """`data/downstream-warnings.json`; `MatrixError` as `load_matrix`."""
+    return _loaded(data_dir / DOWNSTREAM_FILE, Downstream.from_json)
 
 
 @dataclasses.dataclass(frozen=True)
 class Measured:
     """The recorded outcomes, as the pages use them."""
 
-    releases: dict[str, list[str]]
+    releases: Mapping[str, tuple[str, ...]]
     """Per library, the measured releases, oldest first."""
-    outcomes: dict[tuple[str, str], list[dict[str, Any]]]
+    outcomes: Mapping[tuple[str, str], tuple[Outcome, ...]]
     """(library, release) → outcomes in probe order."""
-    versions: dict[tuple[str, str], dict[str, str]]
+    versions: Mapping[tuple[str, str], Mapping[str, str]]
     """(library, release) → the versions of transformers, torch (and the library) that answered."""
-    downstream: dict[str, Any]
-    """The content of `data/downstream-warnings.json`."""
+    downstream: Downstream
 
-    def of_row(self, library: str, release: str, key: dict[str, str]) -> list[dict[str, Any]]:
+    def of_row(self, library: str, release: str, key: RowKey) -> tuple[Outcome, ...]:
         """The outcomes of one row in one release (empty when the row was not measured)."""
-        return [o for o in self.outcomes.get((library, release), []) if o["row"] == key]
+        return tuple(o for o in self.outcomes.get((library, release), ()) if o.row == key)
 
 
 def load_measured(data_dir: Path = DATA_DIR) -> Measured:
     """Both data files; `MatrixError` names the file and position when one is missing or malformed."""
-    matrix, downstream = read(data_dir / MATRIX_FILE), read(data_dir / DOWNSTREAM_FILE)
+    matrix, downstream = load_matrix(data_dir), load_downstream(data_dir)
     releases: dict[str, list[str]] = {}
-    outcomes, versions = {}, {}
-    try:
-        for entry in matrix["releases"]:
-            key = (entry["library"], entry["release"])
-            releases.setdefault(entry["library"], []).append(entry["release"])
-            outcomes[key], versions[key] = entry["outcomes"], entry["versions"]
-        downstream["entries"], downstream["versions"]
-    except (KeyError, TypeError) as exc:
-        raise MatrixError(
-            f"{data_dir}: a data file lacks {exc}; run `python -m generator matrix` to measure it again"
-        ) from None
-    for versions_of_library in releases.values():
-        versions_of_library.sort(key=Version)
-    return Measured(releases, outcomes, versions, downstream)
-
-
-# --- The adoption scan (data/adoption.json, written by `python -m generator.measure.adoption`) ---
-
-ADOPTION_PATH = DATA_DIR / "adoption.json"
-
-EFFECTS = {
-    "warns": "emits a deprecation warning (the message measured for this use is shown)",
-    "raises": "raises on the newest release (measured for this use)",
-    "overrides": "overrides the old method: stays the entry point until the old name is removed, warns when it calls up",
-    "silent": "silent: reads the mirrored old field, or refers to the old method without calling it",
-    "lost-write": "write that no longer takes effect (the Trainer reads the new field)",
-    "dead": "only runs on transformers releases older than the rename",
-    "not-deprecated": "a name that is not deprecated (per-module flag, another library's own name, a planned rename)",
-}
-"""Effect → what it means, in the order the report lists them."""
-
-
-class AdoptionDataError(ValueError):
-    """The committed adoption data is missing or unreadable; the message starts with `PATH:1:1:`."""
-
-
-def load_adoption(path: Path = ADOPTION_PATH) -> dict[str, object]:
-    """The committed adoption data; raises `AdoptionDataError`."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
-    except FileNotFoundError:
-        raise AdoptionDataError(
-            f"{path}:1:1: missing; run `python -m generator.measure.adoption` to measure it"
-        ) from None
-    except (OSError, ValueError) as exc:
-        raise AdoptionDataError(f"{path}:1:1: cannot read: {exc}; run `python -m generator.measure.adoption`") from None
+    for entry in matrix.releases:
+        releases.setdefault(entry.library, []).append(entry.release)
+    return Measured(
+        {library: tuple(sorted(found, key=Version)) for library, found in releases.items()},
+        {(entry.library, entry.release): entry.outcomes for entry in matrix.releases},
+        {(entry.library, entry.release): entry.versions for entry in matrix.releases},
+        downstream,
+    )

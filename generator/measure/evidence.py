@@ -8,6 +8,7 @@ Run as `python -m generator.measure.evidence --table aliases.yaml --library trl 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import json
 import sys
@@ -15,6 +16,8 @@ import warnings
 from pathlib import Path
 
 from generator.measure import probes
+from generator.measure.data import RaisedError, RecordedWarning, RowKey, row_key
+from generator.measure.jsondoc import JsonObject
 from generator.table import load
 
 PROBED_KINDS = ("field",)
@@ -22,27 +25,46 @@ PROBED_KINDS = ("field",)
 constructor); other kinds have no such probe, and `refresh` then proposes nothing for them."""
 
 
-def own_warnings(library: str, row: probes.Rename) -> dict[str, object]:
+@dataclasses.dataclass(frozen=True)
+class Evidence:
+    """What setting a planned row's old name did in a release."""
+
+    row: RowKey
+    warnings: tuple[RecordedWarning, ...]
+    """The warnings whose origin lies inside the library's own package, in order."""
+    error: RaisedError | None
+    """The exception the use raised, or the one that kept the row from being probed."""
+
+    @classmethod
+    def from_json(cls, node: JsonObject) -> Evidence:
+        return cls(
+            node.record("row", RowKey.from_json),
+            node.records("warnings", RecordedWarning.from_json),
+            node.optional_record("error", RaisedError.from_json),
+        )
+
+
+def own_warnings(library: str, row: probes.Rename) -> Evidence:
     """The warnings the library's own code emits when the row's old name is set, or the error it raises."""
     package = Path(importlib.import_module(library).__file__ or "").parent
     try:
         cls = probes.resolve_owner(row)
         value, _ = probes.values_for(row.old, cls)
     except (probes.ProbeError, ImportError, AttributeError) as exc:
-        return {"row": probes.row_key(row), "warnings": [], "error": {"type": type(exc).__name__, "message": str(exc)}}
+        return Evidence(row_key(row), (), RaisedError(type(exc).__name__, str(exc)))
     error = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             cls(**probes._base(), **{row.old: value})
         except Exception as exc:  # noqa: BLE001 - the outcome being measured
-            error = {"type": type(exc).__name__, "message": str(exc)}
-    own = [
-        {"category": w.category.__name__, "message": str(w.message)}
+            error = RaisedError(type(exc).__name__, str(exc))
+    own = tuple(
+        RecordedWarning(w.category.__name__, str(w.message))
         for w in caught
         if Path(w.filename).resolve().is_relative_to(package.resolve())
-    ]
-    return {"row": probes.row_key(row), "warnings": own, "error": error}
+    )
+    return Evidence(row_key(row), own, error)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     table = load(args.table)
     rows = [r for r in table.renames if r.library == args.library and r.status == "planned" and r.kind in PROBED_KINDS]
-    results = [own_warnings(args.library, row) for row in rows]
+    results = [dataclasses.asdict(own_warnings(args.library, row)) for row in rows]
     version = importlib.import_module(args.library).__version__
     args.out.write_text(json.dumps({"version": version, "results": results}, indent=1) + "\n", encoding="utf-8")
     return 0

@@ -23,7 +23,7 @@ from contextlib import contextmanager, redirect_stderr
 from pathlib import Path
 from typing import Any
 
-from generator.measure.data import PARSE_DICT_EXTRA, row_key
+from generator.measure.data import PARSE_DICT_EXTRA, Outcome, RaisedError, RecordedWarning, row_key
 from generator.table import Rename, Table, load
 
 ABSENT = "absent"
@@ -43,26 +43,6 @@ OWNER_OBJECTS = {
 
 class ProbeError(Exception):
     """The table has a row this suite cannot exercise; the message names the row's position."""
-
-
-@dataclasses.dataclass
-class Outcome:
-    """What one use of a name did in one release."""
-
-    row: dict[str, str]
-    """The row's identity: `library`, `kind`, `owner`, `old`, `new`."""
-    scenario: str
-    """How the name was used, e.g. `call on a fresh model`, `command line`."""
-    uses: str
-    """`old`, `new` or `both` (both names in one use, with different values)."""
-    outcome: str
-    """`works` (silently), `warns`, `raises` or `absent`."""
-    warnings: list[dict[str, str]]
-    """Each warning emitted during the use: `category` and `message`, verbatim, in order."""
-    error: dict[str, str] | None
-    """The exception the use raised: `type` and `message`."""
-    effect: Any
-    """What the use did, read back without warnings: a state, or the values of the old and new names."""
 
 
 # --- Running one use ---------------------------------------------------------------------------------------------------
@@ -95,7 +75,7 @@ def run(
     uses: str,
     exists: bool,
     action: Callable[[], Any],
-    effect: Callable[[Any], Any],
+    effect: Callable[[Any], dict[str, Any]],
 ) -> Outcome:
     """Run `action` recording every warning (the transformers warnings have no stacklevel: `always` is needed)."""
     error = None
@@ -106,11 +86,11 @@ def run(
         try:
             result = action()
         except Exception as exc:  # noqa: BLE001 - any exception is the outcome being measured
-            error = {"type": type(exc).__name__, "message": _clean(str(exc))}
+            error = RaisedError(type(exc).__name__, _clean(str(exc)))
         except SystemExit:  # argparse rejects a command line by printing `prog: error: ...` and exiting
             message = stderr.getvalue().strip().splitlines()[-1].partition("error: ")[2]
-            error = {"type": "SystemExit", "message": _clean(message)}
-    recorded = [{"category": w.category.__name__, "message": _clean(str(w.message))} for w in caught]
+            error = RaisedError("SystemExit", _clean(message))
+    recorded = tuple(RecordedWarning(w.category.__name__, _clean(str(w.message))) for w in caught)
     if not exists:
         outcome = ABSENT
     elif error:
@@ -299,8 +279,8 @@ def _trainer_override(row: Rename, table: Table) -> Iterator[Outcome]:
             lambda _, m=model: {"checkpointing": m.checkpointing, "checkpoint_kwargs": m.checkpoint_kwargs},
         )
         # A caller that never looks for the name it does not know fails on the name it does: the release lacks it.
-        if outcome.error and outcome.error["type"] == "AttributeError" and row.old in outcome.error["message"]:
-            outcome.outcome = ABSENT
+        if outcome.error and outcome.error.type == "AttributeError" and row.old in outcome.error.message:
+            outcome = dataclasses.replace(outcome, outcome=ABSENT)
         yield outcome
 
 
@@ -525,7 +505,7 @@ def _existence(row: Rename, table: Table) -> Iterator[Outcome]:
     for uses in ("old", "new"):
         name = getattr(row, uses)
         exists = name_exists(row, name)
-        yield Outcome(row_key(row), "exists", uses, "works" if exists else ABSENT, [], None, None)
+        yield Outcome(row_key(row), "exists", uses, "works" if exists else ABSENT, (), None, None)
 
 
 # --- Dispatch ------------------------------------------------------------------------------------------------------------

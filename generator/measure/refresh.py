@@ -17,12 +17,14 @@ import shutil
 import sys
 import tarfile
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.measure import registry
+from generator.measure import jsondoc, registry
+from generator.measure.data import Downstream, Outcome, RecordedWarning, ReleaseEntry, load_downstream, row_key
+from generator.measure.evidence import Evidence
 from generator.paths import DATA_DIR, DOCS_DIR, ROOT, TABLE_PATH
 from generator.table import Rename, Table, TableError, load, parse
 
@@ -44,8 +46,8 @@ class Change:
     evidence: str
     """What was measured, for the report."""
     since: str | None = None
-    warning: dict[str, str] | None = None
-    """`category` and `message` when the row becomes shipped."""
+    warning: RecordedWarning | None = None
+    """The warning the release's own code emits, when the row becomes shipped."""
 
 
 @dataclass
@@ -165,27 +167,25 @@ def _declares(tree: Path, package: str, name: str) -> bool:
     return False
 
 
-def removal_changes(table: Table, key: str, version: str, outcomes: list[dict[str, Any]]) -> list[Change]:
+def removal_changes(table: Table, key: str, version: str, outcomes: Sequence[Outcome]) -> list[Change]:
     """Shipped rows whose old name is gone in the release: every use of it raises or is absent, the new one works."""
-    from generator.measure.probes import row_key
-
     changes = []
     for row in table.renames:
         if row.library != key or row.status != "shipped":
             continue
-        mine = [o for o in outcomes if o["row"] == row_key(row)]
-        old = [o for o in mine if o["uses"] == "old"]
-        new = [o for o in mine if o["uses"] == "new"]
+        mine = [o for o in outcomes if o.row == row_key(row)]
+        old = [o for o in mine if o.uses == "old"]
+        new = [o for o in mine if o.uses == "new"]
         # The new name must work wherever it can be used (a use that needs the old name first is absent).
-        new_ok = any(o["outcome"] in ("works", "warns") for o in new) and not any(o["outcome"] == "raises" for o in new)
-        if old and all(o["outcome"] in ("raises", "absent") for o in old) and new_ok:
-            first = next((o for o in old if o["error"]), old[0])
-            seen = f"{first['error']['type']}: {first['error']['message']}" if first["error"] else "absent"
+        new_ok = any(o.outcome in ("works", "warns") for o in new) and not any(o.outcome == "raises" for o in new)
+        if old and all(o.outcome in ("raises", "absent") for o in old) and new_ok:
+            first = next((o for o in old if o.error), old[0])
+            seen = f"{first.error.type}: {first.error.message}" if first.error else "absent"
             changes.append(
                 Change(
                     row,
                     "removed",
-                    f"{len(old)} use{'s' * (len(old) != 1)} of `{row.old}` fail ({first['scenario']}: {seen}); "
+                    f"{len(old)} use{'s' * (len(old) != 1)} of `{row.old}` fail ({first.scenario}: {seen}); "
                     f"`{row.new}` works",
                 )
             )
@@ -193,11 +193,9 @@ def removal_changes(table: Table, key: str, version: str, outcomes: list[dict[st
 
 
 def shipped_changes(
-    table: Table, finding: Finding, version: str, trees: dict[str, Path], evidence: list[dict[str, Any]]
+    table: Table, finding: Finding, version: str, trees: dict[str, Path], evidence: Sequence[Evidence]
 ) -> list[Change]:
     """Planned rows the release ships: it declares the new name itself, and setting the old one warns from its code."""
-    from generator.measure.probes import row_key
-
     package = finding.key.replace("-", "_")
     changes = []
     for row in table.renames:
@@ -206,22 +204,22 @@ def shipped_changes(
         new_name = row.new.lstrip("-").replace("-", "_")
         if not _declares(trees[version], package, new_name) or _declares(trees[finding.checked], package, new_name):
             continue
-        measured = next((e for e in evidence if e["row"] == row_key(row)), None)
-        own = {(w["category"], w["message"]) for w in (measured or {}).get("warnings", []) if row.old in w["message"]}
+        measured = next((e for e in evidence if e.row == row_key(row)), None)
+        own = {w for w in (measured.warnings if measured else ()) if row.old in w.message}
         if measured is None:
             finding.notes.append(
                 f"{version} declares `{row.new}` ({row.kind} of {row.owner}); no probe measures the old "
                 f"name of a {row.kind}, so the row stays planned: review it by hand"
             )
         elif len(own) == 1:
-            category, message = own.pop()
+            warning = own.pop()
             changes.append(
                 Change(
                     row,
                     "shipped",
-                    f"{version} declares `{row.new}`, and setting `{row.old}` emits its own {category}",
+                    f"{version} declares `{row.new}`, and setting `{row.old}` emits its own {warning.category}",
                     since=version,
-                    warning={"category": category, "message": message},
+                    warning=warning,
                 )
             )
         else:
@@ -305,11 +303,17 @@ def measure(
             evidence = matrix._run_module(
                 "generator.measure.evidence", ["--table", str(table_path.resolve()), "--library", finding.key], [env]
             )
-        except matrix.MatrixError as exc:
+            outcomes = jsondoc.parse(entry, ReleaseEntry.from_json, "the output of generator.measure.probes").outcomes
+            results = jsondoc.parse(
+                evidence,
+                lambda node: node.records("results", Evidence.from_json),
+                "the output of generator.measure.evidence",
+            )
+        except (matrix.MatrixError, jsondoc.DocumentError) as exc:
             raise RefreshError(str(exc)) from None
         entries[finding.key] = entry
-        finding.changes += removal_changes(table, finding.key, finding.latest, entry["outcomes"])
-        finding.changes += shipped_changes(table, finding, finding.latest, trees, evidence["results"])
+        finding.changes += removal_changes(table, finding.key, finding.latest, outcomes)
+        finding.changes += shipped_changes(table, finding, finding.latest, trees, results)
     return entries
 
 
@@ -321,18 +325,22 @@ def downstream_changes(findings: list[Finding]) -> list[str]:
     if not envs:
         return []
     try:
-        now = matrix._run_module("generator.measure.downstream", [], envs)
-        recorded = matrix.read(DATA_DIR / matrix.DOWNSTREAM_FILE)
-    except matrix.MatrixError as exc:
+        now = jsondoc.parse(
+            matrix._run_module("generator.measure.downstream", [], envs),
+            Downstream.from_json,
+            "the output of generator.measure.downstream",
+        )
+        recorded = load_downstream()
+    except (matrix.MatrixError, jsondoc.DocumentError) as exc:
         raise RefreshError(str(exc)) from None
-    before = {e["id"]: e for e in recorded.get("entries", [])}
+    before = {e.id: e for e in recorded.entries}
     lines = []
-    for entry in now.get("entries", []):
-        old = before.get(entry["id"])
-        count_now, count_before = len(entry.get("warnings", [])), len(old.get("warnings", [])) if old else 0
+    for entry in now.entries:
+        old = before.get(entry.id)
+        count_now, count_before = len(entry.warnings), len(old.warnings) if old else 0
         if old is None or count_now != count_before:
             lines.append(
-                f"`{entry['id']}`: {count_before} → {count_now} warnings ({', '.join(f'{k} {v}' for k, v in now['versions'].items())})"
+                f"`{entry.id}`: {count_before} → {count_now} warnings ({', '.join(f'{k} {v}' for k, v in now.versions.items())})"
             )
     return lines
 
@@ -424,8 +432,8 @@ def edit_table(text: str, table: Table, findings: list[Finding]) -> str:
         if change.warning:
             new += [
                 f"{pad}warning:\n",
-                f"{pad}  category: {change.warning['category']}\n",
-                f"{pad}  message: {json.dumps(change.warning['message'], ensure_ascii=False)}\n",
+                f"{pad}  category: {change.warning.category}\n",
+                f"{pad}  message: {json.dumps(change.warning.message, ensure_ascii=False)}\n",
             ]
         lines[status : status + 1] = new
     listed = {r.library for r in table.releases}

@@ -1,17 +1,18 @@
 """The adoption report's view: where released libraries use the old names, and what breaks in v6.
 
-A pure function from `data/adoption.json` (read by `generator.measure.data.load_adoption`) to what the template
-shows.
+A pure function from `data/adoption.json` (read by `generator.measure.adoption_data.load_adoption`) to what the
+template shows.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from generator.measure.data import EFFECTS
+from generator.measure.adoption_data import EFFECTS, Adoption
 from generator.table import Table
 
 
@@ -43,7 +44,7 @@ class LibraryView:
     files: int
     requires_transformers: str
     """The specifier of its transformers requirement (with the extra's marker when only an extra requires it)."""
-    requires: dict[str, str]
+    requires: Mapping[str, str]
     """Name → specifier, for transformers, TRL, PEFT and Accelerate when the wheel requires them."""
     pins: tuple[str, ...]
     """The requirements other than transformers', written as in the metadata (`trl==1.14.1`)."""
@@ -57,7 +58,7 @@ class LibraryView:
     """The sites that are not `not-deprecated`, in file order."""
     breaking: tuple[Site, ...]
     """The sites that raise once the old names are removed."""
-    not_deprecated: dict[str, int]
+    not_deprecated: Mapping[str, int]
     """Old name → occurrences that use a name which is not deprecated."""
     errors: tuple[str, ...]
 
@@ -73,51 +74,48 @@ def admits(requirement: str, versions: list[str]) -> bool:
     return any(specifier.contains(v) for v in versions)
 
 
-def view(table: Table, data: dict[str, object]) -> dict[str, object]:
+def view(table: Table, data: Adoption) -> dict[str, object]:
     """What templates/adoption-report.md.j2 shows, from the committed data (a pure function)."""
     rows = [r for r in table.renames if r.library == "transformers" and r.since]
     since = min((r.since for r in rows), key=Version)  # type: ignore[arg-type]
     removal = min((r.removal for r in rows if r.removal), key=Version)  # type: ignore[arg-type]
     with_new = [r.version for r in table.releases_of("transformers") if Version(r.version) >= Version(since)]
     libraries = []
-    for entry in data["libraries"]:  # type: ignore[union-attr]
+    for entry in data.libraries:
         order = list(EFFECTS)
-        ordered = sorted(entry["sites"], key=lambda s: (order.index(s["effect"]), s["file"], s["line"], s["column"]))
-        sites = tuple(
-            Site(f"{s['file']}:{s['line']}", s["old"], s["effect"], s["code"], tuple(s["warnings"]), s["v6"])
-            for s in ordered
-        )
+        ordered = sorted(entry.sites, key=lambda s: (order.index(s.effect), s.file, s.line, s.column))
+        sites = tuple(Site(f"{s.file}:{s.line}", s.old, s.effect, s.code, s.warnings, s.v6) for s in ordered)
         counts = {e: sum(1 for s in sites if s.effect == e) for e in EFFECTS}
-        counts["not-deprecated"] = sum(entry["not_deprecated"].values())
-        required = "transformers" in entry["requires"]
-        display = table.libraries[entry["library"]].display if entry["library"] in table.libraries else entry["pypi"]
+        counts["not-deprecated"] = sum(entry.not_deprecated.values())
+        required = "transformers" in entry.requires
+        display = table.libraries[entry.library].display if entry.library in table.libraries else entry.pypi
         libraries.append(
             LibraryView(
-                key=entry["library"],
+                key=entry.library,
                 display=display,
-                category=entry["category"] or "listed in the alias table",
-                version=entry["version"],
-                wheel=entry["wheel"],
-                sha256=entry["sha256"],
-                files=entry["files"],
-                requires_transformers=entry["requires_transformers"],
-                requires=entry["requires"],
-                pins=tuple(written(n, spec) for n, spec in entry["requires"].items() if n != "transformers"),
-                allows_since=admits(entry["requires_transformers"], with_new) if required else None,
-                allows_removal=admits(entry["requires_transformers"], [removal]) if required else None,
+                category=entry.category or "listed in the alias table",
+                version=entry.version,
+                wheel=entry.wheel,
+                sha256=entry.sha256,
+                files=entry.files,
+                requires_transformers=entry.requires_transformers,
+                requires=entry.requires,
+                pins=tuple(written(n, spec) for n, spec in entry.requires.items() if n != "transformers"),
+                allows_since=admits(entry.requires_transformers, with_new) if required else None,
+                allows_removal=admits(entry.requires_transformers, [removal]) if required else None,
                 counts=counts,
                 sites=sites,
                 breaking=tuple(s for s in sites if s.v6),
-                not_deprecated=entry["not_deprecated"],
-                errors=tuple(entry["errors"]),
+                not_deprecated=entry.not_deprecated,
+                errors=entry.errors,
             )
         )
     breaking = [lib for lib in libraries if lib.breaking]
     return {
         "libraries": libraries,
         "effects": EFFECTS,
-        "python_version": data["python_version"],
-        "measured_with": data["measured_with"],
+        "python_version": data.python_version,
+        "measured_with": data.measured_with,
         "since": since,
         "removal": removal,
         "with_new": with_new,

@@ -74,7 +74,7 @@ def heading_of(message: str) -> str:
 
 def error_texts(table: Table, measured: Measured) -> list[ErrorText]:
     """One entry per distinct heading: the table's warnings first (in table order), then exceptions as measured."""
-    rows_by_key = {tuple(row_key(r).items()): r for r in table.renames}
+    rows_by_key = {row_key(r): r for r in table.renames}
     found: dict[tuple[str, str], dict[str, Any]] = {}
 
     def entry(category: str, message: str, warning: bool) -> dict[str, Any]:
@@ -91,23 +91,23 @@ def error_texts(table: Table, measured: Measured) -> list[ErrorText]:
                 item["rows"].append(row)
     for (library, release), outcomes in measured.outcomes.items():
         for outcome in outcomes:
-            produced = [(w["category"], w["message"], True) for w in outcome["warnings"]]
-            if outcome["error"]:
-                produced.append((outcome["error"]["type"], outcome["error"]["message"], False))
-            row = rows_by_key.get(tuple(outcome["row"].items()))
+            produced = [(w.category, w.message, True) for w in outcome.warnings]
+            if outcome.error:
+                produced.append((outcome.error.type, outcome.error.message, False))
+            row = rows_by_key.get(outcome.row)
             for category, message, warning in produced:
                 item = entry(category, message, warning)
                 item["releases"].setdefault(library, set()).add(release)
                 if row is not None:
-                    cause = item["causes"].setdefault((row, outcome["scenario"], outcome["uses"]), set())
+                    cause = item["causes"].setdefault((row, outcome.scenario, outcome.uses), set())
                     cause.add(release)
     emitted_downstream: dict[str, list[str]] = {}
-    for downstream in measured.downstream["entries"]:
-        for w in downstream["warnings"]:
-            entry(w["category"], w["message"], True)
-            titles = emitted_downstream.setdefault(w["message"], [])
-            if downstream["title"] not in titles:
-                titles.append(downstream["title"])
+    for downstream in measured.downstream.entries:
+        for w in downstream.warnings:
+            entry(w.category, w.message, True)
+            titles = emitted_downstream.setdefault(w.message, [])
+            if downstream.title not in titles:
+                titles.append(downstream.title)
 
     out = []
     for (category, heading), item in found.items():

@@ -9,10 +9,20 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from generator.measure.data import PARSE_DICT_EXTRA, Measured, row_key
+from generator.measure.data import (
+    PARSE_DICT_EXTRA,
+    CodeLine,
+    DownstreamEntry,
+    DownstreamWarning,
+    Measured,
+    Outcome,
+    RecordedWarning,
+    row_key,
+)
 from generator.pages.views import WarningFilter
 from generator.table import EmittedWarning, Rename, Table
 
@@ -91,18 +101,18 @@ class Matrix:
     """The listed releases, oldest first."""
     rows: tuple[GridRow, ...]
     probes: tuple[ProbeTable, ...]
-    versions: dict[str, dict[str, str]]
+    versions: dict[str, Mapping[str, str]]
     """Release → the versions that answered (transformers, torch, and the library itself)."""
 
 
-def _summary(outcome: dict[str, Any] | None) -> Cell:
+def _summary(outcome: Outcome | None) -> Cell:
     if outcome is None:
         return Cell(NOT_MEASURED, NOT_MEASURED)
-    kind = outcome["outcome"]
-    if outcome["scenario"] == "exists":
+    kind = outcome.outcome
+    if outcome.scenario == "exists":
         return Cell(kind, "exists" if kind == "works" else "absent")
-    if kind == "raises":
-        return Cell(kind, outcome["error"]["type"])
+    if kind == "raises" and outcome.error is not None:
+        return Cell(kind, outcome.error.type)
     return Cell(kind, kind)
 
 
@@ -112,13 +122,11 @@ def anchor(row: Rename) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
-def _effect_text(effect: Any) -> str:
-    if isinstance(effect, dict):
-        return ", ".join(f"{key}={json.dumps(value)}" for key, value in effect.items())
-    return "" if effect is None else json.dumps(effect)
+def _effect_text(effect: Mapping[str, object] | None) -> str:
+    return "" if effect is None else ", ".join(f"{key}={json.dumps(value)}" for key, value in effect.items())
 
 
-def _probe_table(row: Rename, releases: list[str], per_release: list[list[dict[str, Any]]]) -> ProbeTable:
+def _probe_table(row: Rename, releases: list[str], per_release: list[tuple[Outcome, ...]]) -> ProbeTable:
     notes: list[str] = []
 
     def note(text: str) -> int:
@@ -126,19 +134,19 @@ def _probe_table(row: Rename, releases: list[str], per_release: list[list[dict[s
             notes.append(text)
         return notes.index(text) + 1
 
-    plans = [(o["scenario"], o["uses"]) for o in next((r for r in per_release if r), [])]
+    plans = [(o.scenario, o.uses) for o in next((r for r in per_release if r), ())]
     lines = []
     for scenario, uses in plans:
         cells = []
         for outcomes in per_release:
-            found = next((o for o in outcomes if (o["scenario"], o["uses"]) == (scenario, uses)), None)
+            found = next((o for o in outcomes if (o.scenario, o.uses) == (scenario, uses)), None)
             if found is None:
                 cells.append(ProbeCell(NOT_MEASURED, (), ""))
                 continue
-            refs = [note(f"{w['category']}: {w['message']}") for w in found["warnings"]]
-            if found["error"]:
-                refs.append(note(f"{found['error']['type']}: {found['error']['message']}"))
-            cells.append(ProbeCell(found["outcome"], tuple(refs), _effect_text(found["effect"])))
+            refs = [note(f"{w.category}: {w.message}") for w in found.warnings]
+            if found.error:
+                refs.append(note(f"{found.error.type}: {found.error.message}"))
+            cells.append(ProbeCell(found.outcome, tuple(refs), _effect_text(found.effect)))
         lines.append(ProbeLine(scenario, uses, tuple(cells)))
     return ProbeTable(row, anchor(row), tuple(lines), tuple(notes))
 
@@ -158,7 +166,7 @@ def matrices(table: Table, measured: Measured) -> list[Matrix]:
             per_release = [measured.of_row(library, release, row_key(row)) for release in releases]
             cells = []
             for outcomes in per_release:
-                old, new = (next((o for o in outcomes if o["uses"] == which), None) for which in ("old", "new"))
+                old, new = (next((o for o in outcomes if o.uses == which), None) for which in ("old", "new"))
                 cells.append((_summary(old), _summary(new)))
             grid.append(GridRow(row, anchor(row), tuple(cells)))
             if row.status == "shipped":
@@ -178,7 +186,7 @@ class DownstreamExample:
     titles: tuple[str, ...]
     """What the user calls, e.g. `get_peft_model()`; the first one is the example's."""
     library: str
-    warnings: tuple[dict[str, Any], ...]
+    warnings: tuple[DownstreamWarning, ...]
     """Each warning with its `site` (file, line and code in the library) and `emitted_at` (transformers line)."""
     how: str
     pycon: str
@@ -203,38 +211,37 @@ def _filtered(code: str, filters: list[str]) -> list[str]:
     return _statement("\n".join(body))
 
 
-def _warning_lines(warnings: list[dict[str, Any]]) -> list[str]:
-    return [f"{w['category']}: {w['message']}" for w in warnings]
+def _warning_lines(warnings: Sequence[RecordedWarning]) -> list[str]:
+    return [f"{w.category}: {w.message}" for w in warnings]
 
 
 def downstream(measured: Measured) -> list[DownstreamExample]:
     """The measured entry points that warn, grouped by what they emit and from where, in measurement order."""
-    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
-    for entry in measured.downstream["entries"]:
-        if entry["warnings"]:
-            key = tuple((w["message"], json.dumps(w["site"])) for w in entry["warnings"])
+    groups: dict[tuple[tuple[str, CodeLine | None], ...], list[DownstreamEntry]] = {}
+    for entry in measured.downstream.entries:
+        if entry.warnings:
+            key = tuple((w.message, w.site) for w in entry.warnings)
             groups.setdefault(key, []).append(entry)
     examples = []
     for entries in groups.values():
         first = entries[0]
         filters = list(
             dict.fromkeys(
-                WarningFilter(EmittedWarning(w["category"], w["message"]), ()).python("ignore")
-                for w in first["warnings"]
+                WarningFilter(EmittedWarning(w.category, w.message), ()).python("ignore") for w in first.warnings
             )
         )
-        lines = [line for code in first["setup"] for line in _statement(code)]
-        lines += _statement(first["call"]) + _warning_lines(first["warnings"])
-        lines += _filtered(first["call"], filters)
+        lines = [line for code in first.setup for line in _statement(code)]
+        lines += _statement(first.call) + _warning_lines(first.warnings)
+        lines += _filtered(first.call, filters)
         fix = None
-        if first["fix"] is not None:
-            fix = "\n".join(_statement(first["fix"]["code"]) + _warning_lines(first["fix"]["warnings"]))
+        if first.fix is not None:
+            fix = "\n".join(_statement(first.fix.code) + _warning_lines(first.fix.warnings))
         examples.append(
             DownstreamExample(
-                titles=tuple(e["title"] for e in entries),
-                library=first["library"],
-                warnings=tuple(first["warnings"]),
-                how=first["how"],
+                titles=tuple(e.title for e in entries),
+                library=first.library,
+                warnings=first.warnings,
+                how=first.how,
                 pycon="\n".join(lines),
                 filters=tuple(filters),
                 fix=fix,
@@ -249,7 +256,7 @@ class DroppedKey:
 
     release: str
     row: Rename
-    effect: dict[str, Any]
+    effect: Mapping[str, object]
     """The values the resulting arguments hold (only fields the release has)."""
 
 
@@ -262,21 +269,21 @@ def dropped_keys(table: Table, measured: Measured) -> list[DroppedKey]:
             continue
         for release in measured.releases.get(row.library, []):
             for o in measured.of_row(row.library, release, row_key(row)):
-                if (o["scenario"], o["uses"], o["outcome"]) == (PARSE_DICT_EXTRA, "new", "absent") and not (
-                    o["warnings"] or o["error"]
+                if (o.scenario, o.uses, o.outcome) == (PARSE_DICT_EXTRA, "new", "absent") and not (
+                    o.warnings or o.error
                 ):
-                    out.append(DroppedKey(release, row, o["effect"]))
+                    out.append(DroppedKey(release, row, o.effect or {}))
     return out
 
 
-def override_outcomes(table: Table, measured: Measured) -> dict[str, list[tuple[str, dict[str, Any]]]]:
+def override_outcomes(table: Table, measured: Measured) -> dict[str, list[tuple[str, Outcome]]]:
     """Per `override` row's old name: (release, outcome of a model that defines only the old name), oldest first."""
-    out: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    out: dict[str, list[tuple[str, Outcome]]] = {}
     for row in table.renames:
         if row.kind != "override":
             continue
         for release in measured.releases.get(row.library, []):
-            first = next((o for o in measured.of_row(row.library, release, row_key(row)) if o["uses"] == "old"), None)
+            first = next((o for o in measured.of_row(row.library, release, row_key(row)) if o.uses == "old"), None)
             if first is not None:
                 out.setdefault(row.old, []).append((release, first))
     return out
@@ -288,8 +295,8 @@ def context(table: Table, measured: Measured) -> dict[str, Any]:
         "matrices": matrices(table, measured),
         "outcomes": OUTCOMES,
         "downstream": downstream(measured),
-        "downstream_versions": measured.downstream["versions"],
-        "downstream_silent": [e["title"] for e in measured.downstream["entries"] if not e["warnings"]],
+        "downstream_versions": measured.downstream.versions,
+        "downstream_silent": [e.title for e in measured.downstream.entries if not e.warnings],
         "dropped_keys": dropped_keys(table, measured),
         "override_outcomes": override_outcomes(table, measured),
     }

@@ -15,6 +15,7 @@ import jinja2
 from markupsafe import Markup
 
 from generator import writing
+from generator.measure import adoption_data
 from generator.measure import data as measured_data
 from generator.oldnames import OldNames, rewrite_pycon
 from generator.pages import adoption, errors, measured, views
@@ -206,8 +207,8 @@ def render_pages(table: Table, templates_dir: Path = TEMPLATES_DIR) -> dict[str,
     except measured_data.MatrixError as exc:
         raise RenderError(str(exc)) from exc
     try:
-        context["adoption"] = adoption.view(table, measured_data.load_adoption())
-    except measured_data.AdoptionDataError as exc:
+        context["adoption"] = adoption.view(table, adoption_data.load_adoption())
+    except adoption_data.AdoptionDataError as exc:
         raise RenderError(str(exc)) from exc
     pages = {}
     for page, template in PAGES.items():

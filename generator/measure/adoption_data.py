@@ -1,0 +1,151 @@
+"""Typed loader of `data/adoption.json`, the adoption scan's data: what the adoption report page reads.
+
+`python -m generator.measure.adoption` writes the file; `load_adoption` reads it back into frozen dataclasses, and
+names the file and the JSON path of anything missing or malformed (`PATH:LINE:COL: ...`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from pathlib import Path
+
+from generator.measure.jsondoc import DocumentError, JsonObject, load
+from generator.paths import DATA_DIR
+
+ADOPTION_PATH = DATA_DIR / "adoption.json"
+ADOPTION_COMMAND = "python -m generator.measure.adoption"
+"""The command that writes the file: every loading error says to run it."""
+
+EFFECTS = {
+    "warns": "emits a deprecation warning (the message measured for this use is shown)",
+    "raises": "raises on the newest release (measured for this use)",
+    "overrides": "overrides the old method: stays the entry point until the old name is removed, warns when it calls up",
+    "silent": "silent: reads the mirrored old field, or refers to the old method without calling it",
+    "lost-write": "write that no longer takes effect (the Trainer reads the new field)",
+    "dead": "only runs on transformers releases older than the rename",
+    "not-deprecated": "a name that is not deprecated (per-module flag, another library's own name, a planned rename)",
+}
+"""Effect → what it means, in the order the report lists them."""
+
+
+class AdoptionDataError(ValueError):
+    """The committed adoption data is missing or unreadable; the message starts with `PATH:LINE:COL:`."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ScannedSite:
+    """One use of an old name in a released package, with its measured effect."""
+
+    file: str
+    """Relative to the wheel's root, e.g. `peft/peft_model.py`."""
+    line: int
+    column: int
+    old: str
+    """The old name used."""
+    code: str
+    """The scanner's finding code, e.g. `call`, `read`, `override`."""
+    effect: str
+    """A key of `EFFECTS`."""
+    warnings: tuple[str, ...]
+    """`Category: message` of each warning the same use emitted on the newest measured release."""
+    v6: str
+    """The exception the use raises once the old name is removed; empty when it keeps running."""
+
+    @classmethod
+    def from_json(cls, node: JsonObject) -> ScannedSite:
+        return cls(
+            file=node.text("file"),
+            line=node.integer("line"),
+            column=node.integer("column"),
+            old=node.text("old"),
+            code=node.text("code"),
+            effect=node.one_of("effect", tuple(EFFECTS)),
+            warnings=node.array("warnings", str),
+            v6=node.text("v6"),
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class ScannedLibrary:
+    """One released package as scanned: the wheel, what it requires, and its uses of the old names."""
+
+    library: str
+    """The table's key for a table library, the PyPI name for the others."""
+    pypi: str
+    version: str
+    category: str
+    """What the package is, e.g. `RL trainer`; empty for the table's libraries."""
+    wheel: str
+    """The wheel's file name."""
+    sha256: str
+    requires_transformers: str
+    """The specifier of its transformers requirement (with the extra's marker when only an extra requires it)."""
+    requires: Mapping[str, str]
+    """Name → specifier, for transformers, TRL, PEFT and Accelerate when the wheel requires them."""
+    files: int
+    """Python files scanned."""
+    errors: tuple[str, ...]
+    """`path:line: message` of each file the scanner could not read."""
+    sites: tuple[ScannedSite, ...]
+    """The uses whose effect is not `not-deprecated`, in file order."""
+    not_deprecated: Mapping[str, int]
+    """Old name → occurrences that use a name which is not deprecated."""
+
+    @classmethod
+    def from_json(cls, node: JsonObject) -> ScannedLibrary:
+        return cls(
+            library=node.text("library"),
+            pypi=node.text("pypi"),
+            version=node.text("version"),
+            category=node.text("category"),
+            wheel=node.text("wheel"),
+            sha256=node.text("sha256"),
+            requires_transformers=node.text("requires_transformers"),
+            requires=node.mapping("requires", str),
+            files=node.integer("files"),
+            errors=node.array("errors", str),
+            sites=node.records("sites", ScannedSite.from_json),
+            not_deprecated=node.mapping("not_deprecated", int),
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class MeasuredWith:
+    """The transformers releases of `data/matrix.json` the effects were taken from."""
+
+    newest: str
+    """The newest measured release: what each use emits today."""
+    before: str
+    """The last release before the rename: what a use of a missing name raises."""
+
+    @classmethod
+    def from_json(cls, node: JsonObject) -> MeasuredWith:
+        return cls(node.text("newest"), node.text("before"))
+
+
+@dataclasses.dataclass(frozen=True)
+class Adoption:
+    """The content of `data/adoption.json`."""
+
+    python_version: str
+    """The `pip download --python-version` the wheels were chosen for."""
+    measured_with: MeasuredWith
+    libraries: tuple[ScannedLibrary, ...]
+    """The table's libraries first, then the other packages, in the order scanned."""
+
+    @classmethod
+    def from_json(cls, node: JsonObject) -> Adoption:
+        return cls(
+            node.text("python_version"),
+            node.record("measured_with", MeasuredWith.from_json),
+            node.records("libraries", ScannedLibrary.from_json),
+        )
+
+
+def load_adoption(path: Path = ADOPTION_PATH) -> Adoption:
+    """The committed adoption data; `AdoptionDataError` names the file and every JSON path that is malformed."""
+    try:
+        return load(path, Adoption.from_json)
+    except DocumentError as exc:
+        raise AdoptionDataError(exc.report(ADOPTION_COMMAND)) from None
