@@ -3,9 +3,7 @@
 The parser lives in `generator.cli`; this module only runs it and exits with its code.
 """
 
-import sys
-
-from generator.cli import main
+from generator.cli import run
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

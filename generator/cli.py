@@ -8,6 +8,9 @@ Exit codes: 0 done, 1 problems found (see each subcommand's help), 2 usage error
 from __future__ import annotations
 
 import argparse
+import functools
+import gc
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -80,23 +83,70 @@ SUBCOMMANDS = {
 """Every subcommand and its one-line help."""
 
 
+@functools.cache
+def _terminal_width() -> int:
+    """What argparse would use: `shutil.get_terminal_size()` less 2 columns, without importing shutil (and the
+    compression modules it loads) on every start."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return (columns or 80) - 2
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's help layout with the terminal measured once per process: argparse builds a formatter for every
+    option it adds, and measuring the terminal for each was most of the parser's share of a `scan`'s start-up."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=_terminal_width())
+
+
 def _parser(argv: list[str]) -> argparse.ArgumentParser:
     """The parser; only the subcommand named in `argv` gets its options (and its module imported)."""
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0], formatter_class=_HelpFormatter)
     commands = parser.add_subparsers(dest="subcommand", required=True, metavar="COMMAND")
     wanted = next((a for a in argv if not a.startswith("-")), None)
     # A known subcommand gets only its own parser (argparse spends milliseconds on each); anything else gets them
     # all, for the top-level help and the "invalid choice" error.
     for name, text in SUBCOMMANDS.items() if wanted not in SUBCOMMANDS else [(wanted, SUBCOMMANDS[wanted])]:
-        sub = commands.add_parser(name, help=text, description=text)
+        sub = commands.add_parser(name, help=text, description=text, formatter_class=_HelpFormatter)
         if name == wanted:
             _options(name)(sub)
     return parser
 
 
+def run() -> None:
+    """The console script and `python -m generator`: `main`, then exit with its code.
+
+    The cyclic collector is tuned for a short-lived process (a sixth of a pre-commit `scan`'s start-up): off while
+    the parser imports the subcommand's modules, whose objects then live until exit and are frozen out of every
+    later collection; and at the end everything is frozen, so the collection Python runs at exit has nothing to walk.
+    """
+    gc.disable()
+    args = _parse(sys.argv[1:])
+    gc.enable()
+    gc.freeze()
+    code = _dispatch(args)
+    gc.freeze()
+    sys.exit(code)
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    args = _parser(argv).parse_args(argv)
+    """Runs the command line `argv` (default: the process's) and returns the exit code."""
+    return _dispatch(_parse(sys.argv[1:] if argv is None else argv))
+
+
+def _parse(argv: list[str]) -> argparse.Namespace:
+    return _parser(argv).parse_args(argv)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     if args.subcommand in _MIGRATE:
         from generator.migrate import cli as migrate_cli
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import builtins
 import datetime
-import difflib
 import functools
 import re
 from dataclasses import dataclass, field
@@ -306,6 +305,8 @@ def _kind_of(node: yaml.Node) -> str:
 
 
 def _suggest(word: str, choices: tuple[str, ...] | list[str]) -> str:
+    import difflib  # only on the way to an error message
+
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f"; did you mean '{close[0]}'?" if close else f" (expected one of: {', '.join(choices)})"
 

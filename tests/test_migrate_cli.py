@@ -196,3 +196,28 @@ def test_hidden_and_cache_folders_are_skipped_but_named_files_are_not(project: P
         (project / folder / "x.py").write_text(CALL)
     assert run("scan", str(project)).returncode == 0
     assert run("scan", str(project / ".venv" / "x.py")).returncode == 1
+
+
+@pytest.mark.parametrize("columns", ["60", "140", "0", "wide", None])
+def test_help_is_laid_out_as_argparse_would_for_the_terminal(
+    columns: str | None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The parser measures the terminal once and without shutil (start-up time); the help must not change."""
+    import argparse
+
+    from generator import cli
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+
+    def help_text() -> str:
+        cli._terminal_width.cache_clear()
+        with pytest.raises(SystemExit):
+            main(["fix", "--help"])
+        return capsys.readouterr().out
+
+    ours = help_text()
+    monkeypatch.setattr(cli, "_HelpFormatter", argparse.HelpFormatter)
+    assert ours == help_text()

@@ -8,7 +8,6 @@ Only `safe` fixes are applied unless `--unsafe-fixes` is given (ruff's terms); `
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import sys
 from dataclasses import replace
@@ -208,6 +207,8 @@ def fix(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 1
+    import difflib  # only `fix` shows a diff
+
     for result in changed if not args.write else ():
         assert result.fixed is not None and result.original is not None
         sys.stdout.writelines(

@@ -7,7 +7,6 @@ effects and the site's list of codes all read this table. A leaf module: it impo
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 
 
@@ -497,6 +496,8 @@ def get(code: str) -> Code:
 
 def suggest(code: str) -> str:
     """`; did you mean `x`?` for the nearest known codes, or a pointer to the list."""
+    import difflib  # only on the way to an error message
+
     near = difflib.get_close_matches(code, CODES, n=2, cutoff=0.6)
     if near:
         return "; did you mean " + " or ".join(f"`{n}`" for n in near) + "?"

@@ -10,9 +10,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
+
+if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
 
 PACKAGE = "transformers"
 """The package whose releases the shipped renames belong to."""
@@ -68,7 +71,7 @@ def parse_target(text: str) -> Allowed:
     """`--target transformers==5.20.0` (a PEP 508 requirement on transformers); raises `ValueError`."""
     try:
         specifier = _transformers_specifier(text)
-    except InvalidSpecifier as exc:
+    except ValueError as exc:
         raise ValueError(f"--target {text!r} is not a requirement such as 'transformers==5.23.0': {exc}") from None
     if specifier is None:
         name = _NAME.match(text)
@@ -91,13 +94,15 @@ _TRANSFORMERS = re.compile(
 def _transformers_specifier(text: str) -> SpecifierSet | None:
     """The version specifier of a PEP 508 requirement on transformers (markers and extras aside; a URL requirement
     allows any version); `None` when `text` requires another package. `packaging.requirements` would parse the
-    same, at the cost of a tenth of a pre-commit `scan`'s start-up; `InvalidSpecifier` when the versions are bad."""
+    same, at the cost of a tenth of a pre-commit `scan`'s start-up; `ValueError` when the versions are bad."""
+    from packaging.specifiers import SpecifierSet  # here, not at the top: most scans read no requirement
+
     name = _NAME.match(text)
     if name is None or name.group(0).strip().lower().replace("_", "-").replace(".", "-") != PACKAGE:
         return None
     found = _TRANSFORMERS.match(text)
     if found is None:
-        raise InvalidSpecifier(f"cannot read {text.strip()!r}")
+        raise ValueError(f"cannot read {text.strip()!r}")
     spec = found.group("spec").strip()
     spec = spec[1:-1].strip() if spec.startswith("(") and spec.endswith(")") else spec
     return SpecifierSet("" if found.group("url") else spec)
@@ -130,7 +135,7 @@ def _requirement(text: str, where: str) -> SpecifierSet | None:
     """The specifier of `text` if it is a transformers requirement; `None` for other packages."""
     try:
         return _transformers_specifier(text)
-    except InvalidSpecifier as exc:
+    except ValueError as exc:
         raise RequirementError(
             f"{where}: cannot read the requirement {text.strip()!r}: {exc}; write it as PEP 508, e.g. '{PACKAGE}>=5.23.0'"
         ) from None
@@ -211,8 +216,8 @@ def declared_in(folder: Path) -> Allowed | None:
             sources.append(str(path))
     if not specs:
         return None
-    combined = SpecifierSet()
-    for spec in specs:
+    combined = specs[0]
+    for spec in specs[1:]:
         combined &= spec
     return Allowed(combined, " and ".join(sources))
 
