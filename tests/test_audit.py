@@ -15,6 +15,7 @@ import pytest
 from sitekit import IN_CI
 
 from generator.measure import audit, registry
+from generator.measure.source import NAME, SourceText, raised_naming, warning_calls
 from generator.paths import ROOT, TABLE_PATH
 from generator.table import load, parse
 
@@ -38,8 +39,8 @@ def trees() -> dict[str, Path]:
 
 
 @pytest.fixture(scope="module")
-def calls(trees: dict[str, Path]) -> dict[str, list[audit.WarningCall]]:
-    return {v: audit.warning_calls(tree, naming=False) for v, tree in trees.items()}
+def calls(trees: dict[str, Path]) -> dict[str, list[SourceText]]:
+    return {v: warning_calls(tree, audit.PACKAGE) for v, tree in trees.items()}
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +51,7 @@ def objects(trees: dict[str, Path]) -> dict[str, dict[str, audit.ApiObject]]:
 def _gaps(table, calls, objects) -> list[str]:  # type: ignore[no-untyped-def]
     gaps = []
     for index, version in enumerate(RELEASES):
-        naming = [c for c in calls[version] if audit.NAME.search(c.text)]
+        naming = [c for c in calls[version] if NAME.search(c.text)]
         gaps += audit.warning_gaps(table, version, naming) + audit.row_gaps(table, version, calls[version])
         if index:
             gaps += audit.api_gaps(table, RELEASES[index - 1], version, objects[RELEASES[index - 1]], objects[version])
@@ -65,7 +66,7 @@ def _without(text: str, start: str, end: str) -> str:
     return head + end + tail
 
 
-def test_the_trainer_warning_is_in_the_inventory(calls: dict[str, list[audit.WarningCall]]) -> None:
+def test_the_trainer_warning_is_in_the_inventory(calls: dict[str, list[SourceText]]) -> None:
     for version in ("5.23.0", "5.24.0"):
         trainer = [c for c in calls[version] if c.path == "transformers/trainer.py" and "only defines" in c.text]
         assert [c.line for c in trainer] == [1519], trainer
@@ -74,7 +75,7 @@ def test_the_trainer_warning_is_in_the_inventory(calls: dict[str, list[audit.War
     assert not [c for c in calls["5.22.2"] if "only defines" in c.text]
 
 
-def test_the_inventory_resolves_f_strings_and_variables(calls: dict[str, list[audit.WarningCall]]) -> None:
+def test_the_inventory_resolves_f_strings_and_variables(calls: dict[str, list[SourceText]]) -> None:
     # training_args.py warns with f"`{old}` is deprecated ... Use `{new}` instead." inside a loop over name pairs.
     message = "`gradient_checkpointing_kwargs` is deprecated and will be removed in v6. Use `activation_checkpointing_kwargs` instead."
     matching = [c for c in calls["5.24.0"] if c.matches(message)]
@@ -159,3 +160,26 @@ def test_audit_exits_2_when_the_registry_cannot_be_read(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert result.stderr.startswith("error: cannot read http://127.0.0.1:9/pypi/transformers/json")
     assert "Traceback" not in result.stderr
+
+
+def test_the_fsdp_error_is_read_from_each_release_with_where_and_when(trees: dict[str, Path]) -> None:
+    """No probe reaches it on a CPU (accelerate enables FSDP only on GPU-class devices): its text comes from the source."""
+    fsdp = {v: [t for t in raised_naming(tree, audit.PACKAGE) if "fsdp" in t.text.lower()] for v, tree in trees.items()}
+    assert {v: len(found) for v, found in fsdp.items()} == {"5.22.2": 1, "5.23.0": 1, "5.24.0": 1}
+    old, new = fsdp["5.22.2"][0], fsdp["5.24.0"][0]
+    assert old.text.startswith(
+        "The activation_checkpointing in FSDP config and the gradient_checkpointing in training arg"
+    )
+    assert new.text.startswith(
+        "`fsdp_config['activation_checkpointing']` (FSDP's own activation checkpointing) and the"
+    )
+    assert (new.path, new.category, new.function) == (
+        "transformers/trainer.py",
+        "ValueError",
+        "Trainer.create_accelerator_and_postprocess",
+    )
+    assert (
+        new.condition
+        == "self.accelerator.state.fsdp_plugin.activation_checkpointing and self.args.activation_checkpointing"
+    )
+    assert old.condition.endswith("and self.args.gradient_checkpointing")

@@ -8,17 +8,15 @@ and every warning call whose text names one, must be a row (or its warning) or b
 from __future__ import annotations
 
 import argparse
-import ast
-import re
 import shutil
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from packaging.version import Version
 
 from generator.measure import registry
+from generator.measure.source import NAME, SourceText, warning_calls
 from generator.paths import TABLE_PATH
 from generator.table import Table, TableError, load
 
@@ -26,18 +24,8 @@ LIBRARY = "transformers"
 """The library whose releases are audited (the only one with shipped renames)."""
 PACKAGE = "transformers"
 """Its import package inside the wheel."""
-NAME = re.compile(r"(?:[Gg]radient|[Aa]ctivation)_?[Cc]heckpointing")
-"""A name that says gradient or activation checkpointing (`gradient_checkpointing_enable`, `GradientCheckpointingLayer`)."""
-WARNING_CALLS = frozenset(
-    {"warn", "warning", "warning_once", "warning_advice", "warn_once", "warn_deprecated", "deprecate"}
-)
-"""Function or method names that emit a warning; the first argument (or `message=`) is its text."""
 API_SKIP = ("models",)
 """Subpackages left out of the API diff: the per-model classes only redeclare the base classes' names."""
-QUOTED_NAME = re.compile(r"""["'][^"'\n]*(?:[Gg]radient|[Aa]ctivation)_?[Cc]heckpointing""")
-"""A name inside a string literal: only files with one can warn about it (the others are not parsed)."""
-HOLE = "\x00"
-"""Stands for a part of a warning's text only known at run time (an f-string field, a `%s`, a variable)."""
 
 
 class AuditError(Exception):
@@ -58,26 +46,6 @@ class Gap:
 
 
 @dataclass(frozen=True)
-class WarningCall:
-    """A warning call in a release's source whose text names a checkpointing name."""
-
-    path: str
-    """Path inside the wheel, e.g. `transformers/trainer.py`."""
-    line: int
-    text: str
-    """The text as written; `HOLE` where a part is only known at run time."""
-
-    @property
-    def shown(self) -> str:
-        return self.text.replace(HOLE, "{…}")
-
-    def matches(self, message: str) -> bool:
-        """Whether the release can emit exactly `message` from this call."""
-        pattern = ".+?".join(re.escape(part) for part in self.text.split(HOLE))
-        return re.fullmatch(pattern, message, re.DOTALL) is not None
-
-
-@dataclass(frozen=True)
 class ApiObject:
     """A public object (or a function's parameter) whose name says checkpointing."""
 
@@ -89,96 +57,6 @@ class ApiObject:
     """What a change is measured on: a signature, an attribute's annotation and value, a class's bases."""
     where: str
     """`path/in/wheel.py:LINE`."""
-
-
-# --- Warnings --------------------------------------------------------------------------------------------------------
-
-
-def _text(node: ast.expr | None, assigned: dict[str, ast.expr], depth: int = 0) -> str | None:
-    """The text of a message expression, `HOLE` for run-time parts; `None` when it is not text at all."""
-    if node is None or depth > 5:
-        return None
-    if isinstance(node, ast.Constant):
-        return node.value if isinstance(node.value, str) else None
-    if isinstance(node, ast.JoinedStr):
-        return "".join(v.value if isinstance(v, ast.Constant) else HOLE for v in node.values)  # type: ignore[misc]
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = _text(node.left, assigned, depth + 1), _text(node.right, assigned, depth + 1)
-        return None if left is None and right is None else (left or HOLE) + (right or HOLE)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
-        left = _text(node.left, assigned, depth + 1)
-        return re.sub(r"%[-#0 +]*\d*(?:\.\d+)?[sdrfi]", HOLE, left) if left is not None else None
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
-        left = _text(node.func.value, assigned, depth + 1)
-        return re.sub(r"\{[^{}]*\}", HOLE, left) if left is not None else None
-    if isinstance(node, ast.Name) and node.id in assigned:
-        return _text(assigned[node.id], assigned, depth + 1)
-    return None
-
-
-def _callee(node: ast.Call) -> str | None:
-    func = node.func
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-
-
-def _assigned_before(scope: ast.AST, line: int) -> dict[str, ast.expr]:
-    """The simple `name = <expression>` assignments of `scope` before `line`, the last one winning."""
-    assigned: dict[str, ast.expr] = {}
-    for node in sorted((n for n in ast.walk(scope) if isinstance(n, ast.Assign)), key=lambda n: n.lineno):
-        if node.lineno < line and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            assigned[node.targets[0].id] = node.value
-    return assigned
-
-
-def _calls_in(tree: ast.Module) -> Iterator[tuple[ast.Call, str | None]]:
-    """Each warning call and its text (`None` when it is not text), a variable resolved in its function."""
-    functions: list[ast.AST] = []
-
-    def visit(node: ast.AST) -> Iterator[tuple[ast.Call, str | None]]:
-        is_function = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-        if is_function:
-            functions.append(node)
-        if isinstance(node, ast.Call) and _callee(node) in WARNING_CALLS:
-            message = (
-                node.args[0]
-                if node.args
-                else next((k.value for k in node.keywords if k.arg in ("message", "msg")), None)
-            )
-            assigned = (
-                _assigned_before(functions[-1] if functions else tree, node.lineno)
-                if isinstance(message, ast.Name)
-                else {}
-            )
-            yield node, _text(message, assigned)
-        for child in ast.iter_child_nodes(node):
-            yield from visit(child)
-        if is_function:
-            functions.pop()
-
-    yield from visit(tree)
-
-
-def warning_calls(tree: Path, package: str = PACKAGE, *, naming: bool = True) -> list[WarningCall]:
-    """The warning calls under `tree/package` in files that name the feature, in file order.
-
-    With `naming` (the inventory) only those whose text names a checkpointing name; without, every call with a text,
-    which is what a row's recorded message is matched against (an f-string such as "`{old}` is deprecated" names
-    nothing by itself).
-    """
-    found = []
-    for path in sorted((tree / package).rglob("*.py")):
-        source = path.read_text(encoding="utf-8", errors="replace")
-        if not QUOTED_NAME.search(source):
-            continue  # most files never name the feature in a text: parsing them would only cost time
-        try:
-            parsed = ast.parse(source, filename=str(path))
-        except SyntaxError:
-            continue
-        relative = path.relative_to(tree).as_posix()
-        for call, text in _calls_in(parsed):
-            if text is not None and (not naming or NAME.search(text)):
-                found.append(WarningCall(relative, call.lineno, text))
-    return sorted(found, key=lambda w: (w.path, w.line))
 
 
 # --- Public API ------------------------------------------------------------------------------------------------------
@@ -277,7 +155,7 @@ def _owners(table: Table) -> set[str]:
     return {(row.owned.member or row.owned.head).split(".")[-1] for row in table.renames if row.library == LIBRARY}
 
 
-def warning_gaps(table: Table, release: str, calls: list[WarningCall]) -> list[Gap]:
+def warning_gaps(table: Table, release: str, calls: list[SourceText]) -> list[Gap]:
     """Warnings the release emits that are no row's warning and not listed under `not_renamed`."""
     messages = {row.warning.message for row in table.renames if row.library == LIBRARY and row.warning}
     known = [e for e in table.not_renamed if e.library == LIBRARY and e.kind == "warning"]
@@ -296,7 +174,7 @@ def warning_gaps(table: Table, release: str, calls: list[WarningCall]) -> list[G
     return gaps
 
 
-def row_gaps(table: Table, release: str, calls: list[WarningCall]) -> list[Gap]:
+def row_gaps(table: Table, release: str, calls: list[SourceText]) -> list[Gap]:
     """Shipped rows whose recorded warning this release (between `since` and `removal`) cannot emit."""
     gaps = []
     for row in table.renames:
@@ -346,15 +224,15 @@ def api_gaps(
 
 def audit(
     table: Table, index_url: str = registry.PYPI, cache: Path = registry.CACHE
-) -> tuple[list[Gap], dict[str, list[WarningCall]]]:
+) -> tuple[list[Gap], dict[str, list[SourceText]]]:
     """Every gap over the listed releases, oldest first, and each release's warning inventory."""
     releases = [r.version for r in table.releases_of(LIBRARY)]
     trees = {v: release_tree(v, index_url, cache) for v in releases}
     gaps: list[Gap] = []
-    inventory: dict[str, list[WarningCall]] = {}
+    inventory: dict[str, list[SourceText]] = {}
     previous: tuple[str, dict[str, ApiObject]] | None = None
     for version in releases:
-        every_call = warning_calls(trees[version], naming=False)
+        every_call = warning_calls(trees[version], PACKAGE)
         calls = inventory[version] = [c for c in every_call if NAME.search(c.text)]
         gaps += warning_gaps(table, version, calls) + row_gaps(table, version, every_call)
         objects = api_objects(trees[version])
