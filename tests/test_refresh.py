@@ -312,14 +312,20 @@ def test_the_workflow_is_scheduled_daily_and_pins_actions_by_sha() -> None:
     assert "python -m generator refresh --write" in steps
 
 
-def test_actionlint_passes_on_the_refresh_workflow() -> None:
+@pytest.mark.parametrize("workflow", sorted(p.name for p in WORKFLOW.parent.glob("*.yml")))
+def test_actionlint_passes_on_every_workflow(workflow: str) -> None:
     actionlint = Path(sys.executable).with_name("actionlint")
     if not actionlint.is_file():
         if IN_CI:
             pytest.fail("actionlint is not installed (requirements.txt pins it)", pytrace=False)
         pytest.skip("actionlint is not installed (requirements.txt pins it)")
-    result = subprocess.run([str(actionlint), "-no-color", str(WORKFLOW)], capture_output=True, text=True, check=False)
+    path = WORKFLOW.parent / workflow
+    result = subprocess.run([str(actionlint), "-no-color", str(path)], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
+    uses = re.findall(r"^\s*(?:- )?uses: (\S+)", path.read_text(encoding="utf-8"), re.MULTILINE)
+    assert all(re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", u) for u in uses), (
+        f"{workflow}: pin actions by sha: {uses}"
+    )
 
 
 def test_an_edit_that_does_not_validate_writes_nothing(tmp_path: Path) -> None:
