@@ -62,3 +62,44 @@ def test_exceptions_before_the_rename_advise_the_release() -> None:
     assert early
     for e in early:
         assert all(all(r not in since for r in c.releases) for c in e.causes)
+
+
+def test_exceptions_no_probe_reaches_are_sections_read_from_the_source() -> None:
+    """FSDP's ValueError needs a multi-GPU run: its section comes from the releases' source, with where and when."""
+    found = errors.error_texts(TABLE, DATA)
+    fsdp = [e for e in found if any(s.function == "Trainer.create_accelerator_and_postprocess" for s in e.sites)]
+    assert len(fsdp) == 2, "the text changed in 5.23.0: one section per text"
+    for e in fsdp:
+        assert e.category == "ValueError" and not e.warning and not e.produced_in
+        (site,) = e.sites
+        assert site.path == "transformers/trainer.py" and "fsdp_plugin.activation_checkpointing" in site.condition
+        released = set(e.in_source["transformers"]) | set(e.not_in_source["transformers"])
+        assert released == set(DATA.releases["transformers"])
+    renamed = next(r.since for r in TABLE.renames if r.since)
+    assert {e.in_source["transformers"][0] for e in fsdp} == {DATA.releases["transformers"][0], renamed}
+
+
+def test_a_raise_a_probe_produced_keeps_only_its_measured_section() -> None:
+    key = ("transformers", "5.24.0")
+    first, *rest = DATA.outcomes[key]
+    made_up = dataclasses.replace(first, outcome="raises", error=measured_data.RaisedError("ValueError", "no x here"))
+    site = measured_data.RaisedInSource("ValueError", "no {…} here", "transformers/x.py", 1, "f", "", probed=True)
+    changed = dataclasses.replace(
+        DATA,
+        outcomes={**DATA.outcomes, key: (made_up, *rest)},
+        raised_in_source={**DATA.raised_in_source, key: (site,)},
+    )
+    (e,) = [e for e in errors.error_texts(TABLE, changed) if "here" in e.heading]
+    assert e.produced_in == {"transformers": ("5.24.0",)} and not e.sites
+    unprobed = dataclasses.replace(site, probed=False)
+    changed = dataclasses.replace(DATA, raised_in_source={**DATA.raised_in_source, key: (unprobed,)})
+    (e,) = [e for e in errors.error_texts(TABLE, changed) if "here" in e.heading]
+    assert e.in_source == {"transformers": ("5.24.0",)} and e.sites[0].lines == ((1, ("5.24.0",)),)
+
+
+def test_a_colon_inside_backticks_is_code_not_the_variant_separator() -> None:
+    assert (
+        errors.heading_of("`kwargs={'selective': True}` requires `x=True`")
+        == "`kwargs={'selective': True}` requires `x=True`"
+    )
+    assert errors.heading_of("Some keys are not used: ['a']") == "Some keys are not used"

@@ -137,7 +137,7 @@ def test_the_matrix_page_is_rendered_from_the_data() -> None:
 
 
 def test_a_row_without_data_shows_as_not_measured() -> None:
-    empty = measured_data.Measured(DATA.releases, {}, DATA.versions, DATA.downstream)
+    empty = dataclasses.replace(DATA, outcomes={})
     page = _timeline(empty)
     assert page.count(measured.NOT_MEASURED) >= 2 * len(TABLE.renames)
 

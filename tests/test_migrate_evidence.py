@@ -261,6 +261,24 @@ def test_a_class_in_another_module_of_the_project_is_followed(
     assert verdicts == {(4, "fix", "call"), (6, "hazard", "narrow-override")}
 
 
+def test_import_cycles_and_a_module_importing_itself_end_as_no_evidence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found in optimum-habana 1.21.2: its `optimum/habana/transformers/models/whisper/modeling_whisper.py` imports
+    from `transformers.models.whisper.modeling_whisper`, which resolves to itself; the scan ended in RecursionError."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    vendored = tmp_path / "transformers" / "models"
+    vendored.mkdir(parents=True)
+    (vendored / "modeling_x.py").write_text(
+        "from transformers.models.modeling_x import XModel\n\nmodel = XModel(cfg)\nmodel.gradient_checkpointing_enable()\n"
+    )
+    (tmp_path / "a.py").write_text("from b import A\n\na = A()\na.gradient_checkpointing_enable()\n")
+    (tmp_path / "b.py").write_text("from a import A\n")
+    for path, line in ((vendored / "modeling_x.py", 4), (tmp_path / "a.py", 4)):
+        findings = _scan(path, capsys)
+        assert [(f["line"], f["code"]) for f in findings] == [(line, "call")], findings
+
+
 def test_unsafe_fixes_are_marked_in_text_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
     (tmp_path / "case.py").write_text(CASES["no_evidence"])

@@ -390,6 +390,12 @@ def training_classes(table: Table, sources: list[Wheel]) -> dict[str, object]:
 # --- Scanning the libraries ---------------------------------------------------------------------------------------------
 
 
+def _in_wheel(path: str, packages: list[Path]) -> str:
+    """`path` inside the wheel (`optimum/habana/x.py`): the data never names where this machine unpacked it."""
+    found = Path(path)
+    return next(found.relative_to(p.parent) for p in packages if found.is_relative_to(p)).as_posix()
+
+
 def scan(table: Table, targets: list[Wheel], classes: dict[str, object], measured: MatrixData) -> dict[str, object]:
     """Every call site of a renamed name in each wheel, with its measured effect; the data behind the report page.
 
@@ -406,13 +412,12 @@ def scan(table: Table, targets: list[Wheel], classes: dict[str, object], measure
         )
         results = check_all(packages, options, Finder())
         sites, quiet = [], {}
-        errors = [f"{e.path}:{e.line}: {e.message}" for r in results if (e := r.error)]
+        errors = [f"{_in_wheel(e.path, packages)}:{e.line}: {e.message}" for r in results if (e := r.error)]
         # A package that declares the old field on its own configs keeps it when transformers drops the alias.
         declared = frozenset(f.old for r in results for f in r.findings if f.code == "subclass-default")
         for result in results:
             for f in result.findings:
-                path = Path(f.path)
-                file = next(path.relative_to(p.parent) for p in packages if path.is_relative_to(p)).as_posix()
+                file = _in_wheel(f.path, packages)
                 found = effect(f, newest.outcomes, before.outcomes, declared)
                 if found["effect"] == "not-deprecated":
                     quiet[f.old] = quiet.get(f.old, 0) + 1

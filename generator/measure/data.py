@@ -120,6 +120,38 @@ class Outcome:
 
 
 @dataclasses.dataclass(frozen=True)
+class RaisedInSource:
+    """An exception that a release's source raises with a text naming the feature, read without running it
+    (`generator.measure.source`): the errors no probe reaches here (FSDP's needs GPUs) still get their section."""
+
+    category: str
+    """The exception class as written, e.g. `ValueError`."""
+    text: str
+    """As written; `{…}` where a part is only known at run time."""
+    path: str
+    """Path inside the release, e.g. `transformers/trainer.py`."""
+    line: int
+    function: str
+    """The enclosing class and function, e.g. `Trainer.create_accelerator_and_postprocess`."""
+    condition: str
+    """The test of the innermost `if` around the `raise`, as source; empty when there is none."""
+    probed: bool
+    """A probe of this release raised a message this text produces (so its section is a measured one)."""
+
+    @classmethod
+    def from_json(cls, node: JsonObject) -> RaisedInSource:
+        return cls(
+            node.text("category"),
+            node.text("text"),
+            node.text("path"),
+            node.integer("line"),
+            node.text("function"),
+            node.text("condition"),
+            node.boolean("probed"),
+        )
+
+
+@dataclasses.dataclass(frozen=True)
 class ReleaseEntry:
     """One measured release: the versions that answered, and every outcome of its library's rows."""
 
@@ -130,6 +162,8 @@ class ReleaseEntry:
     """Distribution → version: transformers, torch, and the library itself."""
     outcomes: tuple[Outcome, ...]
     """In table order of the rows, each row's uses in probe order."""
+    raised_in_source: tuple[RaisedInSource, ...]
+    """The exceptions whose text names the feature in the library's source, in file order."""
 
     @classmethod
     def from_json(cls, node: JsonObject) -> ReleaseEntry:
@@ -138,6 +172,7 @@ class ReleaseEntry:
             node.text("release"),
             node.mapping("versions", str),
             node.records("outcomes", Outcome.from_json),
+            node.records("raised_in_source", RaisedInSource.from_json),
         )
 
 
@@ -299,6 +334,8 @@ class Measured:
     versions: Mapping[tuple[str, str], Mapping[str, str]]
     """(library, release) → the versions of transformers, torch (and the library) that answered."""
     downstream: Downstream
+    raised_in_source: Mapping[tuple[str, str], tuple[RaisedInSource, ...]]
+    """(library, release) → the exceptions naming the feature in its source, read without running it."""
 
     def of_row(self, library: str, release: str, key: RowKey) -> tuple[Outcome, ...]:
         """The outcomes of one row in one release (empty when the row was not measured)."""
@@ -316,4 +353,5 @@ def load_measured(data_dir: Path = DATA_DIR) -> Measured:
         {(entry.library, entry.release): entry.outcomes for entry in matrix.releases},
         {(entry.library, entry.release): entry.versions for entry in matrix.releases},
         downstream,
+        {(entry.library, entry.release): entry.raised_in_source for entry in matrix.releases},
     )

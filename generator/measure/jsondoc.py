@@ -82,6 +82,9 @@ class JsonObject:
     def integer(self, key: str) -> int:
         return _checked(self._at(key), self._get(key), int)
 
+    def boolean(self, key: str) -> bool:
+        return _checked(self._at(key), self._get(key), bool)
+
     def one_of(self, key: str, choices: tuple[S, ...]) -> S:
         """A string that must be one of `choices` (the words a page keys its legend or order by)."""
         value = self.text(key)

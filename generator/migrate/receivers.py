@@ -51,6 +51,8 @@ MAX_HOPS = 3
 
 _FILES: dict[tuple[Path, int, int], Receivers] = {}
 """Project modules read to follow an import, by (path, mtime, size): each version is parsed once per process."""
+_FOLLOWING: set[tuple[tuple[Path, int, int], str]] = set()
+"""The (module, class) imports being followed right now: a cycle ends as no evidence instead of a RecursionError."""
 
 
 def _module_file(base: Path, module: str) -> Path | None:
@@ -206,7 +208,13 @@ class Receivers:
         other = _FILES[key]
         if other is None or (name not in other.classes and name not in other.imports):
             return UNKNOWN
-        kind = other.class_kind(ast.Name(name))
+        if (key, name) in _FOLLOWING:
+            return UNKNOWN  # an import cycle, or a module that names itself (a vendored `transformers/` copy)
+        _FOLLOWING.add((key, name))
+        try:
+            kind = other.class_kind(ast.Name(name))
+        finally:
+            _FOLLOWING.discard((key, name))
         if kind.kind == "unknown":
             return kind
         return Kind(kind.kind, f"{kind.why} (in {path.name})", 0)

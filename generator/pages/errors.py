@@ -1,8 +1,8 @@
 """Every warning and exception a user of the renamed names meets, as sections a pasted error text lands on.
 
 Pure functions from the table (each row's recorded warning) and the measured data (`data/matrix.json`: the
-warnings and exceptions each release produced; `data/downstream-warnings.json`: the library calls that warn) to
-one `ErrorText` per distinct text (see `heading_of`). Nothing here is typed by hand.
+warnings and exceptions each release produced, and those its source raises where no probe reaches;
+`data/downstream-warnings.json`: the library calls that warn) to one `ErrorText` per distinct text (`heading_of`).
 """
 
 from __future__ import annotations
@@ -35,6 +35,20 @@ class Cause:
 
 
 @dataclass(frozen=True)
+class SourceSite:
+    """Where releases' source raises a text that no probe produced, read without running it."""
+
+    library: str
+    path: str
+    """Path inside the release, e.g. `transformers/trainer.py`."""
+    function: str
+    condition: str
+    """The test of the innermost `if` around the `raise`, as source; empty when there is none."""
+    lines: tuple[tuple[int, tuple[str, ...]], ...]
+    """Each line the `raise` is on, with the releases that have it there."""
+
+
+@dataclass(frozen=True)
 class ErrorText:
     """One section of the page: a warning or exception text and what produces it."""
 
@@ -55,6 +69,12 @@ class ErrorText:
     causes: tuple[Cause, ...]
     downstream: tuple[str, ...]
     """Entry points of other libraries (PEFT, TRL) whose own code emits it, as measured."""
+    in_source: dict[str, tuple[str, ...]]
+    """Library → the measured releases whose source raises the text where no probe produced it."""
+    not_in_source: dict[str, tuple[str, ...]]
+    """Library → the measured releases whose source does not (for the same libraries)."""
+    sites: tuple[SourceSite, ...]
+    """Where the source raises it (for `in_source`)."""
 
 
 GUIDE_SECTIONS = {
@@ -68,8 +88,15 @@ GUIDE_SECTIONS = {
 
 def heading_of(message: str) -> str:
     """The stable leading part of a message: variants listing different arguments after `: ` share it (one section
-    headed by the common part, with every variant verbatim in its body)."""
-    return message.split(": ", 1)[0].rstrip()
+    headed by the common part, with every variant verbatim in its body). A `: ` inside backticks is code, not that
+    separator (`gradient_checkpointing_kwargs={'selective': True}`)."""
+    code = False
+    for index, char in enumerate(message):
+        if char == "`":
+            code = not code
+        elif not code and message.startswith(": ", index):
+            return message[:index].rstrip()
+    return message.rstrip()
 
 
 def error_texts(table: Table, measured: Measured) -> list[ErrorText]:
@@ -79,7 +106,9 @@ def error_texts(table: Table, measured: Measured) -> list[ErrorText]:
 
     def entry(category: str, message: str, warning: bool) -> dict[str, Any]:
         key = (category, heading_of(message))
-        item = found.setdefault(key, {"texts": [], "warning": warning, "rows": [], "causes": {}, "releases": {}})
+        item = found.setdefault(
+            key, {"texts": [], "warning": warning, "rows": [], "causes": {}, "releases": {}, "read": {}, "sites": {}}
+        )
         if message not in item["texts"]:
             item["texts"].append(message)
         return item
@@ -101,6 +130,13 @@ def error_texts(table: Table, measured: Measured) -> list[ErrorText]:
                 if row is not None:
                     cause = item["causes"].setdefault((row, outcome.scenario, outcome.uses), set())
                     cause.add(release)
+    for (library, release), raised in measured.raised_in_source.items():
+        for r in raised:
+            if not r.probed:  # else the measured section says more
+                item = entry(r.category, r.text, False)
+                item["read"].setdefault(library, set()).add(release)
+                lines = item["sites"].setdefault((library, r.path, r.function, r.condition), {})
+                lines.setdefault(r.line, set()).add(release)
     emitted_downstream: dict[str, list[str]] = {}
     for downstream in measured.downstream.entries:
         for w in downstream.warnings:
@@ -113,6 +149,11 @@ def error_texts(table: Table, measured: Measured) -> list[ErrorText]:
     for (category, heading), item in found.items():
         produced = {lib: _sorted(releases) for lib, releases in item["releases"].items()}
         not_in = {lib: tuple(r for r in measured.releases.get(lib, []) if r not in produced[lib]) for lib in produced}
+        read = {lib: _sorted(releases) for lib, releases in item["read"].items()}
+        sites = tuple(
+            SourceSite(lib, path, function, condition, tuple((n, _sorted(rel)) for n, rel in sorted(lines.items())))
+            for (lib, path, function, condition), lines in item["sites"].items()
+        )
         causes = tuple(
             Cause(row, scenario, uses, _sorted(releases)) for (row, scenario, uses), releases in item["causes"].items()
         )
@@ -127,6 +168,11 @@ def error_texts(table: Table, measured: Measured) -> list[ErrorText]:
                 not_in=not_in,
                 causes=causes,
                 downstream=tuple(t for text in item["texts"] for t in emitted_downstream.get(text, [])),
+                in_source=read,
+                not_in_source={
+                    lib: tuple(r for r in measured.releases.get(lib, []) if r not in read[lib]) for lib in read
+                },
+                sites=sites,
             )
         )
     return out
