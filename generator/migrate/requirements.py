@@ -86,9 +86,8 @@ def parse_target(text: str) -> Allowed:
 
 
 _NAME = re.compile(r"\s*[A-Za-z0-9][A-Za-z0-9._-]*")
-_TRANSFORMERS = re.compile(
-    rf"\s*{PACKAGE}(?![A-Za-z0-9._-])\s*(?:\[[^\]]*\]\s*)?(?P<spec>[^;@]*)(?P<url>@[^;]*)?(?:;.*)?$", re.IGNORECASE
-)
+_TRANSFORMERS = rf"\s*{PACKAGE}(?![A-Za-z0-9._-])\s*(?:\[[^\]]*\]\s*)?(?P<spec>[^;@]*)(?P<url>@[^;]*)?(?:;.*)?$"
+"""A requirement on transformers, matched case-insensitively; compiled (by `re`'s cache) only when a requirement is read."""
 
 
 def _transformers_specifier(text: str) -> SpecifierSet | None:
@@ -100,7 +99,7 @@ def _transformers_specifier(text: str) -> SpecifierSet | None:
     name = _NAME.match(text)
     if name is None or name.group(0).strip().lower().replace("_", "-").replace(".", "-") != PACKAGE:
         return None
-    found = _TRANSFORMERS.match(text)
+    found = re.match(_TRANSFORMERS, text, re.IGNORECASE)
     if found is None:
         raise ValueError(f"cannot read {text.strip()!r}")
     spec = found.group("spec").strip()
