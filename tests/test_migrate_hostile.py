@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from generator import writing
-from generator.__main__ import main
+from generator.cli import main
 from generator.migrate import cli, jsonpos, plan
 
 ROOT = Path(__file__).resolve().parents[1]
