@@ -93,6 +93,7 @@ def test_committed_adoption_data_is_what_the_wheels_give(measured: tuple[dict, d
     by_library = {lib.library: lib for lib in committed.libraries}
     new = parse(json.loads(adoption.dump(data)), Adoption.from_json, "the new measurement")
     assert (committed.python_version, committed.measured_with) == (new.python_version, new.measured_with)
+    assert [lib.library for lib in committed.libraries] == [lib.library for lib in new.libraries]
     for lib in new.libraries:
         assert by_library.get(lib.library) == lib, f"{lib.library}: run `python -m generator.measure.adoption`"
     assert rules.load_classes() == json.loads(adoption.dump(classes)), "run `python -m generator.measure.adoption`"

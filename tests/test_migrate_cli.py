@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from migratekit import REQUIREMENT, run
 
 from generator.cli import main
 from generator.migrate import findings
 
-ROOT = Path(__file__).resolve().parents[1]
-REQUIREMENT = '[project]\nname = "p"\ndependencies = ["transformers>=5.23.0"]\n'
 LOAD = 'model = AutoModelForCausalLM.from_pretrained("m")\n'
 """Evidence that `model` is a transformers model, so the call's fix is safe."""
 CALL = LOAD + "model.gradient_checkpointing_enable()\n"
@@ -25,16 +22,6 @@ CALL = LOAD + "model.gradient_checkpointing_enable()\n"
 def project(tmp_path: Path) -> Path:
     (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
     return tmp_path
-
-
-def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "generator", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
 
 
 def test_exit_codes_clean_findings_and_usage(project: Path) -> None:

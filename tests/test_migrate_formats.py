@@ -10,6 +10,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from migratekit import REQUIREMENT
 
 from generator import NAME
 from generator.cli import main
@@ -17,7 +18,6 @@ from generator.migrate import codes, findings, formats
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SCHEMA = FIXTURES / "sarif-schema-2.1.0.json"
-REQUIREMENT = '[project]\nname = "p"\ndependencies = ["transformers>=5.23.0"]\n'
 SCRIPT = (
     "from transformers import AutoModelForCausalLM, TrainingArguments\n"
     "model = AutoModelForCausalLM.from_pretrained('out')\n"

@@ -272,7 +272,3 @@ def test_an_owner_is_parsed_once_into_its_parts(
     text: str, head: str, member: str | None, argument: str | None, qualifier: str, details: tuple[str, ...]
 ) -> None:
     assert Owner.parse(text) == Owner(head, member, argument, qualifier, details)
-
-
-def test_every_owner_of_the_real_table_parses() -> None:
-    assert all(Owner.parse(r.owner) == r.owned for r in load(TABLE_PATH).renames)

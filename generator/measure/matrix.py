@@ -24,7 +24,7 @@ from packaging.requirements import Requirement
 
 from generator import writing
 from generator.measure import source
-from generator.measure.data import DOWNSTREAM_FILE, MATRIX_FILE, MatrixError, read
+from generator.measure.data import DOWNSTREAM_FILE, MATRIX_FILE, MatrixError, RaisedInSource, read
 from generator.paths import DATA_DIR, ROOT
 from generator.table import Table
 
@@ -152,15 +152,11 @@ def probe_job(job: Job, table_path: Path) -> dict[str, Any]:
         raise MatrixError(f"{job.env} should provide {job.pypi} {job.version}, but the probes ran {measured}")
     messages = [o["error"]["message"] for o in result["outcomes"] if o["error"]]
     raised = [
-        {
-            "category": t.category,
-            "text": t.shown,
-            "path": t.path,
-            "line": t.line,
-            "function": t.function,
-            "condition": t.condition,
-            "probed": any(t.matches(m) for m in messages),
-        }
+        dataclasses.asdict(
+            RaisedInSource(
+                t.category, t.shown, t.path, t.line, t.function, t.condition, any(t.matches(m) for m in messages)
+            )
+        )
         for t in source.raised_naming(job.env, job.library)
     ]
     return {

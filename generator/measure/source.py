@@ -15,7 +15,7 @@ from pathlib import Path
 
 NAME = re.compile(r"(?:[Gg]radient|[Aa]ctivation)_?[Cc]heckpointing")
 """A name that says gradient or activation checkpointing (`gradient_checkpointing_enable`, `GradientCheckpointingLayer`)."""
-QUOTED_NAME = re.compile(r"""["'][^"'\n]*(?:[Gg]radient|[Aa]ctivation)_?[Cc]heckpointing""")
+QUOTED_NAME = re.compile(r"""["'][^"'\n]*""" + NAME.pattern)
 """A name inside a string literal: only files with one can have a text about it (the others are not parsed)."""
 WARNING_CALLS = frozenset(
     {"warn", "warning", "warning_once", "warning_advice", "warn_once", "warn_deprecated", "deprecate"}
