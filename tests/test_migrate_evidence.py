@@ -14,7 +14,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from migratekit import REQUIREMENT
+from migratekit import REQUIREMENT, run
 
 from generator.cli import main
 
@@ -400,3 +400,38 @@ def test_a_class_level_patch_keeps_its_calls_from_being_renamed_in_every_file(
         "gradient_checkpointing_disable", "activation_checkpointing_disable"
     )
     assert (tmp_path / "pkg" / "patches.py").read_text() == patches
+
+
+def test_a_followed_module_gives_the_same_verdict_whichever_file_reached_it_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The module readers were cached with the depth of the first file that followed them, so a chain too long to
+    follow from `main.py` became evidence after another file had imported its middle directly."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "d.py").write_text(
+        "from transformers import LlamaForCausalLM\n\nclass D(LlamaForCausalLM):\n    pass\n"
+    )
+    for name, base in (("c", "d"), ("b", "c"), ("a", "b")):
+        (tmp_path / f"{name}.py").write_text(f"from {base} import D\n")
+    call = "model = D(cfg)\nmodel.gradient_checkpointing_enable()\n"
+    (tmp_path / "main.py").write_text("from a import D\n\n" + call)
+    (tmp_path / "early.py").write_text("from c import D\n\n" + call)  # checked before main.py, in one process
+
+    def verdict(*files: str) -> list[object]:
+        found = json.loads(run("scan", "--format", "json", *files, cwd=tmp_path).stdout)
+        return [(f["code"], f.get("applicability")) for f in found if f["path"].endswith("main.py")]
+
+    assert verdict("main.py") == verdict("early.py", "main.py")
+
+
+def test_an_override_message_depends_on_the_overridden_name_not_on_the_class_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "case.py").write_text(
+        "from transformers import LlamaForCausalLM\n\nclass property_llama(LlamaForCausalLM):\n"
+        "    def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None):\n        pass\n\n"
+        "model = property_llama(cfg)\nmodel.gradient_checkpointing_enable()\n"
+    )
+    (finding,) = [f for f in _scan(tmp_path / "case.py", capsys) if f["line"] == 8]
+    assert finding["code"] == "narrow-override" and "TypeError" in finding["message"], finding

@@ -95,6 +95,11 @@ def test_the_console_script_scans_and_links_to_the_hosted_guide(installed: Path,
     assert f"See {site}/generated/migration-guide/#training-scripts" in result.stdout
     same = _run([str(installed / "python"), "-m", "generator", "scan", "train.py"], cwd=project)
     assert same.stdout == result.stdout and same.returncode == 1
+    # A code without a section of its own links the hosted page too, never a path inside site-packages.
+    explained = _run([str(installed / SCRIPT), "explain", "file-error"], cwd=project).stdout
+    assert f"guide: {site}/generated/migration-guide/\n" in explained, explained
+    sarif = json.loads(_run([str(installed / SCRIPT), "scan", "--format", "sarif", "train.py"], cwd=project).stdout)
+    assert sarif["runs"][0]["tool"]["driver"]["informationUri"] == f"{site}/generated/migration-guide/"
 
 
 def test_the_installed_tool_fixes_in_place(installed: Path, project: Path) -> None:

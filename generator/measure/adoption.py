@@ -28,6 +28,7 @@ from packaging.version import Version
 from generator import paths, writing
 from generator.measure import adoption_data, registry
 from generator.measure.data import MatrixData, MatrixError, Outcome, ReleaseEntry, load_matrix, row_key
+from generator.migrate import codes
 from generator.migrate import rules as rules_module
 from generator.migrate.findings import Finding
 from generator.migrate.hits import Options
@@ -92,8 +93,8 @@ only behind an extra."""
 PINNED = ("transformers", "trl", "peft", "accelerate")
 """Requirements read from each wheel's metadata: they decide which releases a user of the package really gets."""
 
-_STRUCTURAL = {"override": "overrides", "instance-override": "overrides", "reference": "silent", "dead-write": "dead"}
-"""Uses no probe can run in isolation (a definition, a reference, a branch for old releases): effect by what they are."""
+_STRUCTURAL = {c: codes.get(c).effect for c in ("override", "instance-override", "reference", "dead-write")}
+"""Uses no probe can run in isolation (a definition, a reference, a branch for old releases): the registry's effect."""
 _KEEPS_WORKING = {"override", "instance-override", "subclass-default", "write", "dead-write"}
 """Uses that do not need transformers to have the old name: a definition, a declared field, an attribute write."""
 

@@ -17,7 +17,7 @@ from typing import TextIO
 from generator.migrate import codes, formats
 from generator.migrate import rules as rules_module
 from generator.migrate.files import Result, describe_size, parse_size
-from generator.migrate.findings import GUIDE, SEVERITIES, FileError, Finding, link, summary
+from generator.migrate.findings import SEVERITIES, FileError, Finding, link, sort_key, summary
 from generator.migrate.hits import MAX_FILE_SIZE, Options
 from generator.migrate.requirements import Allowed, Finder, parse_target
 from generator.migrate.run import check_all
@@ -144,7 +144,7 @@ def _errors(results: list[Result]) -> list[FileError]:
 
 
 def _findings(results: list[Result]) -> list[Finding]:
-    return sorted((f for r in results for f in r.findings), key=lambda f: (f.path, f.line, f.column, f.old))
+    return sorted((f for r in results for f in r.findings), key=sort_key)
 
 
 def _report(fmt: str, findings: list[Finding], errors: list[FileError], out: TextIO) -> None:
@@ -248,7 +248,7 @@ def rules(args: argparse.Namespace) -> int:
                 "severity": c.severity,
                 "gated": c.gated,
                 "effect": c.effect,
-                "guide": link(c.section) if c.section else GUIDE,
+                "guide": link(c.section),
                 "summary": c.summary,
             }
             for c in entries
@@ -280,7 +280,7 @@ def explain(args: argparse.Namespace) -> int:
         "",
         f"severity: {severity}",
         f"effect on transformers releases with the rename: {c.effect or 'not determined (the tool cannot tell what the name refers to)'}",
-        f"guide: {link(c.section) if c.section else GUIDE}",
+        f"guide: {link(c.section)}",
         "",
         c.explanation,
         "",

@@ -1,8 +1,8 @@
 """The one registry of finding codes: what each code means, how severe it is, what it does on the renamed releases.
 
 Handlers name a code; `Hit` looks it up here, so a misspelt code fails on first use (and a test scans every
-code's example). The CLI's `--select`/`--ignore`, `rules` and `explain`, the SARIF rules, the adoption report's
-effects and the site's list of codes all read this table. A leaf module: it imports nothing of the project.
+code's example). The CLI's `--select`/`--ignore`, `rules` and `explain`, the SARIF rules, the site's list of codes
+and the adoption report (for uses no probe runs; the others' effects are measured) read it. A leaf module.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ class Code:
     """`fix`, `hazard`, `info`, or `error` (only `file-error`, which is not a finding). A `fix` code is reported as `info` where the tool will not rewrite that use: the
     version gate forbids the new name (see `gated`), or a config key is spelt with escapes."""
     effect: str | None
-    """What the old name does on transformers ≥ the rename's release, in the adoption report's vocabulary (its
-    `EFFECTS`); `None` when the tool cannot tell what the name refers to, so no effect is claimed."""
+    """What the old name typically does on transformers ≥ the rename's release, in the adoption report's vocabulary
+    (its `EFFECTS`; the report measures each use where a probe can); `None` when the tool cannot tell what the name
+    refers to, so no effect is claimed."""
     section: str | None
     """Key of `findings.SECTIONS`: the guide section that explains it (SARIF's help link, the site's list); `None`
     when no section is about it. A message may link a closer section for its context: a call inside a class

@@ -80,20 +80,9 @@ def kind_of(path: str, *, sniff: bool = True) -> str | None:
     return None
 
 
-def walk(paths: list[Path], errors: list[FileError] | None = None) -> Iterator[str]:
-    """Every file to check under `paths` (files given by name are always checked if their type is known).
-
-    Folders deeper than `MAX_DEPTH` below their PATH, and folders that cannot be listed, are appended to `errors`.
-    """
-    for item in walk_items(paths):
-        if isinstance(item, str):
-            yield item
-        elif errors is not None:
-            errors.append(item)
-
-
-def walk_items(paths: list[Path]) -> Iterator[str | FileError]:
-    """The files `walk` yields, and in their place the folders it could not enter, as `FileError`s."""
+def walk(paths: list[Path]) -> Iterator[str | FileError]:
+    """Every file to check under `paths` (files given by name are always checked if their type is known), and in
+    place of the folders it could not enter (deeper than `MAX_DEPTH` below their PATH, or unlistable) a `FileError`."""
     for path in paths:
         if path.is_dir():
             yield from _walk_folder(str(path))
@@ -349,14 +338,15 @@ def check(path: str, options: Options, finder: Finder) -> Result:
             return Result(path, tuple(findings), error=error)
         except RecursionError:
             return Result(path, tuple(findings), error=FileError(path, 1, 1, _TOO_DEEP))
-    digest = _sha256(data) if fixed is not None else None
+    digest = sha256(data) if fixed is not None else None
     # Only a fix needs the text again (its diff, a re-fix without patched methods); a scan's worker processes would
     # otherwise send every analysed file back to the parent.
     original = text if fixed is not None else None
     return Result(path, tuple(findings), fixed=fixed, original=original, encoding=encoding, digest=digest)
 
 
-def _sha256(data: bytes) -> str:
+def sha256(data: bytes) -> str:
+    """The digest `Result.digest` holds, and what `plan` compares a file with before writing it."""
     import hashlib  # only for a file `fix` will write (the check that it did not change since it was read)
 
     return hashlib.sha256(data).hexdigest()

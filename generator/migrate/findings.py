@@ -34,13 +34,14 @@ SECTIONS = {
 """Guide sections by topic → their anchors (MkDocs' slugs of the headings)."""
 
 
-def link(section: str) -> str:
-    """The guide section `section` (a key of `SECTIONS`): a repository path in a checkout, else the hosted page.
+def link(section: str | None) -> str:
+    """The guide section `section` (a key of `SECTIONS`; `None`: the page itself): a repository path in a checkout,
+    else the hosted page.
 
     In a checkout the Markdown file itself opens in an editor or on the repository host and matches the code being
     run; an installed wheel links the hosted page at its `Documentation` URL (set once, in pyproject.toml). A test
     checks each anchor."""
-    return f"{_guide()}#{SECTIONS[section]}"
+    return f"{_guide()}#{SECTIONS[section]}" if section else _guide()
 
 
 @functools.cache

@@ -13,12 +13,10 @@ from urllib.parse import quote
 
 from generator import NAME, paths
 from generator.migrate import codes
-from generator.migrate.findings import GUIDE, FileError, Finding, link
+from generator.migrate.findings import FileError, Finding, link
 
 FORMATS = ("text", "json", "github", "sarif")
 """The values of `--format`."""
-
-"""The tool's name in SARIF (the distribution name, also used to look its version up)."""
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 """`$schema` of the SARIF log: the address GitHub code scanning and the SARIF SDK write."""
@@ -94,7 +92,7 @@ def _absolute(address: str) -> str:
 
 
 def _help_uri(code: codes.Code) -> str:
-    return _absolute(link(code.section) if code.section else GUIDE)
+    return _absolute(link(code.section))
 
 
 def _rule(code: codes.Code) -> dict[str, object]:
@@ -113,7 +111,7 @@ def _rule(code: codes.Code) -> dict[str, object]:
 def _driver() -> dict[str, object]:
     from importlib import metadata  # only for SARIF: it costs a pre-commit `scan` a seventh of its start-up
 
-    driver: dict[str, object] = {"name": NAME, "informationUri": _absolute(GUIDE)}
+    driver: dict[str, object] = {"name": NAME, "informationUri": _absolute(link(None))}
     try:
         driver["version"] = metadata.version(NAME)
     except metadata.PackageNotFoundError:

@@ -7,14 +7,13 @@ touched. What can still fail after that (the disk fills) is reported by name: wh
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator import writing
-from generator.migrate.files import Result
+from generator.migrate.files import Result, sha256
 from generator.migrate.findings import FileError
 
 
@@ -34,7 +33,10 @@ def _problem(path: str, what: str) -> FileError:
 
 
 def _stamp(target: Path) -> tuple[int, int, int, int]:
-    info = os.lstat(target)
+    return _stamp_of(os.lstat(target))
+
+
+def _stamp_of(info: os.stat_result) -> tuple[int, int, int, int]:
     return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
 
 
@@ -64,12 +66,12 @@ def _preflight(result: Result, target: Path) -> FileError | tuple[int, int, int,
         )
     try:
         with open(target, "rb") as f:
-            digest = hashlib.sha256(f.read()).hexdigest()
+            digest = sha256(f.read())
     except OSError as exc:
         return _problem(path, f"cannot be read again: {exc.strerror or exc}; nothing was written")
     if digest != result.digest:
         return _problem(path, "changed since it was read; nothing was written: run again")
-    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
+    return _stamp_of(info)
 
 
 def write_all(results: list[Result]) -> Outcome:

@@ -25,7 +25,7 @@ from generator.migrate.pylex import (
     declared_fields,
     identifiers,
 )
-from generator.migrate.receivers import UNKNOWN, Kind, Receivers, narrow_override
+from generator.migrate.receivers import NEW_KEYWORDS, UNKNOWN, Kind, Receivers, narrow_override
 
 __all__ = ["Source", "analyse", "context_of", "identifiers"]
 from generator.table import Rename
@@ -108,7 +108,6 @@ class _Walk:
         self.own_fields = {f for f in flags if declared_fields(text, f)}
         self.stack: list[tuple[ast.AST, str]] = []
         self.hits: list[Hit] = []
-        self.bindings: dict[int, dict[str, str]] = {}
         self.handled: set[int] = set()
         self._receivers: Receivers | None = None
 
@@ -217,10 +216,10 @@ class _Walk:
         if kind.kind == "override":
             why = (
                 f"{kind.why}: since transformers {row.since}, `{self._new_enable()}()` (which the Trainer calls) calls "
-                f"such an override with `every_n_layers=` and `offload=` and raises TypeError (measured), so renaming "
+                f"such an override with {NEW_KEYWORDS} and raises TypeError (measured), so renaming "
                 f"calls on it breaks them; give the override `**kwargs`, or override the new name"
             )
-            if "property" in kind.why:
+            if self.rules.members[kind.overridden].kind == "property":
                 why = f"{kind.why}: reading `{row.new}` would skip the override; override the new name first"
             return hazard(row, start, code="narrow-override", what=f"{what}: not rewritten, {why}", section="model")
         unsafe = self._no_evidence(receiver, row) if kind.kind == "unknown" else None
@@ -239,8 +238,12 @@ class _Walk:
     def _no_evidence(self, receiver: ast.expr, row: Rename) -> str:
         return f"nothing in this file shows that `{ast.unparse(receiver)}` is a transformers model (another library's `{row.old}` has no `{row.new}`)"
 
+    def _takes(self, row: Rename) -> str:
+        new = [k.new for k in self.rules.member_kwargs.get(row.old, {}).values()]
+        return f" (it takes {', '.join(f'`{n}`' for n in new)})" if new else ""
+
     def _new_keywords(self, row: Rename) -> str:
-        return " with `every_n_layers=` and `offload=`" if row.old == self.receivers.enable else ""
+        return f" with {NEW_KEYWORDS}" if row.old == self.receivers.enable else ""
 
     def _new_enable(self) -> str:
         return self.rules.members[self.receivers.enable].new if self.receivers.enable in self.rules.members else ""
@@ -318,7 +321,7 @@ class _Walk:
                     )
                 )
             else:
-                what = f"refers to `{row.old}` without calling it (silent now, an AttributeError in {row.removal}); `{row.new}` has a different signature (it takes `activation_checkpointing_kwargs`), so check what the reference is used for"
+                what = f"refers to `{row.old}` without calling it (silent now, an AttributeError in {row.removal}); `{row.new}` has a different signature{self._takes(row)}, so check what the reference is used for"
                 self.hits.append(hazard(row, start, code="reference", what=what, section="library"))
             return
         call = parent
@@ -611,7 +614,7 @@ class _Walk:
         if narrow is not None:
             what = (
                 f"class `{cls.name}` overrides `{row.old}`, which {narrow}: since transformers {row.since}, `{row.new}()` "
-                f"(which the Trainer calls) calls the override with `every_n_layers=` and `offload=`, which raises TypeError "
+                f"(which the Trainer calls) calls the override with {NEW_KEYWORDS}, which raises TypeError "
                 f"(measured); add `**kwargs` (passing them up), or override `{row.new}` instead"
             )
             self.hits.append(hazard(row, self._def_name(node), code="narrow-override", what=what, section="model"))

@@ -8,6 +8,7 @@ override whose signature the new method cannot call. Everything else is `unknown
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -27,6 +28,8 @@ _CONSTRUCTORS = frozenset({"from_pretrained", "from_config", "_from_config"})
 _COPIES = frozenset({"copy.deepcopy", "copy.copy", "dataclasses.replace"})
 NEW_PARAMETERS = ("every_n_layers", "offload")
 """Keywords the new enable method passes to an override of the old one (transformers ≥ the rename)."""
+NEW_KEYWORDS = " and ".join(f"`{p}=`" for p in NEW_PARAMETERS)
+"""`NEW_PARAMETERS` as messages name them."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,8 @@ class Kind:
     """The evidence, as a phrase for messages (`class TinyLlama overrides ...`)."""
     line: int = 0
     """Where that evidence is (a `def`, a class, an assignment), 0 when nowhere in particular."""
+    overridden: str = ""
+    """For `override`: the old name the class overrides."""
 
 
 UNKNOWN = Kind("unknown", "")
@@ -49,9 +54,9 @@ UNKNOWN = Kind("unknown", "")
 MAX_HOPS = 3
 """How many imports deep a class is followed into the project's other modules."""
 
-_FILES: dict[tuple[Path, int, int], Receivers] = {}
-"""Project modules read to follow an import, by (path, mtime, size): each version is parsed once per process."""
-_FOLLOWING: set[tuple[tuple[Path, int, int], str]] = set()
+_FILES: dict[tuple[Path, int, int, int], Receivers] = {}
+"""Project modules read to follow an import, by (path, mtime, size, depth): each is read once per process and depth."""
+_FOLLOWING: set[tuple[tuple[Path, int, int, int], str]] = set()
 """The (module, class) imports being followed right now: a cycle ends as no evidence instead of a RecursionError."""
 
 
@@ -200,13 +205,15 @@ class Receivers:
             return UNKNOWN
         try:
             stamp = path.stat()
-            key = (path, stamp.st_mtime_ns, stamp.st_size)
+            # By depth too: how far the module's reader may follow on depends on how it was reached, not on which
+            # file reached it first.
+            key = (path, stamp.st_mtime_ns, stamp.st_size, self.hops + 1)
             if key not in _FILES:
                 _FILES[key] = Receivers(ast.parse(path.read_bytes()), self.rules, path.parent, self.hops + 1)
         except (OSError, SyntaxError, ValueError):
             return UNKNOWN
         other = _FILES[key]
-        if other is None or (name not in other.classes and name not in other.imports):
+        if name not in other.classes and name not in other.imports:
             return UNKNOWN
         if (key, name) in _FOLLOWING:
             return UNKNOWN  # an import cycle, or a module that names itself (a vendored `transformers/` copy)
@@ -217,7 +224,7 @@ class Receivers:
             _FOLLOWING.discard((key, name))
         if kind.kind == "unknown":
             return kind
-        return Kind(kind.kind, f"{kind.why} (in {path.name})", 0)
+        return dataclasses.replace(kind, why=f"{kind.why} (in {path.name})", line=0)
 
     def _local_class(self, name: str, depth: int) -> Kind:
         if name in self._class_kinds:
@@ -243,18 +250,17 @@ class Receivers:
         kinds = {b.kind for b in bases}
         for base in bases:
             if base.kind in ("override", "mixin"):
-                return Kind(base.kind, base.why, base.line)
+                return base
         if "model" in kinds:
             for method in methods.values():
                 if method.name == self.enable and (why := narrow_override(method, self.enable)):
-                    return Kind(
-                        "override", f"class `{node.name}` overrides `{method.name}`, which {why}", method.lineno
-                    )
+                    what = f"class `{node.name}` overrides `{method.name}`, which {why}"
+                    return Kind("override", what, method.lineno, method.name)
                 if self.rules.members[method.name].kind == "property":
                     what = (
                         f"class `{node.name}` overrides the property `{method.name}`, which the new name does not read"
                     )
-                    return Kind("override", what, method.lineno)
+                    return Kind("override", what, method.lineno, method.name)
             return Kind("model", f"class `{node.name}` subclasses a transformers model", node.lineno)
         if "args" in kinds:
             for base_node, base in zip(node.bases, bases, strict=True):

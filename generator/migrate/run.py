@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from generator.migrate.files import Result, check, walk_items, without_patched_fixes
+from generator.migrate.files import Result, check, walk, without_patched_fixes
 from generator.migrate.hits import Options
 from generator.migrate.requirements import Finder
 
@@ -32,7 +32,7 @@ def _check_share(paths: list[str]) -> list[Result]:
 
 def check_all(paths: list[Path], options: Options, finder: Finder, workers: int | None = None) -> list[Result]:
     """The result of every file under `paths`, in walk order (folders that could not be entered as errors)."""
-    items = list(walk_items(paths))
+    items = list(walk(paths))
     files = [i for i in items if isinstance(i, str)]
     results = _check_files(files, options, finder, workers)
     # A file that replaces an old method on a transformers class makes renaming its calls unsafe in every file.
