@@ -1,4 +1,4 @@
-"""Rewrite example code from the new names to the old ones, token by token, using the table's shipped rows.
+"""Rewrite example code from the new names to the old ones, token by token, for the shipped and removed rows.
 
 The migration guide's "Before" tabs and the doc tests' old-name pass both come from this one function, so an
 example is written once, with the new names. Only whole Python name tokens are renamed, and inside string literals
@@ -12,9 +12,10 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-from generator.table import Rename, Table
+from generator.table import KINDS, Rename, Table
 
-_IDENTIFIER_KINDS = ("method", "property", "field", "argument", "function", "class", "attribute", "override")
+_IDENTIFIER_KINDS = tuple(k for k in KINDS if k not in ("cli-flag", "config-key"))
+"""Kinds whose names are Python identifiers (the others are whole flags and keys inside strings)."""
 
 
 class SubstitutionError(ValueError):
@@ -34,7 +35,7 @@ class OldNames:
 
     @classmethod
     def from_table(cls, table: Table) -> OldNames:
-        """The maps for the table's shipped rows (only they have both names in a release)."""
+        """The maps for the table's shipped and removed rows (only they have both names in some release)."""
         maps: dict[str, dict[str, str]] = {"identifiers": {}, "flags": {}, "keys": {}}
         for row in table.renames:
             if row.status not in ("shipped", "removed"):

@@ -166,6 +166,11 @@ def test_the_page_shows_the_measured_warning_of_each_site() -> None:
         ),
         ("f = model.gradient_checkpointing_enable\n", "reference", "silent", "AttributeError"),
         ("class M(Base):\n    def gradient_checkpointing_enable(self):\n        pass\n", "override", "overrides", ""),
+        # Lookups by string: without the name, `getattr` raises, but a default or `hasattr` answers (PEFT's
+        # `getattr(model, "is_gradient_checkpointing", True)` was once counted as breaking in 6.0.0).
+        ("x = getattr(model, 'is_gradient_checkpointing')\n", "string-lookup", "warns", "AttributeError"),
+        ("x = getattr(model, 'is_gradient_checkpointing', True)\n", "string-lookup", "warns", ""),
+        ("x = hasattr(model, 'is_gradient_checkpointing')\n", "string-lookup", "warns", ""),
     ],
 )
 def test_effects_come_from_the_probe_of_the_same_use(

@@ -181,7 +181,7 @@ def test_rehearse_runs_a_script_under_the_preview(tmp_path: Path, table: Table) 
         check=False,
     )
     assert (plain.returncode, plain.stdout) == (5, "checkpointing: True\n")
-    command = [sys.executable, "-m", "generator.rehearse", "--", sys.executable, "-W", "ignore", str(script)]
+    command = [sys.executable, "-m", "generator", "rehearse", "--", sys.executable, "-W", "ignore", str(script)]
     rehearsed = subprocess.run(
         command, cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300, check=False
     )
@@ -195,7 +195,7 @@ def test_rehearse_keeps_the_programs_own_sitecustomize(tmp_path: Path) -> None:
     code = "import builtins; print(getattr(builtins, 'USER_SITECUSTOMIZE', False))"
     env = _env(PYTHONPATH=os.pathsep.join([str(tmp_path / "site"), str(ROOT)]))
     result = subprocess.run(
-        [sys.executable, "-m", "generator.rehearse", "--", sys.executable, "-c", code],
+        [sys.executable, "-m", "generator", "rehearse", "--", sys.executable, "-c", code],
         env=env,
         capture_output=True,
         text=True,
@@ -232,7 +232,8 @@ def test_rehearse_runs_a_test_suite_without_the_plugin(tmp_path: Path, table: Ta
     command = [
         sys.executable,
         "-m",
-        "generator.rehearse",
+        "generator",
+        "rehearse",
         "--",
         sys.executable,
         "-m",

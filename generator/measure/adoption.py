@@ -95,6 +95,8 @@ PINNED = ("transformers", "trl", "peft", "accelerate")
 
 _STRUCTURAL = {c: codes.get(c).effect for c in ("override", "instance-override", "reference", "dead-write")}
 """Uses no probe can run in isolation (a definition, a reference, a branch for old releases): the registry's effect."""
+_ANSWERING_LOOKUPS = ("hasattr", "getattr with a default")
+"""Lookups by string that answer rather than raise when the name is missing."""
 _KEEPS_WORKING = {"override", "instance-override", "subclass-default", "write", "dead-write"}
 """Uses that do not need transformers to have the old name: a definition, a declared field, an attribute write."""
 
@@ -191,6 +193,8 @@ def effect(
             v6 = absent.error.type
     if code == "reference" and row.kind == "method":
         v6 = v6 or "AttributeError"
+    if code == "string-lookup" and finding.via in _ANSWERING_LOOKUPS:
+        v6 = ""  # the lookup returns False or its default instead: the code runs on, down the other branch
     return {"effect": kind, "warnings": warnings, "v6": v6}
 
 

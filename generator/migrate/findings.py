@@ -99,8 +99,9 @@ class Finding:
     row: Rename | None = field(default=None, compare=False, repr=False)
     """The table row the use belongs to; not part of the public output."""
     via: str | None = field(default=None, compare=False, repr=False)
-    """For a keyword, the function or class it is passed to; for an override of only the old method, the class; not
-    part of the public output."""
+    """For a keyword, the function or class it is passed to; for an override of only the old method, the class; for
+    a lookup by string, its form (`getattr`, `getattr with a default`, `hasattr`, `setattr`); not part of the public
+    output."""
     applicability: str | None = None
     """For a `fix`: `safe` (`fix --write` applies it) or `unsafe` (only with `--unsafe-fixes`: no evidence either way
     that the rename keeps behaviour); `None` for hazards and info."""

@@ -76,7 +76,8 @@ class Hit:
     row: Rename | None = None
     """The row the use belongs to (the adoption report looks up what it was measured to do)."""
     via: str | None = None
-    """For a keyword, the function or class it is passed to; for an override of only the old method, the class."""
+    """For a keyword, the function or class it is passed to; for an override of only the old method, the class; for
+    a lookup by string, its form (see `Finding.via`)."""
 
     def __post_init__(self) -> None:
         # Every hit passes here: a code missing from the registry, or a severity it cannot have, fails on first use

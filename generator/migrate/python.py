@@ -672,7 +672,10 @@ class _Walk:
         if name.value in rules.members:
             row = rules.members[name.value]
             what = f"looks up `{row.old}` by string with `{_callee(call)}` (on a transformers model this warns like a direct use); test `hasattr(type(model), '{row.new}')` and use the new name"
-            self.hits.append(hazard(row, start, code="string-lookup", what=what, section="library"))
+            # How the lookup ends once the name is gone: `hasattr` and a `getattr` default answer, the others raise.
+            form = "getattr with a default" if _callee(call) == "getattr" and len(call.args) > 2 else _callee(call)
+            hit = hazard(row, start, code="string-lookup", what=what, section="library")
+            self.hits.append(dataclasses.replace(hit, via=form))
         elif name.value in rules.fields and (kind := self._config_receiver(call.args[0])):
             row = rules.fields[name.value]
             maybe = "" if kind == "sure" else " (if this is TrainingArguments)"

@@ -65,7 +65,7 @@ class LibraryView:
 
 def written(name: str, specifier: str) -> str:
     """A requirement as a requirements file writes it: `trl==1.14.1`, `peft; extra == "dev"`."""
-    return f"{name}{specifier}".replace(f"{name};", f"{name} ;").replace(" ;", ";")
+    return f"{name}{specifier}"
 
 
 def admits(requirement: str, versions: list[str]) -> bool:

@@ -13,6 +13,7 @@ from typing import Any
 from packaging.version import Version
 
 from generator.measure.data import Measured, row_key
+from generator.migrate import findings
 from generator.table import Rename, Table
 
 
@@ -77,13 +78,15 @@ class ErrorText:
     """Where the source raises it (for `in_source`)."""
 
 
-GUIDE_SECTIONS = {
-    "script": ("Training scripts", "training-scripts"),
-    "config": ("Configs and command lines", "configs-and-command-lines"),
-    "model": ("Custom models and remote code", "custom-models-and-remote-code"),
-    "library": ("Libraries that call these names", "libraries-that-call-these-names"),
+_TITLES = {
+    "script": "Training scripts",
+    "config": "Configs and command lines",
+    "model": "Custom models and remote code",
+    "library": "Libraries that call these names",
 }
-"""Audience → the migration guide's section for it (title, anchor); the strict build checks the anchors."""
+GUIDE_SECTIONS = {audience: (title, findings.SECTIONS[audience]) for audience, title in _TITLES.items()}
+"""Audience → the migration guide's section for it (its heading, the anchor the tool's findings link to); the strict
+build checks that the anchors exist."""
 
 
 def heading_of(message: str) -> str:

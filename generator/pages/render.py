@@ -113,7 +113,7 @@ class Examples:
 
     def warning_line(self, old: str) -> str:
         """`Category: message` of the warning the table records for `old`, as the doc tests print it."""
-        # The examples (and the adoption report's warning sites) use transformers; a library that ships its own
+        # The examples use transformers; a library that ships its own
         # alias of the same old name (TRL's configs) records another warning, which is not the one printed here.
         warnings = {
             row.warning
@@ -154,7 +154,8 @@ class Examples:
 
     def pycon(self, caller: jinja2.runtime.Macro) -> str:
         """Jinja call block for a single example that is not a rename (no tabs); `!warns` markers expand."""
-        return _fence(self.before(_dedent_block(caller())) if _WARNS.search(caller()) else _dedent_block(caller()))
+        body = _dedent_block(caller())
+        return _fence(self.before(body) if _WARNS.search(body) else body)
 
 
 def _dedent_block(text: str) -> str:
@@ -186,9 +187,7 @@ def environment(table: Table, templates_dir: Path = TEMPLATES_DIR) -> jinja2.Env
     )
     examples = Examples(table, OldNames.from_table(table))
     env.filters.update(md=md_text, code=code, code_wrap=code_wrap, md_wrap=md_wrap, old=old_name, new=new_name)
-    env.globals.update(
-        tabs=examples.tabs, pycon=examples.pycon, warning_line=examples.warning_line, outcome_badge=outcome_badge
-    )
+    env.globals.update(tabs=examples.tabs, pycon=examples.pycon, outcome_badge=outcome_badge)
     return env
 
 

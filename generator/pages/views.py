@@ -143,6 +143,7 @@ def context(table: Table) -> dict[str, Any]:
     for row in shipped:
         if row.since and (row.library not in first_since or Version(row.since) < Version(first_since[row.library])):
             first_since[row.library] = row.since
+    events = timeline(table)
     return {
         "table": table,
         "libraries": table.libraries,
@@ -154,9 +155,9 @@ def context(table: Table) -> dict[str, Any]:
             a: [r for r in table.renames if r.status == "planned" and a in r.audience] for a in AUDIENCES
         },
         "first_since": first_since,
-        "timeline": timeline(table),
+        "timeline": events,
         "timeline_svg": timeline_svg(
-            timeline(table),
+            events,
             {k: lib.display for k, lib in table.libraries.items()},
             "Deprecation timeline of every library",
         ),
