@@ -456,6 +456,12 @@ def _not_renamed(r: _Reader, node: yaml.Node) -> NotRenamed | None:
     return NotRenamed(library, kind, match, reason, _pos(r.path, node))  # type: ignore[arg-type]
 
 
+def field_name(name: str) -> str:
+    """The dataclass field a CLI flag or config key stands for: `--gradient-checkpointing` → `gradient_checkpointing`
+    (how `HfArgumentParser` maps its fields to flags, read backwards)."""
+    return name.lstrip("-").replace("-", "_")
+
+
 def _name_problem(kind: str, name: str) -> str | None:
     if kind == "cli-flag":
         return None if _CLI_FLAG.match(name) else "is not a CLI flag (write it as --name)"

@@ -18,7 +18,7 @@ from packaging.version import Version
 from generator.measure import registry
 from generator.measure.source import NAME, SourceText, warning_calls
 from generator.paths import TABLE_PATH
-from generator.table import Table, TableError, load
+from generator.table import Table, TableError, field_name, load
 
 LIBRARY = "transformers"
 """The library whose releases are audited (the only one with shipped renames)."""
@@ -147,7 +147,7 @@ def _row_names(table: Table) -> set[str]:
     names: set[str] = set()
     for row in table.renames:
         if row.library == LIBRARY:
-            names |= {row.old.lstrip("-").replace("-", "_"), row.new.lstrip("-").replace("-", "_")}
+            names |= {field_name(row.old), field_name(row.new)}
     return names
 
 

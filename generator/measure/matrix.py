@@ -227,7 +227,7 @@ def write_if_changed(measured: dict[str, dict[str, Any]], data_dir: Path = DATA_
     return writing.write_if_changed({data_dir / name: dump(data) for name, data in measured.items()})
 
 
-# --- What the pages read -------------------------------------------------------------------------------------------------
+# --- The command ---------------------------------------------------------------------------------------------------------
 
 
 def command(table: Table, table_path: Path, data_dir: Path, *, check: bool) -> int:

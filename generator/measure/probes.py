@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.measure.data import PARSE_DICT_EXTRA, Outcome, RaisedError, RecordedWarning, row_key
-from generator.table import Rename, Table, load
+from generator.table import Rename, Table, field_name, load
 
 ABSENT = "absent"
 """Outcome of a name that the release does not have (no attribute, parameter, field, flag or key of that name)."""
@@ -246,12 +246,21 @@ def override_model(method: str) -> Any:
     return type(name, (torch.nn.Module,), {"__init__": init, "forward": forward, method: enable})()
 
 
-def _train_one_step(model: Any) -> None:
+def _switch_field(table: Table) -> Rename:
+    """The `TrainingArguments` field that turns checkpointing on (a boolean field row of transformers)."""
+    for row in table.renames:
+        if row.library == "transformers" and row.kind == "field" and row.owned.head == "TrainingArguments":
+            if values_for(row.old, new_name=row.new) == BOOL_VALUES:
+                return row
+    raise ProbeError("the table has no boolean TrainingArguments field row to turn checkpointing on with")
+
+
+def _train_one_step(model: Any, switch: Rename) -> None:
     import torch
     from transformers import Trainer
 
     fields = _fields()
-    flag = next(n for n in ("activation_checkpointing", "gradient_checkpointing") if n in fields)
+    flag = switch.new if switch.new in fields else switch.old
     with _quiet():  # the arguments are setup; what is measured is what the Trainer does with the model
         args = _training_arguments()(
             **_base(),
@@ -268,6 +277,7 @@ def _train_one_step(model: Any) -> None:
 
 
 def _trainer_override(row: Rename, table: Table) -> Iterator[Outcome]:
+    switch = _switch_field(table)
     for uses in ("old", "new"):
         model = override_model(getattr(row, uses))
         outcome = run(
@@ -275,7 +285,7 @@ def _trainer_override(row: Rename, table: Table) -> Iterator[Outcome]:
             "Trainer.train() with checkpointing on",
             uses,
             True,
-            lambda m=model: _train_one_step(m),
+            lambda m=model: _train_one_step(m, switch),
             lambda _, m=model: {"checkpointing": m.checkpointing, "checkpoint_kwargs": m.checkpoint_kwargs},
         )
         # A caller that never looks for the name it does not know fails on the name it does: the release lacks it.
@@ -319,13 +329,15 @@ def values_for(field_name: str, cls: Any = None, new_name: str | None = None) ->
     if field_name not in annotations and new_name in annotations:
         field_name = new_name  # a release that removed the old field: the new one has the same type
     if field_name not in annotations:
-        raise ProbeError(f"TrainingArguments has no field '{field_name}' to take the value type from")
+        raise ProbeError(
+            f"{(cls or _training_arguments()).__name__} has no field '{field_name}' to take the value type from"
+        )
     return DICT_VALUES if "dict" in str(annotations[field_name]) else BOOL_VALUES
 
 
 def field_pair(row: Rename) -> tuple[str, str]:
     """The `TrainingArguments` field names a flag or key row stands for."""
-    return row.old.lstrip("-").replace("-", "_"), row.new.lstrip("-").replace("-", "_")
+    return field_name(row.old), field_name(row.new)
 
 
 def _read_fields(args: Any, names: tuple[str, str]) -> dict[str, Any]:
@@ -468,7 +480,7 @@ def _config_key(row: Rename, table: Table) -> Iterator[Outcome]:
 def resolve_owner(row: Rename) -> Any:
     """The object a row's owner names: a module, class or function, imported by its dotted name."""
     text = OWNER_OBJECTS.get(row.owner, row.owned.name)
-    module_name = {"transformers": "transformers", "peft": "peft", "trl": "trl"}.get(row.library, row.library)
+    module_name = row.library  # the table's library keys are their import names
     parts = text.split(".")
     if parts[0] != module_name:
         parts = [module_name, *parts]
@@ -552,7 +564,7 @@ def probe_rows(table: Table, library: str) -> list[Outcome]:
 
 
 def installed_versions(library: str) -> dict[str, str]:
-    """The versions the outcomes were measured with: the library, transformers and torch, and where each came from."""
+    """The versions the outcomes were measured with: the library, transformers and torch."""
     import torch
     import transformers
 

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 
 from generator.migrate.hits import Options
+from generator.table import field_name
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _CLASS_HEADER = re.compile(r"class[ \t]+([A-Za-z_]\w*)[ \t]*\(([^)]*)\)")
@@ -73,7 +74,7 @@ _COUNTS = 16
 
 def declared_fields(text: str, flag: str) -> bool:
     """Whether `text` declares a dataclass field that `HfArgumentParser` turns into `flag` (`name: type` in a class)."""
-    name = flag.lstrip("-").replace("-", "_")
+    name = field_name(flag)
     return name in text and re.search(rf"^[ \t]+{re.escape(name)}[ \t]*:", text, re.M) is not None
 
 

@@ -28,7 +28,7 @@ from generator.migrate.pylex import (
 from generator.migrate.receivers import NEW_KEYWORDS, UNKNOWN, Kind, Receivers, narrow_override
 
 __all__ = ["Source", "analyse", "context_of", "identifiers"]
-from generator.table import Rename
+from generator.table import Rename, field_name
 
 
 def _callee(call: ast.Call) -> str | None:
@@ -714,7 +714,7 @@ class _Walk:
                 what = f"this file defines its own `{flag}` with `add_argument`: not the TrainingArguments flag, not rewritten"
                 self.hits.append(info(row, start, code="own-flag", what=what, section="config"))
             elif flag in self.own_fields:
-                what = f"this file declares a dataclass field `{flag.lstrip('-').replace('-', '_')}`, which HfArgumentParser turns into `{flag}`: it may be the file's own flag, not TrainingArguments', so it is not rewritten"
+                what = f"this file declares a dataclass field `{field_name(flag)}`, which HfArgumentParser turns into `{flag}`: it may be the file's own flag, not TrainingArguments', so it is not rewritten"
                 self.hits.append(info(row, start, code="own-flag", what=what, section="config"))
             elif in_argv and exact == flag and offset >= 0:
                 siblings = [e.value for e in parent.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]  # type: ignore[union-attr]

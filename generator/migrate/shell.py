@@ -14,6 +14,7 @@ from pathlib import Path
 from generator.migrate.findings import Edit
 from generator.migrate.hits import Hit, Options, hazard, info, planned_hit, rename
 from generator.migrate.pylex import declared_fields
+from generator.table import field_name
 
 _PYTHON = re.compile(r"python[\d.]*\Z")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
@@ -206,7 +207,7 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
                 what = f"`{name}` defines its own `{flag}` with `add_argument`: not the TrainingArguments flag, not rewritten"
                 hits.append(info(row, start, code="own-flag", what=what, section="config"))
             elif verdict == "field":
-                what = f"`{name}` declares its own dataclass field `{flag.lstrip('-').replace('-', '_')}`: its HfArgumentParser may read `{flag}` into that dataclass, not TrainingArguments (renaming it would be refused as an unused argument), so it is not rewritten"
+                what = f"`{name}` declares its own dataclass field `{field_name(flag)}`: its HfArgumentParser may read `{flag}` into that dataclass, not TrainingArguments (renaming it would be refused as an unused argument), so it is not rewritten"
                 hits.append(info(row, start, code="own-flag", what=what, section="config"))
             elif verdict == "unknown" or offset < 0:
                 what = f"cannot tell whether `{name}` reads `{flag}` with HfArgumentParser (it was not found from here, or does not use it): rename it by hand if it does"

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.paths import TABLE_PATH
-from generator.table import Rename, Table, load
+from generator.table import Rename, Table, field_name, load
 
 ENV_VAR = "CHECKPOINTING_V6_PREVIEW"
 """Set to `1` to run under the preview: read by the pytest plugin and by the `sitecustomize` bootstrap."""
@@ -120,7 +120,7 @@ def _field_of(row: Rename) -> tuple[str, str, str] | None:
     if row.kind == "cli-flag":
         if row.owned.argument is None:  # "HfArgumentParser(TrainingArguments)": flags come from its fields
             return None
-        old, new = (flag.lstrip("-").replace("-", "_") for flag in (row.old, row.new))
+        old, new = field_name(row.old), field_name(row.new)
         return row.owned.argument, old, new
     cls = row.owned.cls
     if cls is None or not re.fullmatch(r"\w+", row.old) or not re.fullmatch(r"\w+", row.new):
