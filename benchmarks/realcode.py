@@ -1,8 +1,9 @@
 """Proof on real code: `fix --write` on released fine-tuning projects keeps their code, and their tests, working.
 
 Run: `.venv/bin/python benchmarks/realcode.py [NAME ...]` (results in benchmarks/RESULTS-realcode.md when every
-project ran). Each project is pinned in benchmarks/realcode.json by version and sha256, downloaded once with pip
-into .cache/realcode/ and checked against the sha256 on every use. For each, in a fresh unpacked copy:
+project ran). Each project is pinned in benchmarks/realcode.json by version, file and sha256, downloaded once from PyPI
+into .cache/registry/ (`generator.measure.registry`) and checked against the pin on every use. For each, in a fresh
+copy of the unpacked release:
 
 1. the project's own tests that touch the renamed names run, offline and on CPU, with its source first on
    PYTHONPATH (the Hub models they load are built from tiny configs into a local Hub cache);
@@ -20,10 +21,8 @@ import os
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree import ElementTree
@@ -31,10 +30,12 @@ from xml.etree import ElementTree
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from generator.measure.registry import sha256_of  # noqa: E402
+from generator import paths  # noqa: E402
+from generator.measure import registry  # noqa: E402
 
 PINS = ROOT / "benchmarks" / "realcode.json"
-CACHE = ROOT / ".cache" / "realcode"
+HUB = paths.CACHE_DIR / "realcode" / "hub"
+"""The local Hub cache of the stand-in models the projects' tests load (git-ignored, kept between runs)."""
 RESULTS = ROOT / "benchmarks" / "RESULTS-realcode.md"
 
 
@@ -95,54 +96,37 @@ def load(path: Path = PINS) -> tuple[str, list[dict[str, object]], list[Project]
     return data["target"], data["hub"], projects
 
 
-def fetch(project: Project, cache: Path = CACHE) -> Path:
-    """The pinned archive, from the cache or downloaded once with pip; raises `FetchError`."""
-    target = cache / project.file
-    if target.is_file() and sha256_of(target) == project.sha256:
-        return target
-    cache.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=cache) as tmp:
-        kind = "--only-binary" if project.file.endswith(".whl") else "--no-binary"
-        command = [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "--no-deps",
-            "--no-build-isolation",
-            kind,
-            ":all:",
-            "--disable-pip-version-check",
-            "-q",
-            "-d",
-            tmp,
-            f"{project.name}=={project.version}",
-        ]
-        result = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
-        got = Path(tmp) / project.file
-        if result.returncode != 0 or not got.is_file():
-            raise FetchError(f"{project.name}=={project.version}: pip download failed: {result.stderr.strip()[-500:]}")
-        if (digest := sha256_of(got)) != project.sha256:
-            raise FetchError(f"{project.file}: sha256 {digest} differs from the pin {project.sha256}")
-        os.replace(got, target)
-    return target
+def fetch(project: Project, cache: Path = registry.CACHE) -> Path:
+    """The pinned file, from the cache or downloaded once from the registry, checked against the pin's sha256;
+    raises `FetchError`."""
+    if found := registry.cached(cache / project.file, project.sha256):
+        return found  # the pin names the file: a checked copy needs no registry (offline too)
+    try:
+        files = registry.project(registry.PYPI, project.name).releases.get(project.version, ())
+        file = next((f for f in files if f.filename == project.file), None)
+        if file is None:
+            raise FetchError(f"{project.name}=={project.version}: the registry lists no {project.file}")
+        if file.sha256 != project.sha256:
+            raise FetchError(f"{project.file}: sha256 {file.sha256} differs from the pin {project.sha256}")
+        return registry.fetch(file, cache)
+    except registry.RegistryError as exc:
+        raise FetchError(str(exc)) from None
 
 
 def unpack(archive: Path, into: Path) -> Path:
-    """The archive's contents under `into`; returns the project root (an sdist's single top folder)."""
-    if archive.name.endswith(".whl"):
-        with zipfile.ZipFile(archive) as z:
-            z.extractall(into)
-        return into
-    with tarfile.open(archive) as t:
-        t.extractall(into, filter="data")
-    (top,) = [p for p in into.iterdir() if p.is_dir()]
-    return top
+    """A fresh copy of the unpacked release (`registry.unpack`, extracted once) at `into`, for `fix --write` to edit;
+    returns `into`, the project root (an sdist's top folder is already gone)."""
+    try:
+        tree = registry.unpack(archive)
+    except registry.RegistryError as exc:
+        raise FetchError(str(exc)) from None
+    shutil.copytree(tree, into)
+    (into / ".complete").unlink()  # the registry's marker, not the project's
+    return into
 
 
-def build_hub(specs: list[dict[str, object]], cache: Path = CACHE) -> Path:
+def build_hub(specs: list[dict[str, object]], hub: Path = HUB) -> Path:
     """A local Hub cache holding each stand-in model (built from its tiny config); returns the cache folder."""
-    hub = cache / "hub"
     revision = "0" * 40
     for spec in specs:
         repo = str(spec["id"])
@@ -259,7 +243,7 @@ def check(
         root = unpack(archive, Path(tmp) / "tree")
         for name in project.setup:
             (root / name).touch()
-        hub = build_hub(hub_specs) if tests and project.tests else CACHE / "hub"
+        hub = build_hub(hub_specs) if tests and project.tests else HUB
         extra: list[Path] = []
         if tests and project.tests and project.alongside:
             pinned = {p.name: p for p in load()[2]}

@@ -1,6 +1,6 @@
 """Benchmark: the migration scanner against ruff and grep on the transformers 5.23.0 source tree.
 
-Run: `.venv/bin/python benchmarks/scan.py [--repeat 7]` (downloads the wheel into .cache/wheels once). Each round
+Run: `.venv/bin/python benchmarks/scan.py [--repeat 7]` (downloads the wheel into .cache/registry once). Each round
 runs, back to back on the same unpacked tree:
 
 - `checkpointing-migrate scan TREE` (the console script) and `python -m generator scan TREE`;
@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from generator.measure import registry
 from generator.measure.adoption import fetch
 
 VERSION = "5.23.0"
@@ -61,8 +62,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=7, help="rounds; the median is reported (default: %(default)s)")
     parser.add_argument("--no-write", action="store_true", help=f"print the table, do not write {RESULTS.name}")
     args = parser.parse_args()
-    wheel = fetch("transformers", VERSION)
-    tree = wheel.with_suffix("")
+    wheel, _ = fetch("transformers", VERSION)
+    tree = registry.unpack(wheel)
     files = sum(1 for _ in tree.rglob("*.py"))
     runs = commands(tree)
     for argv in runs.values():  # warm the file cache and the interpreter's bytecode

@@ -22,9 +22,8 @@ from pathlib import Path
 from typing import Self
 
 from generator.measure import registry
-from generator.paths import ROOT
 
-REAL_CACHE = ROOT / ".cache" / "registry"
+REAL_CACHE = registry.CACHE
 """Where the real wheels are downloaded once (sha256-checked against PyPI), shared with `generator audit`."""
 
 

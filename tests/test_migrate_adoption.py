@@ -76,7 +76,7 @@ def test_the_page_lists_peft_and_trl_warning_sites() -> None:
 
 @pytest.fixture(scope="module")
 def measured(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict]:
-    """A new measurement of every package from the wheels (cached in .cache/wheels, 73 MB; downloaded from PyPI when
+    """A new measurement of every package from the wheels (cached in .cache/registry, 73 MB; downloaded from PyPI when
     missing; about 20 s): a subset once let stale unsloth data through after a scanner change."""
     try:
         return adoption.measure(TABLE)

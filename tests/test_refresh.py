@@ -105,6 +105,15 @@ def test_the_file_read_is_a_pure_wheel_else_the_sdist_else_the_smallest_wheel() 
     assert registry.pick((linux, mac)) is mac
 
 
+def test_the_wheel_for_a_python_is_the_one_pip_would_take_never_an_sdist() -> None:
+    sdist, pure = _file("t-1.tar.gz", packagetype="sdist"), _file("t-1-py2.py3-none-any.whl")
+    built, other = _file("t-1-cp312-none-any.whl"), _file("t-1-cp311-none-any.whl")
+    assert registry.pick((sdist, pure, other), "3.12") is pure
+    assert registry.pick((pure, built), "3.12") is built  # pip prefers the more specific tag
+    with pytest.raises(registry.RegistryError, match="no wheel for Python 3.12"):
+        registry.pick((sdist, other), "3.12")
+
+
 def test_a_download_that_does_not_match_its_sha256_is_refused_and_not_kept(
     wheels: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -203,11 +212,12 @@ def refreshed(
     except matrix.MatrixError as exc:
         _offline("the matrix environments could not be installed", exc)
     repo = copy_repo(tmp_path_factory.mktemp("refresh") / "repo")
-    for sub in ("matrix", "wheels"):  # reuse the caches, but keep what this run adds inside the copy
-        (repo / ".cache" / sub).mkdir(parents=True)
-        for entry in (ROOT / ".cache" / sub).iterdir():
+    for cache in (matrix.CACHE_DIR, registry.CACHE):  # reuse the caches, but keep what this run adds inside the copy
+        copy = repo / cache.relative_to(ROOT)
+        copy.mkdir(parents=True)
+        for entry in cache.iterdir():
             if not entry.name.startswith(".") and not entry.name.startswith(("transformers-6.0.0", "trl-1.17.0")):
-                (repo / ".cache" / sub / entry.name).symlink_to(entry)
+                (copy / entry.name).symlink_to(entry)
     with _serve(wheels, new=True) as fake:
         result = _run("refresh", "--index-url", fake.url, "--only", "transformers,trl", "--write", cwd=repo)
     return repo, result

@@ -12,12 +12,9 @@ import ast
 import concurrent.futures
 import json
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,16 +33,13 @@ from generator.migrate.requirements import Allowed, Finder
 from generator.migrate.run import check_all
 from generator.table import Rename, Table, load
 
-ROOT = paths.ROOT
-CACHE = ROOT / ".cache" / "wheels"
-"""Downloaded wheels (`pip download --no-deps`, kept between runs) and their unpacked trees (git-ignored)."""
 DATA_PATH = adoption_data.ADOPTION_PATH
 LIBRARIES = ("peft", "trl", "accelerate", "diffusers", "axolotl")
 """The libraries the report covers, by their key in the table."""
 CLASS_SOURCES = ("transformers", "trl")
 """Libraries whose wheels define the training-arguments classes and the config keys."""
 PYTHON_VERSION = "3.12"
-"""`pip download --python-version`: Axolotl 0.21.0 requires Python ≥ 3.12; the wheels are pure Python."""
+"""The Python the wheels are picked for (`registry.pick`): Axolotl 0.21.0 requires Python ≥ 3.12."""
 
 
 ECOSYSTEM = (
@@ -199,18 +193,27 @@ def effect(
 
 
 @dataclass(frozen=True)
+class Pin:
+    """A wheel known before the registry is asked: recorded in the committed data, or downloaded and checked by
+    `refresh`. A copy in the cache with this sha256 is used without asking (offline too)."""
+
+    filename: str
+    sha256: str
+
+
+@dataclass(frozen=True)
 class Wheel:
     library: str
     """The table's key for a table library, the PyPI name for the others."""
     pypi: str
     version: str
     path: Path
+    sha256: str
+    """Checked against the registry's (and the pin's) when the wheel was fetched."""
+    tree: Path
+    """The unpacked wheel (`registry.unpack`)."""
     category: str = ""
     """What the package is (`ECOSYSTEM`); empty for the table's libraries."""
-
-    @property
-    def tree(self) -> Path:
-        return self.path.with_suffix("")
 
     @property
     def packages(self) -> list[Path]:
@@ -219,69 +222,55 @@ class Wheel:
         return [p for root in roots for p in sorted(root.iterdir()) if p.is_dir() and p.name.isidentifier()]
 
 
-def fetch(pypi: str, version: str, cache: Path = CACHE, sha256: str | None = None) -> Path:
-    """The wheel of `pypi==version` in `cache`, downloaded if missing or if it does not have the `sha256` recorded
-    for it; raises `RuntimeError` if pip fails or the download does not match."""
-    cache.mkdir(parents=True, exist_ok=True)
-    prefix = re.sub(r"[-_.]+", "_", pypi).lower()
-    found = [w for w in sorted(cache.glob("*.whl")) if w.name.lower().startswith(f"{prefix}-{version}-")]
-    if found and sha256 and registry.sha256_of(found[0]) != sha256:
-        found[0].unlink()
-        shutil.rmtree(found[0].with_suffix(""), ignore_errors=True)
-        found = []
-    if not found:
-        command = [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "--no-deps",
-            "--only-binary=:all:",
-            "--python-version",
-            PYTHON_VERSION,
-            "-q",
-            "-d",
-            str(cache),
-            f"{pypi}=={version}",
-        ]
-        done = subprocess.run(command, capture_output=True, text=True)
-        found = [w for w in sorted(cache.glob("*.whl")) if w.name.lower().startswith(f"{prefix}-{version}-")]
-        if done.returncode != 0 or not found:
-            raise RuntimeError(f"`{' '.join(command)}` failed: {done.stderr.strip()[-500:]}")
-        if sha256 and registry.sha256_of(found[0]) != sha256:
-            raise RuntimeError(f"{found[0]}: sha256 {registry.sha256_of(found[0])} differs from the recorded {sha256}")
-    wheel = found[0]
-    tree = wheel.with_suffix("")
-    if not tree.is_dir():
-        staging = Path(tempfile.mkdtemp(prefix=f"{tree.name}.", dir=cache))
-        with zipfile.ZipFile(wheel) as archive:
-            archive.extractall(staging)
-        staging.rename(tree)  # never a half-unpacked tree
-    return wheel
+def fetch(pypi: str, version: str, pin: Pin | None = None, cache: Path = registry.CACHE) -> tuple[Path, str]:
+    """The wheel of `pypi==version` for `PYTHON_VERSION` in `cache`, and its sha256: the pinned file if the cache
+    holds it, else the registry's pick, which must have the pin's sha256; raises `RuntimeError` if neither works."""
+    if pin is not None and (path := registry.cached(cache / pin.filename, pin.sha256)):
+        return path, pin.sha256
+    try:
+        releases = registry.project(registry.PYPI, pypi).releases
+        if version not in releases:
+            raise registry.RegistryError(f"{registry.PYPI}: {pypi} has no release {version}")
+        file = registry.pick(releases[version], PYTHON_VERSION)
+        if pin is not None and file.sha256 != pin.sha256:
+            raise registry.RegistryError(
+                f"{file.filename}: sha256 {file.sha256} differs from the recorded {pin.sha256}"
+            )
+        return registry.fetch(file, cache), file.sha256
+    except registry.RegistryError as exc:
+        raise RuntimeError(str(exc)) from None
 
 
-def _recorded_sha256() -> dict[tuple[str, str], str]:
+def _recorded() -> dict[tuple[str, str], Pin]:
     try:
         data = adoption_data.load_adoption(DATA_PATH)
     except adoption_data.AdoptionDataError:
         return {}
-    return {(e.pypi, e.version): e.sha256 for e in data.libraries}
+    return {(e.pypi, e.version): Pin(e.wheel, e.sha256) for e in data.libraries}
 
 
 def wheels(
-    table: Table, keys: tuple[str, ...], cache: Path = CACHE, ecosystem: tuple[tuple[str, str, str], ...] = ()
+    table: Table,
+    keys: tuple[str, ...],
+    pins: Mapping[tuple[str, str], Pin],
+    cache: Path = registry.CACHE,
+    ecosystem: tuple[tuple[str, str, str], ...] = (),
 ) -> list[Wheel]:
-    """The wheels of the `checked` release of each table library in `keys`, then of each `ecosystem` package;
-    downloaded in parallel, each checked against the sha256 the committed data records for it."""
+    """The unpacked wheels of the `checked` release of each table library in `keys`, then of each `ecosystem`
+    package, fetched in parallel; `pins`: (PyPI name, version) → the wheel it must be."""
     wanted = [(key, table.libraries[key].pypi, table.libraries[key].checked, "") for key in keys]
     wanted += [(pypi, pypi, version, category) for pypi, version, category in ecosystem]
-    recorded = _recorded_sha256()
+
+    def get(key: str, pypi: str, version: str, category: str) -> Wheel:
+        path, sha256 = fetch(pypi, version, pins.get((pypi, version)), cache)
+        try:
+            tree = registry.unpack(path)
+        except registry.RegistryError as exc:
+            raise RuntimeError(str(exc)) from None
+        return Wheel(key, pypi, version, path, sha256, tree, category)
+
     with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
-        paths_ = list(pool.map(lambda w: fetch(w[1], w[2], cache, recorded.get((w[1], w[2]))), wanted))
-    return [
-        Wheel(key, pypi, version, path, category)
-        for (key, pypi, version, category), path in zip(wanted, paths_, strict=True)
-    ]
+        return list(pool.map(lambda w: get(*w), wanted))
 
 
 def requirements(wheel: Path) -> dict[str, str]:
@@ -437,7 +426,7 @@ def scan(table: Table, targets: list[Wheel], classes: dict[str, object], measure
                 "version": wheel.version,
                 "category": wheel.category,
                 "wheel": wheel.path.name,
-                "sha256": registry.sha256_of(wheel.path),
+                "sha256": wheel.sha256,
                 "requires_transformers": pins.get("transformers", ""),
                 "requires": pins,
                 "files": len(results),
@@ -469,23 +458,22 @@ def dump(data: object) -> str:
     return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
 
-def write_if_changed(path: Path, text: str) -> bool:
-    """Write `text` to `path` atomically unless it already holds it; whether it was written."""
-    return bool(writing.write_if_changed({path: text}))
-
-
 def measure(
-    table: Table, cache: Path = CACHE, ecosystem: tuple[tuple[str, str, str], ...] = ECOSYSTEM
+    table: Table,
+    cache: Path = registry.CACHE,
+    ecosystem: tuple[tuple[str, str, str], ...] = ECOSYSTEM,
+    pins: Mapping[tuple[str, str], Pin] | None = None,
 ) -> tuple[dict[str, object], dict[str, object]]:
     """(training-arguments data, adoption data), measured from the wheels (downloaded when missing) and the
-    committed behaviour matrix."""
-    classes = training_classes(table, wheels(table, CLASS_SOURCES, cache))
-    return classes, scan(table, wheels(table, LIBRARIES, cache, ecosystem), classes, load_matrix())
+    committed behaviour matrix; `pins` add to (and win over) the wheels the committed data records."""
+    known = {**_recorded(), **(pins or {})}
+    classes = training_classes(table, wheels(table, CLASS_SOURCES, known, cache))
+    return classes, scan(table, wheels(table, LIBRARIES, known, cache, ecosystem), classes, load_matrix())
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m generator.measure.adoption", description=__doc__.splitlines()[0])
-    parser.add_argument("--table", type=Path, default=ROOT / "aliases.yaml")
+    parser.add_argument("--table", type=Path, default=paths.TABLE_PATH)
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if the committed data differ")
     args = parser.parse_args(argv)
     table = load(args.table)
@@ -496,12 +484,13 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     outputs = {rules_module.CLASSES_PATH: dump(classes), DATA_PATH: dump(data)}
     if args.check:
-        stale = [p for p, text in outputs.items() if not p.is_file() or p.read_text(encoding="utf-8") != text]
+        stale = writing.stale(outputs)
         for p in stale:
             print(f"{p}: differs from a new measurement", file=sys.stderr)
         return 1 if stale else 0
-    for path, text in outputs.items():
-        print(f"{'wrote' if write_if_changed(path, text) else 'unchanged'} {path.relative_to(ROOT)}")
+    written = writing.write_if_changed(outputs)
+    for path in outputs:
+        print(f"{'wrote' if path in written else 'unchanged'} {path.relative_to(paths.ROOT)}")
     return 0
 
 

@@ -129,7 +129,7 @@ class Adoption:
     """The content of `data/adoption.json`."""
 
     python_version: str
-    """The `pip download --python-version` the wheels were chosen for."""
+    """The Python version the wheels were picked for (the wheel `pip download --python-version` would take)."""
     measured_with: MeasuredWith
     libraries: tuple[ScannedLibrary, ...]
     """The table's libraries first, then the other packages, in the order scanned."""

@@ -22,13 +22,13 @@ from typing import Any
 
 from packaging.requirements import Requirement
 
-from generator import writing
+from generator import paths, writing
 from generator.measure import source
 from generator.measure.data import DOWNSTREAM_FILE, MATRIX_FILE, MatrixError, RaisedInSource, read
 from generator.paths import DATA_DIR, ROOT
 from generator.table import Table
 
-CACHE_DIR = ROOT / ".cache" / "matrix"
+CACHE_DIR = paths.CACHE_DIR / "matrix"
 """Where the per-release environments live (ignored by git; created on demand)."""
 TIMEOUT = 600
 """Seconds one probe run or one install may take before the measurement is abandoned."""

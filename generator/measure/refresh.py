@@ -11,24 +11,25 @@ import argparse
 import concurrent.futures
 import datetime
 import json
-import os
 import re
-import shutil
 import sys
 import tarfile
 import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from generator import writing
 from generator.measure import jsondoc, registry
 from generator.measure.data import Downstream, Outcome, RecordedWarning, ReleaseEntry, load_downstream, row_key
 from generator.measure.evidence import Evidence
 from generator.paths import DATA_DIR, DOCS_DIR, ROOT, TABLE_PATH
 from generator.table import Rename, Table, TableError, load, parse
 
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+if TYPE_CHECKING:
+    from generator.measure import matrix
+
 _SOURCE_SUFFIXES = (".py", ".pyi")
 
 
@@ -133,13 +134,13 @@ def compare_names(finding: Finding, names: tuple[str, ...], before: set[str], af
 # --- Measuring a new release -------------------------------------------------------------------------------------------
 
 
-def install_env(pypi: str, version: str, archive: Path, sha256: str) -> Path:
-    """The matrix environment of `pypi==version`, installed from the checked file (never from an index)."""
+def install_env(job: matrix.Job, archive: Path, sha256: str) -> Path:
+    """The matrix environment of the job's release, installed from the checked file (never from an index)."""
     from generator.measure import matrix
 
-    stamp = f"{pypi}=={version} sha256={sha256}\n"
+    stamp = f"{job.pypi}=={job.version} sha256={sha256}\n"
     try:
-        return matrix.install_env(matrix.CACHE_DIR / f"{pypi}-{version}", str(archive), stamp, "--no-index")
+        return matrix.install_env(job.env, str(archive), stamp, "--no-index")
     except matrix.MatrixError as exc:
         raise RefreshError(str(exc)) from None
 
@@ -167,7 +168,7 @@ def _declares(tree: Path, package: str, name: str) -> bool:
     return False
 
 
-def removal_changes(table: Table, key: str, version: str, outcomes: Sequence[Outcome]) -> list[Change]:
+def removal_changes(table: Table, key: str, outcomes: Sequence[Outcome]) -> list[Change]:
     """Shipped rows whose old name is gone in the release: every use of it raises or is absent, the new one works."""
     changes = []
     for row in table.renames:
@@ -296,8 +297,8 @@ def measure(
         if finding.key not in ruled or not probe:
             continue
         trees = {v: registry.unpack(p) for v, p in finding.files.items()}
-        env = install_env(finding.pypi, finding.latest, finding.files[finding.latest], finding.sha256[finding.latest])
         job = matrix.Job(finding.key, finding.pypi, finding.latest)
+        env = install_env(job, finding.files[finding.latest], finding.sha256[finding.latest])
         try:
             entry = matrix.probe_job(job, table_path)
             evidence = matrix._run_module(
@@ -312,7 +313,7 @@ def measure(
         except (matrix.MatrixError, jsondoc.DocumentError) as exc:
             raise RefreshError(str(exc)) from None
         entries[finding.key] = entry
-        finding.changes += removal_changes(table, finding.key, finding.latest, outcomes)
+        finding.changes += removal_changes(table, finding.key, outcomes)
         finding.changes += shipped_changes(table, finding, finding.latest, trees, results)
     return entries
 
@@ -321,7 +322,7 @@ def downstream_changes(findings: list[Finding]) -> list[str]:
     """PEFT's and TRL's downstream warnings measured with their new releases first, against the recorded ones."""
     from generator.measure import matrix
 
-    envs = [matrix.CACHE_DIR / f"{f.pypi}-{f.latest}" for f in findings if f.latest and f.key in ("peft", "trl")]
+    envs = [matrix.Job(f.key, f.pypi, f.latest).env for f in findings if f.latest and f.key in ("peft", "trl")]
     if not envs:
         return []
     try:
@@ -485,12 +486,6 @@ def _release_note(finding: Finding) -> str:
 # --- Applying ------------------------------------------------------------------------------------------------------------
 
 
-def _atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.refresh-tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def apply(table_path: Path, findings: list[Finding]) -> list[Path]:
     """Write the table, re-measure the data files with it, render the pages; on any failure restore every file."""
     from generator.measure import adoption, matrix
@@ -512,11 +507,13 @@ def apply(table_path: Path, findings: list[Finding]) -> list[Path]:
             data = matrix.measure_all(new_table, staged)
             outputs.update({DATA_DIR / name: matrix.dump(value) for name, value in data.items()})
         if any(f.latest and f.key in adoption.LIBRARIES + adoption.CLASS_SOURCES for f in findings):
-            for f in findings:  # adoption reads the checked wheel from its cache: give it the checked download
-                if f.latest and f.files[f.latest].suffix == ".whl":
-                    adoption.CACHE.mkdir(parents=True, exist_ok=True)
-                    shutil.copyfile(f.files[f.latest], adoption.CACHE / f.files[f.latest].name)
-            classes, scanned = adoption.measure(new_table)
+            # The new releases are in the registry's cache, checked: adoption takes those wheels by name and sha256.
+            downloads = {
+                (f.pypi, f.latest): adoption.Pin(f.files[f.latest].name, f.sha256[f.latest])
+                for f in findings
+                if f.latest and f.files[f.latest].suffix == ".whl"
+            }
+            classes, scanned = adoption.measure(new_table, pins=downloads)
             outputs.update(
                 {rules_module.CLASSES_PATH: adoption.dump(classes), adoption.DATA_PATH: adoption.dump(scanned)}
             )
@@ -524,22 +521,16 @@ def apply(table_path: Path, findings: list[Finding]) -> list[Path]:
         raise RefreshError(f"measuring with the edited table failed; nothing was written:\n{exc}") from None
     finally:
         staged.unlink(missing_ok=True)
-    backup = {p: p.read_text(encoding="utf-8") if p.is_file() else None for p in outputs}
-    written: list[Path] = []
+    backup = {p: p.read_text(encoding="utf-8") for p in outputs if p.is_file()}
+    page_backup: dict[Path, str] = {}
     try:
-        for path, text in outputs.items():
-            if backup[path] != text:
-                _atomic(path, text)
-                written.append(path)
+        written = writing.write_if_changed(outputs)
         pages = render.render_pages(load(table_path))
         page_backup = {p: p.read_text(encoding="utf-8") for p in render.stale_pages(pages, DOCS_DIR) if p.is_file()}
         written += render.write_pages(pages, DOCS_DIR)
     except Exception as exc:  # noqa: BLE001 - whatever failed, every file written so far is restored
-        for path, text in backup.items():
-            if text is not None:
-                _atomic(path, text)
-        for path, text in locals().get("page_backup", {}).items():
-            _atomic(path, text)
+        for path, text in {**backup, **page_backup}.items():
+            writing.atomic_write(path, text)
         raise RefreshError(f"writing failed, every file restored: {exc}") from None
     return written
 

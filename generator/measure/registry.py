@@ -1,8 +1,8 @@
 """The package registry's JSON API (the shape of `https://pypi.org/pypi/<project>/json`) and checked downloads.
 
-`project()` reads one project's releases and files; `download()` fetches them in parallel into `.cache/registry/`,
-checks each against the sha256 the API gives and never leaves a half-written or unchecked file under its final name;
-`unpack()` extracts a wheel or sdist once, next to it. Used by `refresh` (new releases) and `audit` (listed releases).
+`project()` reads a project's files, `pick()` chooses one, `fetch()` (`download()`: in parallel) puts it in
+`.cache/registry/` checked against its sha256 (never half-written or unchecked under its final name), `unpack()`
+extracts it once beside it. The one download path and cache: `refresh`, `audit`, `adoption`, `benchmarks/realcode.py`.
 """
 
 from __future__ import annotations
@@ -22,13 +22,15 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from packaging import tags
+from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
-from generator.paths import ROOT
+from generator.paths import CACHE_DIR
 
 PYPI = "https://pypi.org/pypi"
 """The default `--index-url`: the JSON API's base, `<base>/<project>/json`."""
-CACHE = ROOT / ".cache" / "registry"
+CACHE = CACHE_DIR / "registry"
 """Downloaded release files (checked) and their unpacked trees; git-ignored, kept between runs."""
 TIMEOUT = 120
 """Seconds one request may stall before it is abandoned."""
@@ -115,14 +117,39 @@ def project(index_url: str, name: str) -> Project:
     return Project(name, releases)
 
 
-def pick(files: tuple[File, ...]) -> File:
-    """The file to read a release's source in: a pure-Python wheel, else the sdist, else the smallest wheel."""
+def pick(files: tuple[File, ...], python: str | None = None) -> File:
+    """The file to read a release's source in: a pure-Python wheel, else the sdist, else the smallest wheel.
+
+    With `python` (`"3.12"`), the wheel `pip download --only-binary=:all: --python-version` would take on this machine
+    instead: the one whose best tag comes first among those that CPython supports (a pure wheel when there is no build).
+    """
     live = [f for f in files if not f.yanked]
     if not live:
         raise RegistryError("the release has no downloadable file")
+    if python is not None:
+        return _wheel_for(live, python)
     pure = [f for f in live if f.filename.endswith("-none-any.whl")]
     sdists = [f for f in live if f.packagetype == "sdist" or f.filename.endswith((".tar.gz", ".zip"))]
     return (pure or sdists or sorted(live, key=lambda f: f.size))[0]
+
+
+def _wheel_for(files: list[File], python: str) -> File:
+    version = tuple(int(part) for part in python.split("."))
+    cpython = f"cp{python.replace('.', '')}"
+    supported = dict.fromkeys([*tags.cpython_tags(version), *tags.compatible_tags(version, cpython)])
+    order = {tag: index for index, tag in enumerate(supported)}  # pip's preference: the earlier, the better
+    ranked: list[tuple[int, File]] = []
+    for f in files:
+        try:
+            file_tags = parse_wheel_filename(f.filename)[3]
+        except InvalidWheelFilename:
+            continue  # an sdist, or a file no installer would take
+        best = min((order[t] for t in file_tags if t in order), default=None)
+        if best is not None:
+            ranked.append((best, f))
+    if not ranked:
+        raise RegistryError(f"the release has no wheel for Python {python} on this machine")
+    return min(ranked, key=lambda pair: pair[0])[1]
 
 
 def sha256_of(path: Path) -> str:
@@ -134,10 +161,15 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
+def cached(path: Path, sha256: str) -> Path | None:
+    """`path` if it is a file with this sha256 (re-checked on every call: a cache is not trusted), else `None`."""
+    return path if path.is_file() and sha256_of(path) == sha256 else None
+
+
 def fetch(file: File, cache: Path = CACHE) -> Path:
     """`file` in `cache`, downloaded and checked when missing; a cached copy is re-checked, not trusted."""
     target = cache / file.filename
-    if target.is_file() and sha256_of(target) == file.sha256:
+    if cached(target, file.sha256):
         return target
     cache.mkdir(parents=True, exist_ok=True)
     handle, tmp = tempfile.mkstemp(prefix=f".{file.filename}.", dir=cache)
