@@ -19,8 +19,8 @@ import pytest
 from sitekit import copy_repo
 
 from generator import paths
-from generator.measure import adoption_data, data, matrix
-from generator.measure.jsondoc import MAX_LISTED
+from generator.measure import adoption_data, data
+from generator.measure.jsondoc import MAX_LISTED, dump
 
 MATRIX = f"run `{data.MEASURE_COMMAND}` to measure it again"
 ADOPTION = f"run `{adoption_data.ADOPTION_COMMAND}` to measure it again"
@@ -34,8 +34,8 @@ def test_each_committed_file_loads_into_dataclasses_that_hold_all_of_it() -> Non
     """Serialised back (the `about` note aside), the loaded dataclasses give the committed bytes."""
     for name, loaded in ((data.MATRIX_FILE, data.load_matrix()), (data.DOWNSTREAM_FILE, data.load_downstream())):
         about = json.loads(_committed(name))["about"]
-        assert matrix.dump({"about": about, **dataclasses.asdict(loaded)}) == _committed(name), name
-    assert matrix.dump(dataclasses.asdict(adoption_data.load_adoption())) == _committed("adoption.json")
+        assert dump({"about": about, **dataclasses.asdict(loaded)}) == _committed(name), name
+    assert dump(dataclasses.asdict(adoption_data.load_adoption())) == _committed("adoption.json")
 
 
 def test_the_loaded_data_is_typed_all_the_way_down() -> None:
@@ -190,7 +190,7 @@ def test_render_names_a_malformed_outcome_and_exits_1_without_a_traceback(tmp_pa
     path = repo / "data" / data.MATRIX_FILE
     document = json.loads(path.read_text(encoding="utf-8"))
     document["releases"][2]["outcomes"][5]["error"] = "boom"
-    path.write_text(matrix.dump(document), encoding="utf-8")
+    path.write_text(dump(document), encoding="utf-8")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     env.pop("PYTHONPATH", None)  # the copy's own package, from its working directory
     result = subprocess.run(

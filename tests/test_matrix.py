@@ -20,6 +20,7 @@ from generator import paths
 from generator.measure import data as measured_data
 from generator.measure import matrix, probes
 from generator.measure.data import Outcome, RaisedError, row_key
+from generator.measure.jsondoc import dump
 from generator.measure.probes import field_pair
 from generator.pages import measured, render, views
 from generator.table import Rename, load
@@ -147,7 +148,7 @@ def _tampered(tmp_path: Path) -> Path:
         (tmp_path / name).write_text((paths.DATA_DIR / name).read_text(encoding="utf-8"), encoding="utf-8")
     data = json.loads((tmp_path / measured_data.MATRIX_FILE).read_text(encoding="utf-8"))
     data["releases"][-1]["outcomes"][0]["outcome"] = "tampered"
-    (tmp_path / measured_data.MATRIX_FILE).write_text(matrix.dump(data), encoding="utf-8")
+    (tmp_path / measured_data.MATRIX_FILE).write_text(dump(data), encoding="utf-8")
     return tmp_path
 
 

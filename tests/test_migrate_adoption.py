@@ -4,6 +4,7 @@ the call sites the naming research found by reading the sources, and the page sh
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from generator import paths
 from generator.measure import adoption
 from generator.measure.adoption_data import Adoption, load_adoption
 from generator.measure.data import load_matrix
-from generator.measure.jsondoc import parse
+from generator.measure.jsondoc import dump, parse
 from generator.migrate import findings, rules
 from generator.migrate.hits import Options
 from generator.migrate.requirements import Allowed, Finder
@@ -26,6 +27,7 @@ from generator.table import load
 
 TABLE = load(paths.TABLE_PATH)
 MATRIX = load_matrix()
+CALLERS = rules.from_table(TABLE).callers
 PAGE = paths.DOCS_DIR / render.GENERATED_DIR / "adoption-report.md"
 
 # Found by reading the released sources (research notes, naming.md §3), with the effect on transformers ≥ 5.23.
@@ -75,7 +77,7 @@ def test_the_page_lists_peft_and_trl_warning_sites() -> None:
 
 
 @pytest.fixture(scope="module")
-def measured(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict]:
+def measured(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Adoption]:
     """A new measurement of every package from the wheels (cached in .cache/registry, 73 MB; downloaded from PyPI when
     missing; about 20 s): a subset once let stale unsloth data through after a scanner change."""
     try:
@@ -87,19 +89,19 @@ def measured(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict]:
         pytest.skip(f"the wheels are not cached and cannot be downloaded: {exc}")
 
 
-def test_committed_adoption_data_is_what_the_wheels_give(measured: tuple[dict, dict]) -> None:
+def test_committed_adoption_data_is_what_the_wheels_give(measured: tuple[dict, Adoption]) -> None:
     classes, data = measured
     committed = load_adoption()
     by_library = {lib.library: lib for lib in committed.libraries}
-    new = parse(json.loads(adoption.dump(data)), Adoption.from_json, "the new measurement")
+    new = parse(json.loads(dump(dataclasses.asdict(data))), Adoption.from_json, "the new measurement")
     assert (committed.python_version, committed.measured_with) == (new.python_version, new.measured_with)
     assert [lib.library for lib in committed.libraries] == [lib.library for lib in new.libraries]
     for lib in new.libraries:
         assert by_library.get(lib.library) == lib, f"{lib.library}: run `python -m generator.measure.adoption`"
-    assert rules.load_classes() == json.loads(adoption.dump(classes)), "run `python -m generator.measure.adoption`"
+    assert rules.load_classes() == json.loads(dump(classes)), "run `python -m generator.measure.adoption`"
 
 
-def test_measured_classes_include_trl_configs(measured: tuple[dict, dict]) -> None:
+def test_measured_classes_include_trl_configs(measured: tuple[dict, Adoption]) -> None:
     classes, _ = measured
     assert {"SFTConfig", "DPOConfig", "Seq2SeqTrainingArguments"} <= set(classes["subclasses"])
     assert {"model_name_or_path", "dataset_name", "output_dir", "activation_checkpointing"} <= set(
@@ -137,11 +139,11 @@ def test_a_keyword_passed_to_the_old_method_prints_only_the_methods_warning(tmp_
     )
     (in_call,) = [f for f in findings if f.code == "keyword" and f.line == 1]
     (in_args,) = [f for f in findings if f.code == "keyword" and f.line == 2]
-    found = adoption.effect(in_call, newest.outcomes, before.outcomes)
-    assert found["warnings"] == [f"{method.warning.category}: {method.warning.message}"]
-    assert found["effect"] == "warns" and found["v6"] == "AttributeError"
-    found = adoption.effect(in_args, newest.outcomes, before.outcomes)
-    assert found["warnings"] == [f"{field.warning.category}: {field.warning.message}"] and found["v6"] == "TypeError"
+    found = adoption.effect(in_call, newest.outcomes, before.outcomes, CALLERS)
+    assert found.warnings == (f"{method.warning.category}: {method.warning.message}",)
+    assert found.effect == "warns" and found.v6 == "AttributeError"
+    found = adoption.effect(in_args, newest.outcomes, before.outcomes, CALLERS)
+    assert found.warnings == (f"{field.warning.category}: {field.warning.message}",) and found.v6 == "TypeError"
 
 
 def test_the_page_shows_the_measured_warning_of_each_site() -> None:
@@ -178,8 +180,8 @@ def test_effects_come_from_the_probe_of_the_same_use(
 ) -> None:
     newest, before = adoption._reference_releases(TABLE, MATRIX)
     (finding,) = [f for f in _findings(tmp_path, source) if f.code == code]
-    found = adoption.effect(finding, newest.outcomes, before.outcomes)
-    assert (found["effect"], found["v6"]) == (effect, v6)
+    found = adoption.effect(finding, newest.outcomes, before.outcomes, CALLERS)
+    assert (found.effect, found.v6) == (effect, v6)
 
 
 def test_an_override_of_only_the_old_method_carries_the_trainers_measured_warning(tmp_path: Path) -> None:
@@ -187,12 +189,12 @@ def test_an_override_of_only_the_old_method_carries_the_trainers_measured_warnin
     (caller,) = [r for r in TABLE.renames if r.kind == "override"]
     source = "class Encoder(torch.nn.Module):\n    def gradient_checkpointing_enable(self, **kw):\n        pass\n"
     (finding,) = [f for f in _findings(tmp_path, source) if f.code == "override"]
-    found = adoption.effect(finding, newest.outcomes, before.outcomes)
-    assert found == {
-        "effect": "overrides",
-        "warnings": [f"{caller.warning.category}: {caller.warning.text_for('Encoder')}"],
-        "v6": "",
-    }
+    found = adoption.effect(finding, newest.outcomes, before.outcomes, CALLERS)
+    assert (found.effect, found.warnings, found.v6) == (
+        "overrides",
+        (f"{caller.warning.category}: {caller.warning.text_for('Encoder')}",),
+        "",
+    )
 
 
 def test_every_package_has_its_requirement_and_the_downstream_pins_are_read() -> None:

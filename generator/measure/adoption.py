@@ -10,21 +10,20 @@ from __future__ import annotations
 import argparse
 import ast
 import concurrent.futures
-import json
-import re
 import sys
 import zipfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from packaging.requirements import Requirement
 from packaging.version import Version
 
 from generator import paths, writing
 from generator.measure import adoption_data, registry
+from generator.measure.adoption_data import Adoption, MeasuredWith, ScannedLibrary, ScannedSite
 from generator.measure.data import MatrixData, MatrixError, Outcome, ReleaseEntry, load_matrix, row_key
+from generator.measure.jsondoc import dump
 from generator.migrate import codes
 from generator.migrate import rules as rules_module
 from generator.migrate.findings import Finding
@@ -148,27 +147,38 @@ def _mirror(outcomes: Sequence[Outcome], row: Rename, scenario: str, uses: str) 
 
 
 def effect(
-    finding: Finding, newest: Sequence[Outcome], before: Sequence[Outcome], declared: frozenset[str] = frozenset()
-) -> dict[str, Any]:
-    """What a use does, from what the probes measured (a pure function): `effect` (a key of `EFFECTS`), the
-    `warnings` the same use emitted in the newest release (`newest`: its outcomes in `data/matrix.json`), and `v6`,
-    the exception it raises once the old name is gone: what the same use of a name the release lacked raised in the
-    release before the rename (`before`), empty when the use does not need the name. `declared`: old field names
-    the package declares on its own config classes, which outlive transformers' alias."""
+    finding: Finding,
+    newest: Sequence[Outcome],
+    before: Sequence[Outcome],
+    callers: Mapping[str, Rename],
+    declared: frozenset[str] = frozenset(),
+) -> ScannedSite:
+    """A use as a site (its `file` is the finding's path), with what it does by what the probes measured (a pure
+    function): `effect` (a key of `EFFECTS`), the `warnings` the same use emitted in the newest release (`newest`: its
+    outcomes in `data/matrix.json`), and `v6`, the exception it raises once the old name is gone: what the same use of
+    a name the release lacked raised in the release before the rename (`before`), empty when the use does not need the
+    name. `callers`: the table's override rows by old name (`Rules.callers`), whose warning names the overriding
+    class; `declared`: old field names the package declares on its own config classes, which outlive transformers'
+    alias."""
     row, code = finding.row, finding.code
+
+    def site(kind: str, warnings: Sequence[str], v6: str) -> ScannedSite:
+        return ScannedSite(finding.path, finding.line, finding.column, finding.old, code, kind, tuple(warnings), v6)
+
     if row is None or row.status != "shipped" or code in ("not-renamed", "shared-name", "unknown-callee"):
-        return {"effect": "not-deprecated", "warnings": [], "v6": ""}
+        return site("not-deprecated", (), "")
     probe = probe_of(finding)
     measured = _outcome(newest, row, *probe) if probe and code != "reference" else None
     warnings = [f"{w.category}: {w.message}" for w in measured.warnings] if measured else []
     if code == "override" and finding.via:
-        # A class that defines only the old method: what the Trainer emitted for such a model, for this class.
-        caller = next(
-            (o for o in newest if o.row.kind == "override" and o.row.old == row.old and o.uses == "old"),
-            None,
-        )
-        named = [re.sub(r"^`[^`]+`", f"`{finding.via}`", w.message) for w in caller.warnings] if caller else []
-        warnings = [f"{w.category}: {m}" for w, m in zip(caller.warnings, named, strict=True)] if caller else []
+        # A class that defines only the old method: what the Trainer emitted for such a model, named for this class.
+        caller = callers[row.old]
+        trainer = next((o for o in newest if o.row == row_key(caller) and o.uses == "old"), None)
+        named = caller.warning.text_for(finding.via)
+        warnings = [
+            f"{w.category}: {named if caller.warning.matches(w.message) else w.message}"
+            for w in (trainer.warnings if trainer else ())
+        ]
     if code in _STRUCTURAL or measured is None:
         kind = _STRUCTURAL.get(code, "not-deprecated")
     elif measured.outcome == "raises":
@@ -189,7 +199,7 @@ def effect(
         v6 = v6 or "AttributeError"
     if code == "string-lookup" and finding.via in _ANSWERING_LOOKUPS:
         v6 = ""  # the lookup returns False or its default instead: the code runs on, down the other branch
-    return {"effect": kind, "warnings": warnings, "v6": v6}
+    return site(kind, warnings, v6)
 
 
 @dataclass(frozen=True)
@@ -390,7 +400,7 @@ def _in_wheel(path: str, packages: list[Path]) -> str:
     return next(found.relative_to(p.parent) for p in packages if found.is_relative_to(p)).as_posix()
 
 
-def scan(table: Table, targets: list[Wheel], classes: dict[str, object], measured: MatrixData) -> dict[str, object]:
+def scan(table: Table, targets: list[Wheel], classes: dict[str, object], measured: MatrixData) -> Adoption:
     """Every call site of a renamed name in each wheel, with its measured effect; the data behind the report page.
 
     `measured` is `data/matrix.json`: the effects come from its newest transformers release and from the last
@@ -405,41 +415,38 @@ def scan(table: Table, targets: list[Wheel], classes: dict[str, object], measure
             rules, Allowed(None, ""), planned=True, gate=False, package=packages[0].name if packages else None
         )
         results = check_all(packages, options, Finder())
-        sites, quiet = [], {}
-        errors = [f"{_in_wheel(e.path, packages)}:{e.line}: {e.message}" for r in results if (e := r.error)]
+        sites: list[ScannedSite] = []
+        quiet: dict[str, int] = {}
+        errors = tuple(f"{_in_wheel(e.path, packages)}:{e.line}: {e.message}" for r in results if (e := r.error))
         # A package that declares the old field on its own configs keeps it when transformers drops the alias.
         declared = frozenset(f.old for r in results for f in r.findings if f.code == "subclass-default")
         for result in results:
             for f in result.findings:
-                file = _in_wheel(f.path, packages)
-                found = effect(f, newest.outcomes, before.outcomes, declared)
-                if found["effect"] == "not-deprecated":
+                found = replace(f, path=_in_wheel(f.path, packages))
+                site = effect(found, newest.outcomes, before.outcomes, rules.callers, declared)
+                if site.effect == "not-deprecated":
                     quiet[f.old] = quiet.get(f.old, 0) + 1
                     continue
-                sites.append({"file": file, "line": f.line, "column": f.column, "old": f.old, "code": f.code, **found})
-        sites.sort(key=lambda s: (s["file"], s["line"], s["column"]))
+                sites.append(site)
+        sites.sort(key=lambda s: (s.file, s.line, s.column))
         pins = requirements(wheel.path)
         libraries.append(
-            {
-                "library": wheel.library,
-                "pypi": wheel.pypi,
-                "version": wheel.version,
-                "category": wheel.category,
-                "wheel": wheel.path.name,
-                "sha256": wheel.sha256,
-                "requires_transformers": pins.get("transformers", ""),
-                "requires": pins,
-                "files": len(results),
-                "errors": errors,
-                "sites": sites,
-                "not_deprecated": dict(sorted(quiet.items())),
-            }
+            ScannedLibrary(
+                library=wheel.library,
+                pypi=wheel.pypi,
+                version=wheel.version,
+                category=wheel.category,
+                wheel=wheel.path.name,
+                sha256=wheel.sha256,
+                requires_transformers=pins.get("transformers", ""),
+                requires=pins,
+                files=len(results),
+                errors=errors,
+                sites=tuple(sites),
+                not_deprecated=dict(sorted(quiet.items())),
+            )
         )
-    return {
-        "python_version": PYTHON_VERSION,
-        "measured_with": {"newest": newest.release, "before": before.release},
-        "libraries": libraries,
-    }
+    return Adoption(PYTHON_VERSION, MeasuredWith(newest.release, before.release), tuple(libraries))
 
 
 def _reference_releases(table: Table, measured: MatrixData) -> tuple[ReleaseEntry, ReleaseEntry]:
@@ -454,16 +461,12 @@ def _reference_releases(table: Table, measured: MatrixData) -> tuple[ReleaseEntr
     return entries[-1], older[-1]
 
 
-def dump(data: object) -> str:
-    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
-
-
 def measure(
     table: Table,
     cache: Path = registry.CACHE,
     ecosystem: tuple[tuple[str, str, str], ...] = ECOSYSTEM,
     pins: Mapping[tuple[str, str], Pin] | None = None,
-) -> tuple[dict[str, object], dict[str, object]]:
+) -> tuple[dict[str, object], Adoption]:
     """(training-arguments data, adoption data), measured from the wheels (downloaded when missing) and the
     committed behaviour matrix; `pins` add to (and win over) the wheels the committed data records."""
     known = {**_recorded(), **(pins or {})}
@@ -482,7 +485,7 @@ def main(argv: list[str] | None = None) -> int:
     except (RuntimeError, MatrixError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    outputs = {rules_module.CLASSES_PATH: dump(classes), DATA_PATH: dump(data)}
+    outputs = {rules_module.CLASSES_PATH: dump(classes), DATA_PATH: dump(asdict(data))}
     if args.check:
         stale = writing.stale(outputs)
         for p in stale:

@@ -1,7 +1,7 @@
 """Typed loader of `data/adoption.json`, the adoption scan's data: what the adoption report page reads.
 
-`python -m generator.measure.adoption` writes the file; `load_adoption` reads it back into frozen dataclasses, and
-names the file and the JSON path of anything missing or malformed (`PATH:LINE:COL: ...`).
+`python -m generator.measure.adoption` writes the file from these frozen dataclasses; `load_adoption` reads it back,
+and names the file and the JSON path of anything missing or malformed (`PATH:LINE:COL: ...`).
 """
 
 from __future__ import annotations

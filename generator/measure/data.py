@@ -1,7 +1,7 @@
 """Typed loaders of the measured data in `data/`: what the pages read, without loading anything that measures.
 
-`generator.measure.matrix` writes `matrix.json` and `downstream-warnings.json`; this module reads them back into
-frozen dataclasses, and names the file and the JSON path of anything missing or malformed (`PATH:LINE:COL: ...`).
+`generator.measure.matrix` writes `matrix.json` and `downstream-warnings.json` from these frozen dataclasses; this
+module reads them back, and names the file and the JSON path of anything missing or malformed (`PATH:LINE:COL: ...`).
 """
 
 from __future__ import annotations

@@ -10,13 +10,23 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib
-import json
 import re
 import sys
 import traceback
 import warnings
 from pathlib import Path
 from typing import Any
+
+from generator.measure.data import (
+    CodeLine,
+    Downstream,
+    DownstreamEntry,
+    DownstreamWarning,
+    Fix,
+    RecordedWarning,
+    SourceLine,
+)
+from generator.measure.jsondoc import dump
 
 BASE_SETUP = (
     "import warnings",
@@ -156,11 +166,11 @@ def _prepared(entry: EntryPoint) -> dict[str, Any]:
     return namespace
 
 
-def _recorded(code: str, namespace: dict[str, Any]) -> list[dict[str, str]]:
+def _recorded(code: str, namespace: dict[str, Any]) -> tuple[RecordedWarning, ...]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         _run(code, namespace)
-    return [{"category": w.category.__name__, "message": str(w.message)} for w in caught]
+    return tuple(RecordedWarning(w.category.__name__, str(w.message)) for w in caught)
 
 
 def _package_relative(filename: str) -> str | None:
@@ -173,64 +183,52 @@ def _package_relative(filename: str) -> str | None:
     return None
 
 
-def _site(entry: EntryPoint, warning: dict[str, str]) -> dict[str, Any]:
+def _located(entry: EntryPoint, warning: RecordedWarning) -> DownstreamWarning:
     """Run the call again with just this warning turned into an error, and read the frames it went through: the
     innermost frame in the entry point's library is the site, the innermost in transformers the line that emits it."""
     namespace = _prepared(entry)
-    category = getattr(__import__("builtins"), warning["category"])
+    category = getattr(__import__("builtins"), warning.category)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        warnings.filterwarnings("error", message=re.escape(warning["message"]) + r"\Z", category=category)
+        warnings.filterwarnings("error", message=re.escape(warning.message) + r"\Z", category=category)
         try:
             _run(entry.call, namespace)
         except category as exc:
             frames = traceback.extract_tb(exc.__traceback__)
         else:
-            raise DownstreamError(f"{entry.id}: the warning did not come back when run again: {warning['message']}")
+            raise DownstreamError(f"{entry.id}: the warning did not come back when run again: {warning.message}")
     located = [(frame, _package_relative(frame.filename)) for frame in frames]
     own = [(f, p) for f, p in located if p and p.startswith(f"{entry.library}/")]
     emitted = [(f, p) for f, p in located if p and p.startswith("transformers/")]
-    return {
-        "site": {"path": own[-1][1], "line": own[-1][0].lineno, "code": own[-1][0].line} if own else None,
-        "emitted_at": {"path": emitted[-1][1], "line": emitted[-1][0].lineno} if emitted else None,
-    }
+    return DownstreamWarning(
+        warning.category,
+        warning.message,
+        site=CodeLine(own[-1][1], own[-1][0].lineno, own[-1][0].line) if own else None,
+        emitted_at=SourceLine(emitted[-1][1], emitted[-1][0].lineno) if emitted else None,
+    )
 
 
-def measure_entry(entry: EntryPoint) -> dict[str, Any]:
+def measure_entry(entry: EntryPoint) -> DownstreamEntry:
     """What one entry point emits, where each warning comes from, and what the fix (if any) emits."""
-    emitted = _recorded(entry.call, _prepared(entry))
-    result: dict[str, Any] = {
-        "id": entry.id,
-        "library": entry.library,
-        "title": entry.title,
-        "setup": list(entry.setup),
-        "call": entry.call,
-        "how": entry.how,
-        "warnings": [{**w, **_site(entry, w)} for w in emitted],
-        "fix": None,
-    }
-    if entry.fix is not None:
-        result["fix"] = {"code": entry.fix, "warnings": _recorded(entry.fix, _prepared(entry))}
-    return result
+    emitted = tuple(_located(entry, w) for w in _recorded(entry.call, _prepared(entry)))
+    fix = None if entry.fix is None else Fix(entry.fix, _recorded(entry.fix, _prepared(entry)))
+    return DownstreamEntry(entry.id, entry.library, entry.title, entry.setup, entry.call, entry.how, emitted, fix)
 
 
-def measure() -> dict[str, Any]:
+def measure() -> Downstream:
     """Every entry point, with the versions it was measured with."""
     import peft
     import torch
     import transformers
     import trl
 
-    return {
-        "versions": {
-            "transformers": transformers.__version__,
-            "peft": peft.__version__,
-            "trl": trl.__version__,
-            "torch": torch.__version__.split("+")[0],
-        },
-        "base_setup": list(BASE_SETUP),
-        "entries": [measure_entry(entry) for entry in ENTRY_POINTS],
+    versions = {
+        "transformers": transformers.__version__,
+        "peft": peft.__version__,
+        "trl": trl.__version__,
+        "torch": torch.__version__.split("+")[0],
     }
+    return Downstream(versions, BASE_SETUP, tuple(measure_entry(entry) for entry in ENTRY_POINTS))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -243,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     except DownstreamError as exc:
         print(exc, file=sys.stderr)
         return 1
-    args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    args.out.write_text(dump(dataclasses.asdict(result)), encoding="utf-8")
     return 0
 
 

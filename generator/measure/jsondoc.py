@@ -1,8 +1,8 @@
 """Typed reading of a JSON document: each value is checked where it is read, and named by its JSON path.
 
-`load(path, build)` runs `build` on the file's root `JsonObject`. A value that is missing or of the wrong type
-abandons the list item it is in (the other items are still read); every problem is then raised at once as
-`DocumentError`, one `SOURCE:LINE:COL: what is wrong at which JSON path` line each.
+`load(path, build)` runs `build` on the file's root `JsonObject`; a value that is missing or of the wrong type abandons
+the list item it is in (the other items are still read), and every problem is raised at once as `DocumentError`, one
+`SOURCE:LINE:COL: what is wrong at which JSON path` line each. `dump` is the text each data file is written as.
 """
 
 from __future__ import annotations
@@ -144,6 +144,11 @@ def parse(document: Mapping[str, object], build: Callable[[JsonObject], T], sour
         if not problems:
             return built
     raise DocumentError(source, [f"1:1: {problem}" for problem in problems])
+
+
+def dump(data: Mapping[str, object]) -> str:
+    """The committed text of a data file: stable key order, one value per line, so diffs are readable."""
+    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
 
 def _read_object(path: Path) -> dict[str, object]:

@@ -24,7 +24,17 @@ from packaging.requirements import Requirement
 
 from generator import paths, writing
 from generator.measure import source
-from generator.measure.data import DOWNSTREAM_FILE, MATRIX_FILE, MatrixError, RaisedInSource, read
+from generator.measure.data import (
+    DOWNSTREAM_FILE,
+    MATRIX_FILE,
+    MatrixData,
+    MatrixError,
+    Outcome,
+    RaisedInSource,
+    ReleaseEntry,
+    read,
+)
+from generator.measure.jsondoc import DocumentError, dump, parse
 from generator.paths import DATA_DIR, ROOT
 from generator.table import Table
 
@@ -137,35 +147,37 @@ def _run_module(module: str, args: list[str], pythonpath: list[Path]) -> dict[st
         return json.loads(out.read_text(encoding="utf-8"))
 
 
-def probe_job(job: Job, table_path: Path) -> dict[str, Any]:
+def probe_job(job: Job, table_path: Path) -> ReleaseEntry:
     """Probe one release and check that it really was that release that answered."""
     problems = environment_problems(job)
     if problems:
         raise MatrixError("the shared .venv does not fit this release:\n" + "\n".join(problems))
-    result = _run_module(
+    output = _run_module(
         "generator.measure.probes", ["--table", str(table_path.resolve()), "--library", job.library], [job.env]
     )
-    measured = result["versions"].get(job.library)
-    if measured != job.version or (
-        job.library == "transformers" and not result["transformers_path"].startswith(str(job.env))
-    ):
+    try:
+        versions, transformers_path, outcomes = parse(
+            output,
+            lambda root: (
+                root.mapping("versions", str),
+                root.text("transformers_path"),
+                root.records("outcomes", Outcome.from_json),
+            ),
+            "the output of generator.measure.probes",
+        )
+    except DocumentError as exc:
+        raise MatrixError(str(exc)) from None
+    measured = versions.get(job.library)
+    if measured != job.version or (job.library == "transformers" and not transformers_path.startswith(str(job.env))):
         raise MatrixError(f"{job.env} should provide {job.pypi} {job.version}, but the probes ran {measured}")
-    messages = [o["error"]["message"] for o in result["outcomes"] if o["error"]]
-    raised = [
-        dataclasses.asdict(
-            RaisedInSource(
-                t.category, t.shown, t.path, t.line, t.function, t.condition, any(t.matches(m) for m in messages)
-            )
+    messages = [o.error.message for o in outcomes if o.error]
+    raised = tuple(
+        RaisedInSource(
+            t.category, t.shown, t.path, t.line, t.function, t.condition, any(t.matches(m) for m in messages)
         )
         for t in source.raised_naming(job.env, job.library)
-    ]
-    return {
-        "library": job.library,
-        "release": job.version,
-        "versions": result["versions"],
-        "outcomes": result["outcomes"],
-        "raised_in_source": raised,
-    }
+    )
+    return ReleaseEntry(job.library, job.version, versions, outcomes, raised)
 
 
 def measure(
@@ -177,11 +189,11 @@ def measure(
     for job in jobs:
         ensure_env(job)
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
-        results = list(pool.map(lambda job: probe_job(job, table_path), jobs))
+        releases = tuple(pool.map(lambda job: probe_job(job, table_path), jobs))
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
     return {
         "about": "Measured by `python -m generator matrix` (generator/measure/probes.py); never edit by hand.",
-        "python": f"{sys.version_info.major}.{sys.version_info.minor}",
-        "releases": results,
+        **dataclasses.asdict(MatrixData(python, releases)),
     }
 
 
@@ -203,11 +215,6 @@ def measure_all(table: Table, table_path: Path) -> dict[str, dict[str, Any]]:
 
 
 # --- Data files ----------------------------------------------------------------------------------------------------------
-
-
-def dump(data: dict[str, Any]) -> str:
-    """The committed text of a data file: stable key order, one value per line, so diffs are readable."""
-    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
 
 def differences(recorded: dict[str, Any], measured: dict[str, Any], name: str) -> str:

@@ -16,13 +16,13 @@ import sys
 import tarfile
 import zipfile
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from generator import writing
 from generator.measure import jsondoc, registry
-from generator.measure.data import Downstream, Outcome, RecordedWarning, ReleaseEntry, load_downstream, row_key
+from generator.measure.data import Downstream, Outcome, RecordedWarning, load_downstream, row_key
 from generator.measure.evidence import Evidence
 from generator.paths import DATA_DIR, DOCS_DIR, ROOT, TABLE_PATH
 from generator.table import Rename, Table, TableError, load, parse
@@ -264,17 +264,15 @@ def discover(
     return findings
 
 
-def measure(
-    table: Table, table_path: Path, findings: list[Finding], *, probe: bool = True, workers: int = 8
-) -> dict[str, Any]:
-    """Names, probes and evidence for every library with a newer release; the new releases' matrix entries.
+def measure(table: Table, table_path: Path, findings: list[Finding], *, probe: bool = True, workers: int = 8) -> None:
+    """Fill in each finding with a newer release: the names kept and gone, and (a library with rows) the status
+    changes that probing the new release and its evidence show.
 
     `probe=False` stops after the names (the benchmark times the registry side alone).
     """
     from generator.measure import matrix
 
     ruled = {row.library for row in table.renames}
-    entries: dict[str, Any] = {}
 
     def names_of(key: str) -> tuple[str, ...]:
         return table.libraries[key].api + table.libraries[key].config
@@ -300,11 +298,10 @@ def measure(
         job = matrix.Job(finding.key, finding.pypi, finding.latest)
         env = install_env(job, finding.files[finding.latest], finding.sha256[finding.latest])
         try:
-            entry = matrix.probe_job(job, table_path)
+            outcomes = matrix.probe_job(job, table_path).outcomes
             evidence = matrix._run_module(
                 "generator.measure.evidence", ["--table", str(table_path.resolve()), "--library", finding.key], [env]
             )
-            outcomes = jsondoc.parse(entry, ReleaseEntry.from_json, "the output of generator.measure.probes").outcomes
             results = jsondoc.parse(
                 evidence,
                 lambda node: node.records("results", Evidence.from_json),
@@ -312,10 +309,8 @@ def measure(
             )
         except (matrix.MatrixError, jsondoc.DocumentError) as exc:
             raise RefreshError(str(exc)) from None
-        entries[finding.key] = entry
         finding.changes += removal_changes(table, finding.key, outcomes)
         finding.changes += shipped_changes(table, finding, finding.latest, trees, results)
-    return entries
 
 
 def downstream_changes(findings: list[Finding]) -> list[str]:
@@ -505,7 +500,7 @@ def apply(table_path: Path, findings: list[Finding]) -> list[Path]:
         outputs: dict[Path, str] = {table_path: new_text}
         if any(f.latest and f.key in ruled for f in findings):
             data = matrix.measure_all(new_table, staged)
-            outputs.update({DATA_DIR / name: matrix.dump(value) for name, value in data.items()})
+            outputs.update({DATA_DIR / name: jsondoc.dump(value) for name, value in data.items()})
         if any(f.latest and f.key in adoption.LIBRARIES + adoption.CLASS_SOURCES for f in findings):
             # The new releases are in the registry's cache, checked: adoption takes those wheels by name and sha256.
             downloads = {
@@ -515,7 +510,10 @@ def apply(table_path: Path, findings: list[Finding]) -> list[Path]:
             }
             classes, scanned = adoption.measure(new_table, pins=downloads)
             outputs.update(
-                {rules_module.CLASSES_PATH: adoption.dump(classes), adoption.DATA_PATH: adoption.dump(scanned)}
+                {
+                    rules_module.CLASSES_PATH: jsondoc.dump(classes),
+                    adoption.DATA_PATH: jsondoc.dump(asdict(scanned)),
+                }
             )
     except (matrix.MatrixError, RuntimeError) as exc:
         raise RefreshError(f"measuring with the edited table failed; nothing was written:\n{exc}") from None
