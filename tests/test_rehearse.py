@@ -511,17 +511,18 @@ def test_the_trainer_stops_falling_back_to_the_old_method(table: Table) -> None:
     from generator.measure import probes
 
     (caller,) = [r for r in table.renames if r.kind == "override"]
+    switch = probes._switch_field(table)
     with preview.v6_preview(table):
         old_only = probes.override_model(caller.old)
         with pytest.raises(AttributeError, match=f"object has no attribute '{caller.new}'"):
-            probes._train_one_step(old_only)
+            probes._train_one_step(old_only, switch)
         new_only = probes.override_model(caller.new)
-        probes._train_one_step(new_only)
+        probes._train_one_step(new_only, switch)
         assert new_only.checkpointing
     old_only = probes.override_model(caller.old)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        probes._train_one_step(old_only)
+        probes._train_one_step(old_only, switch)
     assert old_only.checkpointing and caller.warning is not None
     assert [str(w.message) for w in caught if w.category is FutureWarning] == [
         caller.warning.text_for(type(old_only).__name__)

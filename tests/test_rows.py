@@ -21,6 +21,7 @@ import pytest
 import torch
 
 from generator.measure.probes import (
+    _switch_field,
     _train_one_step,
     checkpointing_model,
     checkpointing_state,
@@ -111,7 +112,7 @@ def use_override(row: Rename, which: str) -> Any:
     """A model (not a `PreTrainedModel`) that defines only the old or the new method, trained one step by the
     Trainer with checkpointing on."""
     model = override_model(getattr(row, which))
-    _train_one_step(model)
+    _train_one_step(model, _switch_field(TABLE))
     return model
 
 
