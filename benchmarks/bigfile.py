@@ -59,7 +59,7 @@ def main() -> int:
     ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
     if not ruff:
         raise SystemExit("ruff is not installed: .venv/bin/pip install -r requirements.txt")
-    scan = [sys.executable, "-m", "generator", "scan", "--max-file-size", "100MB"]
+    scan = [sys.executable, "-m", "checkpointing_migrate", "scan", "--max-file-size", "100MB"]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for mb in SIZES_MB:
@@ -77,7 +77,7 @@ def main() -> int:
             )
         huge = Path(tmp) / "huge.py"
         huge.write_bytes(LINE * (50 * 10**6 // len(LINE)))
-        skip_t, skip_m = run([sys.executable, "-m", "generator", "scan", str(huge)])
+        skip_t, skip_m = run([sys.executable, "-m", "checkpointing_migrate", "scan", str(huge)])
     text = "\n".join(
         [
             "# One big file",

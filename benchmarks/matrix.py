@@ -22,8 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from checkpointing_migrate.table import load
 from generator.measure import matrix
-from generator.table import load
 
 
 def main() -> int:

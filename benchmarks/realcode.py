@@ -157,7 +157,12 @@ def snapshot(root: Path) -> dict[str, bytes]:
 
 def _tool(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "generator", *args], cwd=ROOT, capture_output=True, text=True, timeout=900, check=False
+        [sys.executable, "-m", "checkpointing_migrate", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
     )
 
 

@@ -27,9 +27,9 @@ sys.path.insert(0, str(ROOT))
 
 from packaging.version import Version
 
+from checkpointing_migrate.table import load, parse
 from generator.measure import refresh, registry
 from generator.paths import TABLE_PATH
-from generator.table import load, parse
 
 RESULTS = ROOT / "benchmarks" / "RESULTS-refresh.md"
 

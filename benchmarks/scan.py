@@ -44,7 +44,7 @@ def commands(tree: Path) -> dict[str, list[str]]:
     py = sys.executable
     return {
         "scanner (checkpointing-migrate scan)": [str(Path(py).with_name("checkpointing-migrate")), "scan", str(tree)],
-        "scanner (python -m generator scan)": [py, "-m", "generator", "scan", str(tree)],
+        "scanner (python -m checkpointing_migrate scan)": [py, "-m", "checkpointing_migrate", "scan", str(tree)],
         "ruff check --select F401 --no-cache": [_ruff(), "check", "--select", "F401", "--no-cache", str(tree)],
         "grep -rn gradient_checkpointing": ["grep", "-rn", "gradient_checkpointing", str(tree)],
     }

@@ -1,8 +1,6 @@
-"""The `gradient_checkpointing*` → `activation_checkpointing*` rename: one alias table, its site and its tools.
+"""The site generator of the `gradient_checkpointing*` → `activation_checkpointing*` rename (repository only).
 
-`aliases.yaml` is read and validated by [`generator.table`][]; `pages` renders the site, `measure` measures the
-releases, `migrate` fixes users' code and `rehearse` runs it as if the old names were gone.
+`pages` renders the site from the alias table and the measured data; `measure` measures the releases (matrix,
+downstream warnings, adoption, refresh, audit); `oldnames` writes the old-name Before tabs. The table itself, its
+loader and the migration tool are the `checkpointing_migrate` package, which this one imports and never the reverse.
 """
-
-NAME = "checkpointing-migrate"
-"""The distribution and its console script (`[project] name` and `[project.scripts]` in pyproject.toml)."""

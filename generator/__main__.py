@@ -1,9 +1,11 @@
-"""`python -m generator …`: the same command line as the `checkpointing-migrate` console script.
+"""`python -m generator …`: the maintainers' command line (`generator.cli`); this module only runs it.
 
-The parser lives in `generator.cli`; this module only runs it and exits with its code.
+Users' command line is the migration tool's console script, `checkpointing-migrate`.
 """
 
-from generator.cli import run
+import sys
+
+from generator.cli import main
 
 if __name__ == "__main__":
-    run()
+    sys.exit(main())

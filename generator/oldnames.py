@@ -12,7 +12,7 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-from generator.table import KINDS, Rename, Table
+from checkpointing_migrate.table import KINDS, Rename, Table
 
 _IDENTIFIER_KINDS = tuple(k for k in KINDS if k not in ("cli-flag", "config-key"))
 """Kinds whose names are Python identifiers (the others are whole flags and keys inside strings)."""

@@ -168,8 +168,8 @@ import difflib
 from dataclasses import dataclass, field
 from functools import cache
 
+from checkpointing_migrate.table import Rename, Table, load
 from generator.oldnames import OldNames, rewrite_pycon
-from generator.table import Rename, Table, load
 
 ROOT = Path(__file__).resolve().parents[1]
 _MARK = re.compile("\x00(\\d+)\x00")

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from sitekit import IN_CI
 
+from checkpointing_migrate.table import load, parse
 from generator.measure import audit, registry
 from generator.measure.source import NAME, SourceText, raised_naming, warning_calls
 from generator.paths import ROOT, TABLE_PATH
-from generator.table import load, parse
 
 TABLE = load(TABLE_PATH)
 RELEASES = [r.version for r in TABLE.releases_of("transformers")]

@@ -405,9 +405,9 @@ def test_pasting_an_error_text_finds_its_section(tab: Tab) -> None:
     variant starts with. Where in the list the section ranks is lunr's business; it must be there, and following
     it must land on the heading.
     """
+    from checkpointing_migrate.table import load
     from generator.measure import data as measured_data
     from generator.pages import errors
-    from generator.table import load
 
     found = errors.error_texts(load(ROOT / "aliases.yaml"), measured_data.load_measured())
     assert found

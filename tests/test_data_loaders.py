@@ -182,7 +182,7 @@ def test_invalid_json_keeps_its_line_and_column(tmp_path: Path) -> None:
         adoption_data.load_adoption(path)
     with pytest.raises(adoption_data.AdoptionDataError) as raised:
         adoption_data.load_adoption(tmp_path / "nowhere.json")
-    assert str(raised.value).endswith(":1:1: missing; run `python -m generator.measure.adoption` to measure it")
+    assert str(raised.value).endswith(":1:1: missing; run `python -m generator adoption` to measure it")
 
 
 def test_render_names_a_malformed_outcome_and_exits_1_without_a_traceback(tmp_path: Path) -> None:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from checkpointing_migrate.table import load
 from generator.oldnames import OldNames
-from generator.table import load
 from tests import pycon_doctests
 
 ROOT = Path(__file__).resolve().parents[1]

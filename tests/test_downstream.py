@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from checkpointing_migrate.table import load
 from generator.measure import data, downstream
 from generator.pages import measured
-from generator.table import load
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = load(ROOT / "aliases.yaml")

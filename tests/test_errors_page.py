@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
+from checkpointing_migrate.table import EmittedWarning, load
 from generator.measure import data as measured_data
 from generator.pages import errors
 from generator.paths import ROOT
-from generator.table import EmittedWarning, load
 
 TABLE = load(ROOT / "aliases.yaml")
 DATA = measured_data.load_measured()

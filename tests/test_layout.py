@@ -1,5 +1,6 @@
-"""The package's roles, as the import graph shows them: each module imported alone, in a fresh interpreter, loads
-only the roles it may use, and importing it does no work (no file or folder appears in the temp directory)."""
+"""The two packages and their roles, as the import statements show them: read with `ast` (deferred and
+`TYPE_CHECKING` imports included), the tool never imports the site generator nor anything beyond PyYAML and packaging;
+each module imported alone in a fresh interpreter loads only the roles it may use, and importing it does no work."""
 
 from __future__ import annotations
 
@@ -13,14 +14,25 @@ from pathlib import Path
 
 import pytest
 
+import checkpointing_migrate
 import generator
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = sorted(
-    m.name for m in pkgutil.walk_packages(generator.__path__, "generator.") if not m.name.endswith("__main__")
-)
 
-CORE = ("generator", "generator.table", "generator.oldnames", "generator.paths", "generator.cli", "generator.writing")
+
+def _modules(package: object) -> list[str]:
+    name = package.__name__  # type: ignore[attr-defined]
+    found = pkgutil.walk_packages(package.__path__, f"{name}.")  # type: ignore[attr-defined]
+    return [name, *sorted(m.name for m in found if not m.name.endswith("__main__"))]
+
+
+TOOL = _modules(checkpointing_migrate)
+SITE = _modules(generator)
+
+TOOL_THIRD_PARTY = {"yaml", "packaging"}
+"""What the wheel depends on (`[project] dependencies`); the pytest plugin may also import pytest, which loads it."""
+
+CORE = ("generator", "generator.oldnames", "generator.paths", "generator.cli")
 """Exact module names here; a name ending in "." below allows a whole role package."""
 MEASURE_DATA = (
     "generator.measure",
@@ -29,22 +41,52 @@ MEASURE_DATA = (
     "generator.measure.jsondoc",
 )
 """What the pages may read of the measuring role: the typed loaders of data/*.json, nothing that measures."""
-CODES = ("generator.migrate", "generator.migrate.codes", "generator.migrate.findings")
-"""What the pages may read of the tool: the registry of finding codes (leaf modules), for the list of codes."""
 
 HEAVY = ("torch", "transformers", "jinja2", "mkdocs", "peft", "trl", "accelerate", "griffe")
 
 
-def allowed(module: str) -> tuple[str, ...]:
-    """The generator modules (and prefixes) that importing `module` may load."""
+def _source(module: str) -> Path:
+    return Path(importlib.util.find_spec(module).origin)  # type: ignore[union-attr, arg-type]
+
+
+def _imported(module: str) -> list[tuple[int, str]]:
+    """Every module that `module`'s source imports, anywhere in the file, with its line; relative imports resolved."""
+    path = _source(module)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+            found.append((node.lineno, base))
+    return found
+
+
+@pytest.mark.parametrize("module", TOOL)
+def test_the_tool_imports_only_itself_the_stdlib_pyyaml_and_packaging(module: str) -> None:
+    allowed = TOOL_THIRD_PARTY | {"plugin": {"pytest"}, "sitecustomize": {"sitecustomize"}}.get(
+        module.rpartition(".")[2], set()
+    )
+    wrong = [
+        f"{_source(module).relative_to(ROOT)}:{line}: imports {name}"
+        for line, name in _imported(module)
+        if (top := name.split(".")[0]) != "checkpointing_migrate"
+        and top not in sys.stdlib_module_names
+        and top not in allowed
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+def _allowed(module: str) -> tuple[str, ...]:
+    """The `generator` modules (and prefixes) that importing `module` may load."""
     if module.startswith("generator.pages"):
-        return (*CORE, *MEASURE_DATA, *CODES, "generator.pages", "generator.pages.")
+        return (*CORE, *MEASURE_DATA, "generator.pages", "generator.pages.")
     if module.startswith("generator.measure"):
-        return (*CORE, "generator.measure", "generator.measure.", "generator.migrate", "generator.migrate.")
-    if module.startswith("generator.migrate"):
-        return (*CORE, "generator.migrate", "generator.migrate.")
-    if module.startswith("generator.rehearse"):
-        return (*CORE, "generator.rehearse", "generator.rehearse.")
+        return (*CORE, "generator.measure", "generator.measure.")
     return CORE
 
 
@@ -56,33 +98,41 @@ def _loaded(module: str, tmp: Path) -> set[str]:
     return set(done.stdout.split())
 
 
-@pytest.mark.parametrize("module", MODULES)
+@pytest.mark.parametrize("module", SITE + TOOL)
 def test_a_module_loads_only_the_roles_it_may_use_and_does_no_work(module: str, tmp_path: Path) -> None:
     loaded = _loaded(module, tmp_path)
-    ours = {m for m in loaded if m == "generator" or m.startswith("generator.")}
-    outside = sorted(
-        m for m in ours if not any(m.startswith(a) if a.endswith(".") else m == a for a in allowed(module))
-    )
-    assert not outside, f"importing {module} loads {outside}"
+    if module.startswith("checkpointing_migrate"):
+        site = sorted(m for m in loaded if m.split(".")[0] == "generator")
+        assert not site, f"importing {module} loads the site generator: {site}"
+    else:
+        ours = {m for m in loaded if m.split(".")[0] == "generator"}
+        allowed = _allowed(module)
+        outside = sorted(m for m in ours if not any(m.startswith(a) if a.endswith(".") else m == a for a in allowed))
+        assert not outside, f"importing {module} loads {outside}"
     assert not list(tmp_path.iterdir()), f"importing {module} wrote {list(tmp_path.iterdir())}"
 
 
 def test_the_tool_and_the_page_renderer_load_nothing_heavy(tmp_path: Path) -> None:
-    for module in ("generator.cli", "generator.migrate.cli", "generator.migrate.files"):
+    for module in ("checkpointing_migrate.cli", "checkpointing_migrate.commands", "checkpointing_migrate.files"):
         heavy = sorted(m for m in _loaded(module, tmp_path) if m.split(".")[0] in HEAVY)
         assert not heavy, f"{module} loads {heavy}"
     render = _loaded("generator.pages.render", tmp_path)
     assert not {m for m in render if m.split(".")[0] in ("torch", "transformers", "peft", "trl")}
 
 
-@pytest.mark.parametrize(
-    "module", ["generator", *sorted(m.name for m in pkgutil.walk_packages(generator.__path__, "generator."))]
-)
+def test_the_pytest_plugin_imports_nothing_until_asked(tmp_path: Path) -> None:
+    """Every pytest start in a venv with the tool loads the plugin: without `--v6-preview` it loads no table, no
+    PyYAML, no packaging."""
+    loaded = _loaded("checkpointing_migrate.rehearse.plugin", tmp_path)
+    ours = sorted(m for m in loaded if m.split(".")[0] in ("checkpointing_migrate", "yaml", "packaging"))
+    assert ours == ["checkpointing_migrate", "checkpointing_migrate.rehearse", "checkpointing_migrate.rehearse.plugin"]
+
+
+@pytest.mark.parametrize("module", [*SITE, *TOOL, "generator.__main__", "checkpointing_migrate.__main__"])
 def test_a_module_docstring_has_three_to_five_lines(module: str) -> None:
     """House style: what the module is for and its key contract; details live next to the code they explain."""
     # Read from the source, not by importing: a `__main__` module runs when imported.
-    origin = importlib.util.find_spec(module).origin
-    docstring = ast.get_docstring(ast.parse(Path(origin).read_text(encoding="utf-8")), clean=False)
+    docstring = ast.get_docstring(ast.parse(_source(module).read_text(encoding="utf-8")), clean=False)
     assert docstring, f"{module} has no module docstring"
     lines = docstring.strip("\n").splitlines()
     assert 3 <= len(lines) <= 5, f"{module}'s docstring has {len(lines)} lines"

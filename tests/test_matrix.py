@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
+from checkpointing_migrate.table import Rename, load
 from generator import paths
 from generator.measure import data as measured_data
 from generator.measure import matrix, probes
@@ -23,7 +24,6 @@ from generator.measure.data import Outcome, RaisedError, row_key
 from generator.measure.jsondoc import dump
 from generator.measure.probes import field_pair
 from generator.pages import measured, render, views
-from generator.table import Rename, load
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = load(ROOT / "aliases.yaml")

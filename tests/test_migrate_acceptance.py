@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.cli import main
-from generator.migrate.shell import commands
+from checkpointing_migrate.cli import main
+from checkpointing_migrate.shell import commands
 
 PROJECT = Path(__file__).parent / "fixtures" / "migrate" / "project"
 UNCHANGED = ("axolotl.yaml", "accelerate_fsdp.yaml", "ds_config.json", "pyproject.toml")

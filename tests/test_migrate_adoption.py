@@ -12,18 +12,18 @@ import pytest
 from markdown.extensions.toc import slugify
 from sitekit import IN_CI
 
+from checkpointing_migrate import findings, rules
+from checkpointing_migrate.hits import Options
+from checkpointing_migrate.requirements import Allowed, Finder
+from checkpointing_migrate.run import check_all
+from checkpointing_migrate.table import load
 from generator import paths
 from generator.measure import adoption
 from generator.measure.adoption_data import Adoption, load_adoption
 from generator.measure.data import load_matrix
 from generator.measure.jsondoc import dump, parse
-from generator.migrate import findings, rules
-from generator.migrate.hits import Options
-from generator.migrate.requirements import Allowed, Finder
-from generator.migrate.run import check_all
 from generator.pages import adoption as adoption_view
 from generator.pages import render
-from generator.table import load
 
 TABLE = load(paths.TABLE_PATH)
 MATRIX = load_matrix()
@@ -97,8 +97,8 @@ def test_committed_adoption_data_is_what_the_wheels_give(measured: tuple[dict, A
     assert (committed.python_version, committed.measured_with) == (new.python_version, new.measured_with)
     assert [lib.library for lib in committed.libraries] == [lib.library for lib in new.libraries]
     for lib in new.libraries:
-        assert by_library.get(lib.library) == lib, f"{lib.library}: run `python -m generator.measure.adoption`"
-    assert rules.load_classes() == json.loads(dump(classes)), "run `python -m generator.measure.adoption`"
+        assert by_library.get(lib.library) == lib, f"{lib.library}: run `python -m generator adoption`"
+    assert rules.load_classes() == json.loads(dump(classes)), "run `python -m generator adoption`"
 
 
 def test_measured_classes_include_trl_configs(measured: tuple[dict, Adoption]) -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from migratekit import REQUIREMENT, run
 
-from generator.cli import main
-from generator.migrate import findings
+from checkpointing_migrate import findings
+from checkpointing_migrate.cli import main
 
 LOAD = 'model = AutoModelForCausalLM.from_pretrained("m")\n'
 """Evidence that `model` is a transformers model, so the call's fix is safe."""
@@ -192,7 +192,7 @@ def test_help_is_laid_out_as_argparse_would_for_the_terminal(
     """The parser measures the terminal once and without shutil (start-up time); the help must not change."""
     import argparse
 
-    from generator import cli
+    from checkpointing_migrate import cli
 
     if columns is None:
         monkeypatch.delenv("COLUMNS", raising=False)
@@ -200,11 +200,11 @@ def test_help_is_laid_out_as_argparse_would_for_the_terminal(
         monkeypatch.setenv("COLUMNS", columns)
 
     def help_text() -> str:
-        cli._terminal_width.cache_clear()
+        cli.terminal_width.cache_clear()
         with pytest.raises(SystemExit):
             main(["fix", "--help"])
         return capsys.readouterr().out
 
     ours = help_text()
-    monkeypatch.setattr(cli, "_HelpFormatter", argparse.HelpFormatter)
+    monkeypatch.setattr(cli, "HelpFormatter", argparse.HelpFormatter)
     assert ours == help_text()

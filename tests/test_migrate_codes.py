@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from migratekit import REQUIREMENT
 
+from checkpointing_migrate import codes, findings
+from checkpointing_migrate.cli import main
+from checkpointing_migrate.hits import Hit
 from generator import paths
-from generator.cli import main
 from generator.measure.adoption_data import EFFECTS
-from generator.migrate import codes, findings
-from generator.migrate.hits import Hit
 
-MIGRATE = paths.ROOT / "generator" / "migrate"
+MIGRATE = paths.ROOT / "checkpointing_migrate"
 
 
 def _scan_json(

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from migratekit import REQUIREMENT, run
 
-from generator.cli import main
+from checkpointing_migrate.cli import main
 
 CASES = {
     # 1. An override of the old method whose signature the new method cannot call.

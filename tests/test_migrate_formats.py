@@ -12,9 +12,8 @@ import jsonschema
 import pytest
 from migratekit import REQUIREMENT
 
-from generator import NAME
-from generator.cli import main
-from generator.migrate import codes, findings, formats
+from checkpointing_migrate import NAME, codes, findings, formats
+from checkpointing_migrate.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SCHEMA = FIXTURES / "sarif-schema-2.1.0.json"

@@ -12,9 +12,8 @@ import pytest
 from migratekit import REQUIREMENT, run
 from sitekit import IN_CI
 
-from generator import writing
-from generator.cli import main
-from generator.migrate import cli, jsonpos, plan
+from checkpointing_migrate import commands, jsonpos, plan, writing
+from checkpointing_migrate.cli import main
 
 CALL = "model.gradient_checkpointing_enable()\n"
 """A call the tool has no evidence about (an unsafe fix): the tests of file handling apply it with --unsafe-fixes."""
@@ -80,14 +79,14 @@ def test_a_file_changed_since_it_was_read_is_not_overwritten(
     script, other = project / "old.py", project / "other.py"
     script.write_text(CALL)
     other.write_text(CALL)
-    real = cli.check_all
+    real = commands.check_all
 
     def check_then_edit(*args: object, **kwargs: object) -> list[object]:
         results = real(*args, **kwargs)  # type: ignore[arg-type]
         script.write_text(CALL + "# edited by someone else meanwhile\n")
         return results  # type: ignore[return-value]
 
-    monkeypatch.setattr(cli, "check_all", check_then_edit)
+    monkeypatch.setattr(commands, "check_all", check_then_edit)
     assert main(["fix", "--write", "--unsafe-fixes", str(project)]) == 1
     assert f"{script}:1:1: error: changed since it was read" in capsys.readouterr().err
     assert script.read_text() == CALL + "# edited by someone else meanwhile\n" and other.read_text() == CALL

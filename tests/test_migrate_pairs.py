@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.cli import main
+from checkpointing_migrate.cli import main
 
 PAIRS = Path(__file__).parent / "fixtures" / "migrate" / "pairs"
 BEFORE = sorted(PAIRS.glob("*.before.*"))

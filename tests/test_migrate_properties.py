@@ -12,13 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from packaging.specifiers import SpecifierSet
 
+from checkpointing_migrate import python, rules, yaml_json
+from checkpointing_migrate.files import apply
+from checkpointing_migrate.hits import Options
+from checkpointing_migrate.requirements import Allowed
+from checkpointing_migrate.table import load
 from generator import paths
-from generator.migrate import python, rules, yaml_json
-from generator.migrate.files import apply
-from generator.migrate.hits import Options
-from generator.migrate.requirements import Allowed
 from generator.oldnames import OldNames
-from generator.table import load
 
 TABLE = load(paths.TABLE_PATH)
 OPTIONS = Options(rules.from_table(TABLE), Allowed(SpecifierSet(">=5.23.0"), "test"))

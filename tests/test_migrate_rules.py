@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from packaging.specifiers import SpecifierSet
 
+from checkpointing_migrate import requirements, rules
+from checkpointing_migrate.cli import main
+from checkpointing_migrate.requirements import Allowed
+from checkpointing_migrate.table import load
 from generator import paths
-from generator.cli import main
-from generator.migrate import requirements, rules
-from generator.migrate.requirements import Allowed
-from generator.table import load
 
 ROOT = paths.ROOT
 NEW_ROW = """

@@ -1,6 +1,6 @@
 """The machine-readable outputs in the built site: aliases.json and its schema, llms.txt, llms-full.txt, .md sources.
 
-aliases.json is compared with aliases.yaml read by plain `yaml.safe_load`, not through generator.table, so a
+aliases.json is compared with aliases.yaml read by plain `yaml.safe_load`, not through checkpointing_migrate.table, so a
 row that the generator dropped or changed would show here. The site is built once, from a copy of the
 repository (the hook rewrites docs/generated/ when stale, which must not touch the working tree).
 """
@@ -20,7 +20,7 @@ import pytest
 import yaml
 from sitekit import build, copy_repo
 
-from generator import table
+from checkpointing_migrate import table
 from generator.pages import outputs
 
 ROOT = Path(__file__).resolve().parent.parent

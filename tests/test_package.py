@@ -15,7 +15,7 @@ import pytest
 import yaml
 from sitekit import IN_CI, copy_repo, git_snapshot
 
-from generator import NAME
+from checkpointing_migrate import NAME
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -45,7 +45,8 @@ def _run(
 
 
 def test_the_tool_name_is_the_package_and_its_script() -> None:
-    """`generator.NAME` (the CLI's name, SARIF's tool, where the hosted-guide link is read from) is pyproject's."""
+    """`checkpointing_migrate.NAME` (the CLI's name, SARIF's tool, where the hosted-guide link is read from) is
+    pyproject's, and the import name is the distribution's."""
     assert PYPROJECT["project"]["name"] == NAME == SCRIPT
 
 
@@ -81,7 +82,7 @@ def test_the_wheel_carries_the_table_and_needs_only_pyyaml_and_packaging(install
         "packaging",
     }
     site = _run(
-        [str(installed / "python"), "-c", "import generator.paths as p; print(p.TABLE_PATH, p.IN_CHECKOUT)"]
+        [str(installed / "python"), "-c", "import checkpointing_migrate.paths as p; print(p.TABLE_PATH, p.IN_CHECKOUT)"]
     ).stdout
     table, in_checkout = site.split()
     assert Path(table).read_bytes() == (ROOT / "aliases.yaml").read_bytes() and in_checkout == "False"
@@ -93,7 +94,7 @@ def test_the_console_script_scans_and_links_to_the_hosted_guide(installed: Path,
     site = PYPROJECT["project"]["urls"]["Documentation"].rstrip("/")
     assert "train.py:3:7: fix [call] gradient_checkpointing_enable → activation_checkpointing_enable" in result.stdout
     assert f"See {site}/generated/migration-guide/#training-scripts" in result.stdout
-    same = _run([str(installed / "python"), "-m", "generator", "scan", "train.py"], cwd=project)
+    same = _run([str(installed / "python"), "-m", "checkpointing_migrate", "scan", "train.py"], cwd=project)
     assert same.stdout == result.stdout and same.returncode == 1
     # A code without a section of its own links the hosted page too, never a path inside site-packages.
     explained = _run([str(installed / SCRIPT), "explain", "file-error"], cwd=project).stdout
@@ -108,7 +109,7 @@ def test_the_installed_tool_fixes_in_place(installed: Path, project: Path) -> No
 
 
 def test_the_installed_tool_loads_only_what_scan_needs(installed: Path, project: Path) -> None:
-    code = "import sys; from generator.cli import main; main(['scan', 'train.py']); print(*sorted(sys.modules))"
+    code = "import sys; from checkpointing_migrate.cli import main; main(['scan', 'train.py']); print(*sorted(sys.modules))"
 
     def loaded() -> set[str]:
         return set(_run([str(installed / "python"), "-c", code], cwd=project).stdout.splitlines()[-1].split())
@@ -117,18 +118,70 @@ def test_the_installed_tool_loads_only_what_scan_needs(installed: Path, project:
     assert not {
         m
         for m in with_requirement
-        if m.startswith(("generator.pages", "generator.measure", "jinja2", "mkdocs", "torch"))
+        if m.startswith(("generator", "jinja2", "mkdocs", "torch"))
         # what only a diff, a did-you-mean or argparse's own terminal lookup would need
         or m in ("difflib", "shutil")
     }
-    assert {"generator.migrate.cli", "packaging.specifiers"} <= with_requirement
+    assert {"checkpointing_migrate.commands", "packaging.specifiers"} <= with_requirement
     (project / "requirements.txt").unlink()
     assert "packaging.specifiers" not in loaded(), "read without a requirement to read"
 
 
-def test_site_commands_say_they_need_a_checkout(installed: Path, tmp_path: Path) -> None:
-    result = _run([str(installed / SCRIPT), "render", "--check"], cwd=tmp_path)
-    assert result.returncode == 2 and "works on a checkout" in result.stderr and "Traceback" not in result.stderr
+def test_the_wheel_is_the_tool_alone(installed: Path, tmp_path: Path) -> None:
+    """The site generator stays in the repository: no `generator` package, no site subcommands, no `--table` default
+    inside site-packages in the help."""
+    top = _run([str(installed / SCRIPT), "--help"], cwd=tmp_path)
+    assert top.returncode == 0
+    for command in ("scan", "fix", "rules", "explain", "rehearse"):
+        assert f"    {command} " in top.stdout
+    for command in ("render", "matrix", "audit", "refresh", "check"):
+        assert f"    {command} " not in top.stdout
+    assert "site-packages" not in _run([str(installed / SCRIPT), "scan", "--help"], cwd=tmp_path).stdout
+    render = _run([str(installed / SCRIPT), "render", "--check"], cwd=tmp_path)
+    assert render.returncode == 2 and "invalid choice: 'render'" in render.stderr and "Traceback" not in render.stderr
+    packages = _run([str(installed / "python"), "-c", "import generator"], cwd=tmp_path)
+    assert "No module named 'generator'" in packages.stderr
+
+
+USER_GENERATOR = 'def make():\n    return "the project\'s own generator"\n'
+"""A module of a user's project named like the repository's site generator (a common name)."""
+
+USER_TEST = """\
+import generator
+
+
+def test_the_project_imports_its_own_generator():
+    assert generator.make() == "the project's own generator", generator.__file__
+"""
+
+
+@pytest.mark.parametrize("layout", ["module", "package"])
+@pytest.mark.parametrize("preview", [False, True], ids=["plain", "v6-preview"])
+def test_a_project_with_its_own_generator_runs_its_tests(
+    installed: Path, tmp_path: Path, layout: str, preview: bool
+) -> None:
+    """Installing the tool next to pytest never changes how a user's imports resolve: a project with its own
+    `generator.py` or `generator/` runs its tests, with and without `--v6-preview`, and gets its own module."""
+    if not (installed / "pytest").exists():
+        _offline(_run([str(installed / "pip"), "install", "-q", f"pytest=={pytest.__version__}"]), "pip install pytest")
+    project = tmp_path / "project"
+    (project / "tests").mkdir(parents=True)
+    if layout == "module":
+        (project / "generator.py").write_text(USER_GENERATOR)
+    else:
+        (project / "generator").mkdir()
+        (project / "generator" / "__init__.py").write_text(USER_GENERATOR)
+    (project / "tests" / "test_own.py").write_text(USER_TEST)
+    (project / "pytest.ini").write_text("[pytest]\npythonpath = .\n")
+    args = [str(installed / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", *(["--v6-preview"] * preview)]
+    result = _run(args, cwd=project)
+    if preview:
+        # The preview needs transformers, which this venv does not have: a clear usage error, after the plugin loaded.
+        assert result.returncode == 4, result.stdout + result.stderr
+        assert "--v6-preview" in result.stderr and "No module named 'generator" not in result.stderr
+        return
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 passed" in result.stdout
 
 
 def test_pipx_runs_the_tool_from_a_wheel(wheel: Path, project: Path, tmp_path: Path) -> None:

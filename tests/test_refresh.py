@@ -23,10 +23,10 @@ import pytest
 import yaml
 from sitekit import IN_CI, copy_repo
 
+from checkpointing_migrate.table import load, parse
 from generator.measure import matrix, refresh, registry
 from generator.measure.data import load_matrix
 from generator.paths import ROOT, TABLE_PATH
-from generator.table import load, parse
 
 TABLE = load(TABLE_PATH)
 WORKFLOW = ROOT / ".github" / "workflows" / "refresh.yml"

@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
+from checkpointing_migrate.rehearse import cli, preview
+from checkpointing_migrate.table import Rename, Table, load
 from generator.paths import ROOT, TABLE_PATH
-from generator.rehearse import cli, preview
-from generator.table import Rename, Table, load
 
 FIXTURES = ROOT / "tests" / "fixtures" / "rehearse"
 PROJECT_TESTS = (
@@ -107,7 +107,7 @@ def test_a_row_the_preview_cannot_carry_out_is_refused_with_its_position(table: 
 
 
 def test_importing_the_plugin_does_nothing() -> None:
-    code = "import sys, generator.rehearse.plugin, generator.rehearse.cli; print(sorted(m for m in ('transformers', 'torch') if m in sys.modules))"
+    code = "import sys, checkpointing_migrate.rehearse.plugin, checkpointing_migrate.rehearse.cli; print(sorted(m for m in ('transformers', 'torch') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -181,7 +181,17 @@ def test_rehearse_runs_a_script_under_the_preview(tmp_path: Path, table: Table) 
         check=False,
     )
     assert (plain.returncode, plain.stdout) == (5, "checkpointing: True\n")
-    command = [sys.executable, "-m", "generator", "rehearse", "--", sys.executable, "-W", "ignore", str(script)]
+    command = [
+        sys.executable,
+        "-m",
+        "checkpointing_migrate",
+        "rehearse",
+        "--",
+        sys.executable,
+        "-W",
+        "ignore",
+        str(script),
+    ]
     rehearsed = subprocess.run(
         command, cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300, check=False
     )
@@ -195,7 +205,7 @@ def test_rehearse_keeps_the_programs_own_sitecustomize(tmp_path: Path) -> None:
     code = "import builtins; print(getattr(builtins, 'USER_SITECUSTOMIZE', False))"
     env = _env(PYTHONPATH=os.pathsep.join([str(tmp_path / "site"), str(ROOT)]))
     result = subprocess.run(
-        [sys.executable, "-m", "generator", "rehearse", "--", sys.executable, "-c", code],
+        [sys.executable, "-m", "checkpointing_migrate", "rehearse", "--", sys.executable, "-c", code],
         env=env,
         capture_output=True,
         text=True,
@@ -232,7 +242,7 @@ def test_rehearse_runs_a_test_suite_without_the_plugin(tmp_path: Path, table: Ta
     command = [
         sys.executable,
         "-m",
-        "generator",
+        "checkpointing_migrate",
         "rehearse",
         "--",
         sys.executable,
@@ -477,7 +487,7 @@ def test_old_names_fail_under_the_preview_as_new_names_failed_in_5_22_2(table: T
 
 def test_the_guide_names_the_option_variable_and_module_the_code_defines() -> None:
     # The guide's shell lines are not executed; this keeps what they name in step with the code.
-    from generator.rehearse import plugin
+    from checkpointing_migrate.rehearse import plugin
 
     guide = (ROOT / "docs" / "generated" / "migration-guide.md").read_text(encoding="utf-8")
     section = guide.partition("## Rehearse v6")[2].partition("\n## ")[0]

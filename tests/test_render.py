@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from checkpointing_migrate.table import load
 from generator import paths
 from generator.cli import main
 from generator.pages import render
-from generator.table import load
 
 ROOT = paths.ROOT
 
@@ -130,7 +130,13 @@ def test_a_new_row_reaches_the_built_site(tmp_path: Path) -> None:
     """The hook renders before MkDocs reads the pages, so a table edit needs no separate render step."""
     for name in ("aliases.yaml", "mkdocs.yml"):
         shutil.copy(ROOT / name, tmp_path / name)
-    for name in ("generator", "templates", "docs", "data"):  # data/: measured matrix and adoption data the pages render
+    for name in (
+        "generator",
+        "checkpointing_migrate",
+        "templates",
+        "docs",
+        "data",
+    ):  # data/: measured matrix and adoption data the pages render
         shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "aliases.yaml").write_text((tmp_path / "aliases.yaml").read_text() + PLANNED_ROW)
     mkdocs = Path(sys.executable).with_name("mkdocs")

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 import torch
 
+from checkpointing_migrate.table import Rename, load
 from generator.measure.probes import (
     _switch_field,
     _train_one_step,
@@ -30,7 +31,6 @@ from generator.measure.probes import (
     tiny_model,
     values_for,
 )
-from generator.table import Rename, load
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = load(ROOT / "aliases.yaml")

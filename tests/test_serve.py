@@ -57,7 +57,7 @@ def served(tmp_path: Path) -> Iterator[tuple[Path, str, Path]]:
     copy.mkdir()
     for name in ("aliases.yaml", "mkdocs.yml"):
         shutil.copy(ROOT / name, copy / name)
-    for name in ("generator", "templates", "docs", "data"):
+    for name in ("generator", "checkpointing_migrate", "templates", "docs", "data"):
         shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
     port = _free_port()
     log = tmp_path / "serve.log"

@@ -29,9 +29,9 @@ from urllib.parse import urljoin
 import pytest
 from sitekit import copy_repo
 
+from checkpointing_migrate.table import load
 from generator.measure import data as measured_data
 from generator.pages import errors
-from generator.table import load
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = load(ROOT / "aliases.yaml")
@@ -227,7 +227,7 @@ def test_every_error_text_is_a_heading_search_finds(built: Build) -> None:
 
 def test_api_reference_documents_the_generator(built: Build) -> None:
     html = _html(built, NAV["API reference"])
-    assert 'id="generator.table"' in html
+    assert 'id="checkpointing_migrate.table"' in html
     assert len(re.findall(r'id="generator\.\w+\.\w+"', html)) >= 2  # members, not just headings
 
 

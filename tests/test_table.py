@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from checkpointing_migrate.table import Owner, TableError, load, parse
 from generator.paths import TABLE_PATH
-from generator.table import Owner, TableError, load, parse
 
 VALID = textwrap.dedent(
     """\

@@ -6,10 +6,10 @@ import itertools
 import re
 import xml.etree.ElementTree as ET
 
+from checkpointing_migrate.table import load
 from generator.pages.timeline_svg import CHARS, DAY, LINE, timeline_svg
 from generator.pages.views import Event, timeline
 from generator.paths import ROOT
-from generator.table import load
 
 TABLE = load(ROOT / "aliases.yaml")
 SVG = "{http://www.w3.org/2000/svg}"

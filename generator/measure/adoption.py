@@ -19,18 +19,18 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.version import Version
 
-from generator import paths, writing
+from checkpointing_migrate import codes, writing
+from checkpointing_migrate import rules as rules_module
+from checkpointing_migrate.findings import Finding
+from checkpointing_migrate.hits import Options
+from checkpointing_migrate.requirements import Allowed, Finder
+from checkpointing_migrate.run import check_all
+from checkpointing_migrate.table import Rename, Table, load
+from generator import paths
 from generator.measure import adoption_data, registry
 from generator.measure.adoption_data import Adoption, MeasuredWith, ScannedLibrary, ScannedSite
 from generator.measure.data import MatrixData, MatrixError, Outcome, ReleaseEntry, load_matrix, row_key
 from generator.measure.jsondoc import dump
-from generator.migrate import codes
-from generator.migrate import rules as rules_module
-from generator.migrate.findings import Finding
-from generator.migrate.hits import Options
-from generator.migrate.requirements import Allowed, Finder
-from generator.migrate.run import check_all
-from generator.table import Rename, Table, load
 
 DATA_PATH = adoption_data.ADOPTION_PATH
 LIBRARIES = ("peft", "trl", "accelerate", "diffusers", "axolotl")
@@ -474,18 +474,21 @@ def measure(
     return classes, scan(table, wheels(table, LIBRARIES, known, cache, ecosystem), classes, load_matrix())
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m generator.measure.adoption", description=__doc__.splitlines()[0])
-    parser.add_argument("--table", type=Path, default=paths.TABLE_PATH)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The `adoption` subcommand's options."""
+    parser.add_argument("--table", type=Path, default=paths.TABLE_PATH, help="the alias table (default: %(default)s)")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if the committed data differ")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    """`python -m generator adoption [--check]`: measure the adoption data and write it (or compare it)."""
     table = load(args.table)
     try:
         classes, data = measure(table)
     except (RuntimeError, MatrixError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    outputs = {rules_module.CLASSES_PATH: dump(classes), DATA_PATH: dump(asdict(data))}
+    outputs = {paths.TRAINING_ARGUMENTS_PATH: dump(classes), DATA_PATH: dump(asdict(data))}
     if args.check:
         stale = writing.stale(outputs)
         for p in stale:
@@ -495,7 +498,3 @@ def main(argv: list[str] | None = None) -> int:
     for path in outputs:
         print(f"{'wrote' if path in written else 'unchanged'} {path.relative_to(paths.ROOT)}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

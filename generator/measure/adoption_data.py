@@ -1,6 +1,6 @@
 """Typed loader of `data/adoption.json`, the adoption scan's data: what the adoption report page reads.
 
-`python -m generator.measure.adoption` writes the file from these frozen dataclasses; `load_adoption` reads it back,
+`python -m generator adoption` writes the file from these frozen dataclasses; `load_adoption` reads it back,
 and names the file and the JSON path of anything missing or malformed (`PATH:LINE:COL: ...`).
 """
 
@@ -14,7 +14,7 @@ from generator.measure.jsondoc import DocumentError, JsonObject, load
 from generator.paths import DATA_DIR
 
 ADOPTION_PATH = DATA_DIR / "adoption.json"
-ADOPTION_COMMAND = "python -m generator.measure.adoption"
+ADOPTION_COMMAND = "python -m generator adoption"
 """The command that writes the file: every loading error says to run it."""
 
 EFFECTS = {

@@ -15,10 +15,10 @@ from pathlib import Path
 
 from packaging.version import Version
 
+from checkpointing_migrate.table import Table, TableError, field_name, load
 from generator.measure import registry
 from generator.measure.source import NAME, SourceText, warning_calls
 from generator.paths import TABLE_PATH
-from generator.table import Table, TableError, field_name, load
 
 LIBRARY = "transformers"
 """The library whose releases are audited (the only one with shipped renames)."""

@@ -13,9 +13,9 @@ from typing import Any, Literal, TypeVar, get_args
 
 from packaging.version import Version
 
+from checkpointing_migrate.table import Rename
 from generator.measure.jsondoc import DocumentError, JsonObject, load
 from generator.paths import DATA_DIR
-from generator.table import Rename
 
 MATRIX_FILE = "matrix.json"
 DOWNSTREAM_FILE = "downstream-warnings.json"

@@ -15,10 +15,10 @@ import sys
 import warnings
 from pathlib import Path
 
+from checkpointing_migrate.table import load
 from generator.measure import probes
 from generator.measure.data import RaisedError, RecordedWarning, RowKey, row_key
 from generator.measure.jsondoc import JsonObject
-from generator.table import load
 
 PROBED_KINDS = ("field",)
 """The kinds of planned rows whose old name this module can use the way a user would (set in the config's

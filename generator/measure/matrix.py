@@ -22,7 +22,9 @@ from typing import Any
 
 from packaging.requirements import Requirement
 
-from generator import paths, writing
+from checkpointing_migrate import writing
+from checkpointing_migrate.table import Table
+from generator import paths
 from generator.measure import source
 from generator.measure.data import (
     DOWNSTREAM_FILE,
@@ -36,7 +38,6 @@ from generator.measure.data import (
 )
 from generator.measure.jsondoc import DocumentError, dump, parse
 from generator.paths import DATA_DIR, ROOT
-from generator.table import Table
 
 CACHE_DIR = paths.CACHE_DIR / "matrix"
 """Where the per-release environments live (ignored by git; created on demand)."""

@@ -23,8 +23,8 @@ from contextlib import contextmanager, redirect_stderr
 from pathlib import Path
 from typing import Any
 
+from checkpointing_migrate.table import Rename, Table, field_name, load
 from generator.measure.data import PARSE_DICT_EXTRA, Outcome, RaisedError, RecordedWarning, row_key
-from generator.table import Rename, Table, field_name, load
 
 ABSENT = "absent"
 """Outcome of a name that the release does not have (no attribute, parameter, field, flag or key of that name)."""

@@ -20,12 +20,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from generator import writing
+from checkpointing_migrate import writing
+from checkpointing_migrate.table import Rename, Table, TableError, load, parse
+from generator import paths
 from generator.measure import jsondoc, registry
 from generator.measure.data import Downstream, Outcome, RecordedWarning, load_downstream, row_key
 from generator.measure.evidence import Evidence
 from generator.paths import DATA_DIR, DOCS_DIR, ROOT, TABLE_PATH
-from generator.table import Rename, Table, TableError, load, parse
 
 if TYPE_CHECKING:
     from generator.measure import matrix
@@ -484,7 +485,6 @@ def _release_note(finding: Finding) -> str:
 def apply(table_path: Path, findings: list[Finding]) -> list[Path]:
     """Write the table, re-measure the data files with it, render the pages; on any failure restore every file."""
     from generator.measure import adoption, matrix
-    from generator.migrate import rules as rules_module
     from generator.pages import render
 
     old_text = table_path.read_text(encoding="utf-8")
@@ -511,7 +511,7 @@ def apply(table_path: Path, findings: list[Finding]) -> list[Path]:
             classes, scanned = adoption.measure(new_table, pins=downloads)
             outputs.update(
                 {
-                    rules_module.CLASSES_PATH: jsondoc.dump(classes),
+                    paths.TRAINING_ARGUMENTS_PATH: jsondoc.dump(classes),
                     adoption.DATA_PATH: jsondoc.dump(asdict(scanned)),
                 }
             )

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from checkpointing_migrate.table import Table
 from generator.measure.adoption_data import EFFECTS, Adoption
-from generator.table import Table
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ from typing import Any
 
 from packaging.version import Version
 
+from checkpointing_migrate import findings
+from checkpointing_migrate.table import Rename, Table
 from generator.measure.data import Measured, row_key
-from generator.migrate import findings
-from generator.table import Rename, Table
 
 
 @dataclass(frozen=True)

@@ -20,17 +20,17 @@ from mkdocs.exceptions import PluginError
 _ROOT = str(Path(__file__).resolve().parents[2])
 sys.path.insert(0, _ROOT)
 
+import checkpointing_migrate.table
 import generator.pages.outputs
 import generator.pages.render
 import generator.paths
-import generator.table
 
 log = logging.getLogger("mkdocs.hooks.generator")
 
 _rebuild = False
 """Whether a build already ran in this process. Before the first one the generator modules were just imported,
 so reloading them would only cost time (it is part of every `mkdocs build`; see benchmarks/build.py)."""
-_table: generator.table.Table | None = None
+_table: checkpointing_migrate.table.Table | None = None
 """The table the current build rendered, which `on_post_build` publishes without reading the file again."""
 
 
@@ -45,7 +45,7 @@ def _reimport_generator() -> None:
         del sys.modules[name]
     if _ROOT not in sys.path:
         sys.path.insert(0, _ROOT)
-    for name in ("generator.table", "generator.pages.render", "generator.pages.outputs"):
+    for name in ("checkpointing_migrate.table", "generator.pages.render", "generator.pages.outputs"):
         importlib.import_module(name)
     generator = sys.modules["generator"]
 
@@ -68,7 +68,7 @@ def on_pre_build(config: MkDocsConfig) -> None:
     if _rebuild:
         _reimport_generator()
     _rebuild, _table = True, None
-    render, table = generator.pages.render, generator.table
+    render, table = generator.pages.render, checkpointing_migrate.table
     try:
         loaded = table.load(generator.paths.TABLE_PATH)
         pages = render.render_pages(loaded)

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from checkpointing_migrate.table import EmittedWarning, Rename, Table
 from generator.measure.data import (
     PARSE_DICT_EXTRA,
     CodeLine,
@@ -24,7 +25,6 @@ from generator.measure.data import (
     row_key,
 )
 from generator.pages.views import WarningFilter
-from generator.table import EmittedWarning, Rename, Table
 
 NOT_MEASURED = "not measured"
 

@@ -1,7 +1,7 @@
 """Machine-readable outputs published with the site: the table as JSON, its JSON Schema, llms.txt, llms-full.txt.
 
 Linters, IDEs and assistants read the same facts as human readers, so everything here is derived from the validated
-[`Table`][generator.table.Table] and from the pages' Markdown, never typed again. All functions are pure except
+[`Table`][checkpointing_migrate.table.Table] and from the pages' Markdown, never typed again. All functions are pure except
 [`write_outputs`][generator.pages.outputs.write_outputs], called by the MkDocs hook: outputs live only in the site.
 """
 
@@ -22,9 +22,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from generator import table as table_module
-from generator import writing
-from generator.table import EmittedWarning, Library, Release, Rename, Table
+from checkpointing_migrate import table as table_module
+from checkpointing_migrate import writing
+from checkpointing_migrate.table import EmittedWarning, Library, Release, Rename, Table
 
 JSON_NAME = "aliases.json"
 """The alias table as JSON, at the root of the built site."""
@@ -158,7 +158,7 @@ def _record_schema(cls: type, refine: Mapping[str, dict[str, Any]] | None = None
 
 
 def _rename_rules() -> list[dict[str, Any]]:
-    """What `status` implies for the other fields, as generator.table enforces it when it loads the table."""
+    """What `status` implies for the other fields, as checkpointing_migrate.table enforces it when it loads the table."""
     shipped = {"since": {"type": "string"}, "warning": {"$ref": "#/$defs/EmittedWarning"}}
     return [
         {"if": {"properties": {"status": {"const": "shipped"}}}, "then": {"properties": shipped}},
@@ -173,7 +173,7 @@ def json_schema() -> dict[str, Any]:
 
     Returns:
         The schema as data. Enumerations come from `KINDS`, `STATUSES` and `AUDIENCES` in
-        [`generator.table`][], fields and descriptions from its dataclasses.
+        [`checkpointing_migrate.table`][], fields and descriptions from its dataclasses.
     """
     library = _record_schema(Library)
     rename = _record_schema(

@@ -14,13 +14,13 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
-from generator import writing
+from checkpointing_migrate import writing
+from checkpointing_migrate.table import Table
 from generator.measure import adoption_data
 from generator.measure import data as measured_data
 from generator.oldnames import OldNames, rewrite_pycon
 from generator.pages import adoption, errors, measured, views
 from generator.paths import DOCS_DIR, TEMPLATES_DIR
-from generator.table import Table
 
 GENERATED_DIR = "generated"
 """Folder under `docs/` that only the generator writes."""

@@ -12,9 +12,9 @@ from typing import Any
 
 from packaging.version import Version
 
-from generator.migrate import codes, findings
+from checkpointing_migrate import codes, findings
+from checkpointing_migrate.table import AUDIENCES, MODEL_PLACEHOLDER, EmittedWarning, Rename, Table
 from generator.pages.timeline_svg import timeline_svg
-from generator.table import AUDIENCES, MODEL_PLACEHOLDER, EmittedWarning, Rename, Table
 
 CLASS_NAME_PATTERN = r"[\w.]+"
 """What stands for the model class name in a filter's regular expression."""
@@ -128,7 +128,7 @@ class CodeRow:
 
 
 def finding_codes() -> list[CodeRow]:
-    """The registry of the migration tool's codes (`generator.migrate.codes`, a leaf module), in its order."""
+    """The registry of the migration tool's codes (`checkpointing_migrate.codes`, a leaf module), in its order."""
     # `pages` reads the migration tool's registry rather than a copy: the leaf modules `codes` and `findings` import
     # nothing of the project, so the renderer does not load the scanner.
     guide = findings.GUIDE.rsplit("/", 1)[-1]

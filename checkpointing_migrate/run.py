@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from generator.migrate.files import Result, check, walk, without_patched_fixes
-from generator.migrate.hits import Options
-from generator.migrate.requirements import Finder
+from checkpointing_migrate.files import Result, check, walk, without_patched_fixes
+from checkpointing_migrate.hits import Options
+from checkpointing_migrate.requirements import Finder
 
 PARALLEL_FROM = 200
 """Below this many files the start-up of a worker process costs more than it saves."""

@@ -12,10 +12,10 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from generator.table import Rename
+    from checkpointing_migrate.table import Rename
 
-from generator import NAME
-from generator.paths import IN_CHECKOUT, PACKAGE
+from checkpointing_migrate import NAME
+from checkpointing_migrate.paths import IN_CHECKOUT, PACKAGE
 
 SEVERITIES = ("fix", "hazard", "info")
 """From most to least actionable; `scan` exits 1 when a `fix` or `hazard` finding is reported."""
@@ -91,7 +91,7 @@ class Finding:
     new: str | None
     """The name to write instead; `None` when there is none to suggest."""
     code: str
-    """Which rule matched, e.g. `call`, `keyword`, `write`: a key of `generator.migrate.codes.CODES`; stable."""
+    """Which rule matched, e.g. `call`, `keyword`, `write`: a key of `checkpointing_migrate.codes.CODES`; stable."""
     message: str
     """What was found, what to do, and a link to the guide section."""
     edits: tuple[Edit, ...] = field(default=(), compare=False, repr=False)

@@ -11,9 +11,9 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from generator.migrate import python, shell, yaml_json
-from generator.migrate.findings import Edit
-from generator.migrate.hits import Hit, Options
+from checkpointing_migrate import python, shell, yaml_json
+from checkpointing_migrate.findings import Edit
+from checkpointing_migrate.hits import Hit, Options
 
 _OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*\{?\.?(?P<lang>[\w+-]*)[^\n]*$", re.MULTILINE)
 LANGUAGES = {

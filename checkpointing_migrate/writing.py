@@ -125,7 +125,7 @@ def stale(files: Mapping[Path, str], encoding: str = "utf-8") -> list[Path]:
 def write_if_changed(files: Mapping[Path, str], encoding: str = "utf-8") -> list[Path]:
     """Write each file of `files` whose content differs (each atomically, folders created); return those paths.
 
-    The `check` companion is [`stale`][generator.writing.stale]: it names the same paths and writes nothing.
+    The `check` companion is [`stale`][checkpointing_migrate.writing.stale]: it names the same paths and writes nothing.
     """
     changed = stale(files, encoding)
     for path in changed:

@@ -1,7 +1,7 @@
 """`fix --write` writes every file or none: check them all, stage them all, then put them in place.
 
 Every file must still be a regular file with the bytes that were read, writable by its owner, have one link only, and
-take a staged copy in its folder with its mode, owner and group (`generator.writing.stage`); one problem and no file is
+take a staged copy in its folder with its mode, owner and group (`checkpointing_migrate.writing.stage`); one problem and no file is
 touched. What can still fail after that (the disk fills) is reported by name: which files were written and which not.
 """
 
@@ -12,9 +12,9 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from generator import writing
-from generator.migrate.files import Result, sha256
-from generator.migrate.findings import FileError
+from checkpointing_migrate import writing
+from checkpointing_migrate.files import Result, sha256
+from checkpointing_migrate.findings import FileError
 
 
 @dataclass

@@ -14,14 +14,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
-from generator.migrate import codes, formats
-from generator.migrate import rules as rules_module
-from generator.migrate.files import Result, describe_size, parse_size
-from generator.migrate.findings import SEVERITIES, FileError, Finding, link, sort_key, summary
-from generator.migrate.hits import MAX_FILE_SIZE, Options
-from generator.migrate.requirements import Allowed, Finder, parse_target
-from generator.migrate.run import check_all
-from generator.table import TableError, load
+from checkpointing_migrate import codes, formats
+from checkpointing_migrate import rules as rules_module
+from checkpointing_migrate.files import Result, describe_size, parse_size
+from checkpointing_migrate.findings import SEVERITIES, FileError, Finding, link, sort_key, summary
+from checkpointing_migrate.hits import MAX_FILE_SIZE, Options
+from checkpointing_migrate.requirements import Allowed, Finder, parse_target
+from checkpointing_migrate.run import check_all
+from checkpointing_migrate.table import TableError, load
 
 
 def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Path) -> None:
@@ -157,7 +157,7 @@ def _report(fmt: str, findings: list[Finding], errors: list[FileError], out: Tex
 
 def scan(args: argparse.Namespace) -> int:
     """One line per finding (`path:line:col: severity [code] old → new: message`), or `--format json|github|sarif`
-    (`generator.migrate.formats`)."""
+    (`checkpointing_migrate.formats`)."""
     setup = _setup(args)
     if isinstance(setup, int):
         return setup
@@ -179,7 +179,7 @@ def scan(args: argparse.Namespace) -> int:
 
 def fix(args: argparse.Namespace) -> int:
     """`--diff` (the default) prints a unified diff and writes nothing; `--write` rewrites in place, all files or none
-    (`generator.migrate.plan`: one `PATH:1:1: error:` line per file that cannot be written safely, and nothing
+    (`checkpointing_migrate.plan`: one `PATH:1:1: error:` line per file that cannot be written safely, and nothing
     written). The remaining findings (an unsafe fix not applied stays listed) go to stderr."""
     setup = _setup(args)
     if isinstance(setup, int):
@@ -188,7 +188,7 @@ def fix(args: argparse.Namespace) -> int:
     errors = _errors(results)
     changed = [r for r in results if r.fixed is not None and r.error is None]
     if args.write and changed:
-        from generator.migrate.plan import write_all  # only `fix --write` writes: scan never loads it
+        from checkpointing_migrate.plan import write_all  # only `fix --write` writes: scan never loads it
 
         outcome = write_all(changed)
         for problem in outcome.problems:

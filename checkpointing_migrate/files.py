@@ -19,10 +19,10 @@ from pathlib import Path
 
 import yaml
 
-from generator.migrate import python
-from generator.migrate.findings import Edit, FileError, Finding, link
-from generator.migrate.hits import Hit, Options, PositionedError
-from generator.migrate.requirements import Deferred, Finder, RequirementError
+from checkpointing_migrate import python
+from checkpointing_migrate.findings import Edit, FileError, Finding, link
+from checkpointing_migrate.hits import Hit, Options, PositionedError
+from checkpointing_migrate.requirements import Deferred, Finder, RequirementError
 
 SUFFIXES = {
     ".py": "python",
@@ -158,18 +158,18 @@ def analyse(text: str, kind: str, options: Options, base: Path) -> list[Hit]:
     if kind == "python":
         return python.analyse(text, options, base=base)
     if kind == "notebook":
-        from generator.migrate import notebook
+        from checkpointing_migrate import notebook
 
         return notebook.analyse(text, options, base)
     if kind in ("yaml", "json"):
-        from generator.migrate import yaml_json
+        from checkpointing_migrate import yaml_json
 
         return (yaml_json.analyse_yaml if kind == "yaml" else yaml_json.analyse_json)(text, options)
     if kind == "shell":
-        from generator.migrate import shell
+        from checkpointing_migrate import shell
 
         return shell.analyse(text, options, base)
-    from generator.migrate import markdown
+    from checkpointing_migrate import markdown
 
     return markdown.analyse(text, options, base)
 

@@ -1,6 +1,6 @@
 """Python sources: find the renamed names where the syntax says what they are, and rewrite only those.
 
-Two passes keep this fast enough for a whole library tree: a lexical pass (`generator.migrate.pylex`) looks for the
+Two passes keep this fast enough for a whole library tree: a lexical pass (`checkpointing_migrate.pylex`) looks for the
 rules' names as whole words, and only a file with one is parsed with `ast`, visiting only the statements on those
 lines. Each rule (a `_Walk` check) is decided from the syntax alone: the tool does not import or run the code.
 """
@@ -15,9 +15,9 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from generator.migrate.findings import Edit
-from generator.migrate.hits import Hit, Options, hazard, info, planned_hit, rename
-from generator.migrate.pylex import (
+from checkpointing_migrate.findings import Edit
+from checkpointing_migrate.hits import Hit, Options, hazard, info, planned_hit, rename
+from checkpointing_migrate.pylex import (
     CONVENTIONAL_ARGS,
     Source,
     candidate_lines,
@@ -25,10 +25,10 @@ from generator.migrate.pylex import (
     declared_fields,
     identifiers,
 )
-from generator.migrate.receivers import NEW_KEYWORDS, UNKNOWN, Kind, Receivers, narrow_override
+from checkpointing_migrate.receivers import NEW_KEYWORDS, UNKNOWN, Kind, Receivers, narrow_override
 
 __all__ = ["Source", "analyse", "context_of", "identifiers"]
-from generator.table import Rename, field_name
+from checkpointing_migrate.table import Rename, field_name
 
 
 def _callee(call: ast.Call) -> str | None:
@@ -169,7 +169,7 @@ class _Walk:
         return [*functions, self.receivers.module]
 
     def _kind(self, expr: ast.expr) -> Kind:
-        """What `expr` holds (see `generator.migrate.receivers`); `self` holds an instance of its class."""
+        """What `expr` holds (see `checkpointing_migrate.receivers`); `self` holds an instance of its class."""
         if isinstance(expr, ast.Name) and expr.id == "self":
             cls = self._enclosing(ast.ClassDef)
             return self.receivers.class_kind(ast.Name(cls.name)) if isinstance(cls, ast.ClassDef) else UNKNOWN
@@ -199,7 +199,7 @@ class _Walk:
     ) -> Hit:
         """The verdict on renaming a model method or property used on `receiver`, from the evidence about it.
 
-        By what the module shows `receiver` holds (`generator.migrate.receivers`): a transformers model → a safe fix;
+        By what the module shows `receiver` holds (`checkpointing_migrate.receivers`): a transformers model → a safe fix;
         no evidence either way → an unsafe fix (applied only with `--unsafe-fixes`); another library's object or a
         project class that defines the name → `info`; a model class whose override the new name cannot call, or an
         instance whose old method was replaced → a hazard.

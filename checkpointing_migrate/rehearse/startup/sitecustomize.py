@@ -32,13 +32,13 @@ def _bootstrap() -> None:
     finally:
         sys.modules.setdefault(__name__, this)
     try:
-        from generator.rehearse import preview
+        from checkpointing_migrate.rehearse import preview
     except ImportError:
         source = os.environ.get("CHECKPOINTING_V6_PREVIEW_PATH")
         if source:
             sys.path.append(source)  # last: it never shadows what the program itself imports
         try:
-            from generator.rehearse import preview
+            from checkpointing_migrate.rehearse import preview
         except ImportError as exc:
             # This Python cannot load the preview (e.g. it lacks PyYAML). Running it without the preview would pass
             # for a rehearsal, so it fails, but only if it imports transformers: other tools of the command run on.

@@ -1,7 +1,7 @@
 """Jupyter notebooks: check the code cells, and patch the renamed names inside the notebook's JSON text.
 
 The notebook is never re-serialised: each code cell's `source` strings are found with their spans
-(`generator.migrate.jsonpos`), the cell is checked as Python (`!cmd` lines and `%%bash` cells as shell), and each edit
+(`checkpointing_migrate.jsonpos`), the cell is checked as Python (`!cmd` lines and `%%bash` cells as shell), and each edit
 is mapped back into the raw JSON string it falls in, so indentation, key order, escapes and outputs keep their bytes.
 """
 
@@ -11,10 +11,10 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from generator.migrate import jsonpos, python, shell
-from generator.migrate.findings import Edit
-from generator.migrate.hits import Hit, Options, PositionedError
-from generator.migrate.yaml_json import ConfigParseError
+from checkpointing_migrate import jsonpos, python, shell
+from checkpointing_migrate.findings import Edit
+from checkpointing_migrate.hits import Hit, Options, PositionedError
+from checkpointing_migrate.yaml_json import ConfigParseError
 
 _SHELL_CELL = re.compile(r"%%(?:bash|sh|script (?:ba)?sh)\b")
 _PYTHON_CELL = re.compile(r"%%(?:time|timeit|capture|prun)\b")

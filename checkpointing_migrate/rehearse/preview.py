@@ -23,11 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.paths import TABLE_PATH
-from generator.table import Rename, Table, field_name, load
-
-ENV_VAR = "CHECKPOINTING_V6_PREVIEW"
-"""Set to `1` to run under the preview: read by the pytest plugin and by the `sitecustomize` bootstrap."""
+from checkpointing_migrate.paths import TABLE_PATH
+from checkpointing_migrate.rehearse import ENV_VAR
+from checkpointing_migrate.table import Rename, Table, field_name, load
 
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("", "0", "false", "no", "off")

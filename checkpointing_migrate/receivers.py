@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.migrate.rules import Rules
+from checkpointing_migrate.rules import Rules
 
 FOREIGN = ("sentence_transformers", "setfit", "diffusers", "torch", "timm", "lightning", "pytorch_lightning")
 """Import roots whose classes are not transformers models even when they define methods of the same names

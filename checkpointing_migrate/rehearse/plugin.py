@@ -1,17 +1,23 @@
 """The pytest plugin: `pytest --v6-preview` (or `CHECKPOINTING_V6_PREVIEW=1`) runs the session under the v6 preview.
 
-Registered for everyone who installs the package (entry point `pytest11`), so it must cost nothing otherwise:
-without the option or the variable it imports nothing beyond the core and changes nothing. With it, the preview is
-applied before collection, announced in the report header, and undone when the session ends.
+Registered for everyone who installs the package (entry point `pytest11`), so it must cost nothing otherwise: it
+imports only pytest and the package's two-line `__init__`s until the option or the variable asks for the preview.
+Then the preview is applied before collection, announced in the report header, and undone when the session ends.
 """
 
 from __future__ import annotations
 
+import os
+from typing import TYPE_CHECKING
+
 import pytest
 
-from generator.rehearse import preview
+from checkpointing_migrate.rehearse import ENV_VAR
 
-_APPLIED = pytest.StashKey[preview.Preview]()
+if TYPE_CHECKING:
+    pass
+
+_APPLIED = pytest.StashKey["Preview"]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -20,14 +26,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         default=False,
         help="run as transformers would behave once the old gradient_checkpointing names are removed "
-        f"(the removals planned in aliases.yaml); also on with {preview.ENV_VAR}=1",
+        f"(the removals planned in aliases.yaml); also on with {ENV_VAR}=1",
     )
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if not config.getoption("v6_preview") and not os.environ.get(ENV_VAR, "").strip():
+        return  # the common case: nothing asked for the preview, nothing more is imported
+    from checkpointing_migrate.rehearse import preview
+
     try:
-        wanted = config.getoption("v6_preview") or preview.requested()
-        if wanted:
+        if config.getoption("v6_preview") or preview.requested():
             config.stash[_APPLIED] = preview.activate()
     except preview.PreviewError as exc:
         raise pytest.UsageError(f"--v6-preview: {exc}") from None
@@ -41,4 +50,6 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     if config.stash.get(_APPLIED, None) is not None:
         del config.stash[_APPLIED]
+        from checkpointing_migrate.rehearse import preview
+
         preview.deactivate()

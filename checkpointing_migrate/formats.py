@@ -2,7 +2,7 @@
 
 Each takes the findings and the files that could not be checked, and returns the whole text; a file error is an
 entry of the output like a finding (code `file-error`, severity `error`), so no format loses it. Rule metadata
-(summary, explanation, guide section, level) comes from the registry in `generator.migrate.codes`.
+(summary, explanation, guide section, level) comes from the registry in `checkpointing_migrate.codes`.
 """
 
 from __future__ import annotations
@@ -11,9 +11,8 @@ import json
 from pathlib import PurePath
 from urllib.parse import quote
 
-from generator import NAME, paths
-from generator.migrate import codes
-from generator.migrate.findings import FileError, Finding, link
+from checkpointing_migrate import NAME, codes, paths
+from checkpointing_migrate.findings import FileError, Finding, link
 
 FORMATS = ("text", "json", "github", "sarif")
 """The values of `--format`."""
@@ -88,7 +87,7 @@ def _absolute(address: str) -> str:
     if "://" in address:
         return address
     path, _, anchor = address.partition("#")
-    return (paths.ROOT / path).as_uri() + (f"#{anchor}" if anchor else "")
+    return (paths.PACKAGE.parent / path).as_uri() + (f"#{anchor}" if anchor else "")
 
 
 def _help_uri(code: codes.Code) -> str:

@@ -11,10 +11,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.migrate.findings import Edit
-from generator.migrate.hits import Hit, Options, hazard, info, planned_hit, rename
-from generator.migrate.pylex import declared_fields
-from generator.table import field_name
+from checkpointing_migrate.findings import Edit
+from checkpointing_migrate.hits import Hit, Options, hazard, info, planned_hit, rename
+from checkpointing_migrate.pylex import declared_fields
+from checkpointing_migrate.table import field_name
 
 _PYTHON = re.compile(r"python[\d.]*\Z")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")

@@ -12,10 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import generator
-from generator.paths import TABLE_PATH
-from generator.rehearse import preview
-from generator.table import TableError, load
+import checkpointing_migrate
+from checkpointing_migrate.paths import TABLE_PATH
+from checkpointing_migrate.rehearse import preview
+from checkpointing_migrate.table import TableError, load
 
 STARTUP_DIR = Path(__file__).resolve().parent / "startup"
 """The folder holding the `sitecustomize` bootstrap."""
@@ -35,8 +35,8 @@ def environment(base: dict[str, str] | os._Environ[str]) -> dict[str, str]:
     env = dict(base)
     env[preview.ENV_VAR] = "1"
     env["PYTHONPATH"] = os.pathsep.join([str(STARTUP_DIR), *filter(None, [env.get("PYTHONPATH")])])
-    # Where `generator` lives, for a command whose Python would not find it (a checkout, another virtualenv).
-    env["CHECKPOINTING_V6_PREVIEW_PATH"] = str(Path(generator.__file__).resolve().parent.parent)
+    # Where `checkpointing_migrate` lives, for a command whose Python would not find it (a checkout, another virtualenv).
+    env["CHECKPOINTING_V6_PREVIEW_PATH"] = str(Path(checkpointing_migrate.__file__).resolve().parent.parent)
     return env
 
 

@@ -11,8 +11,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.paths import TRAINING_ARGUMENTS_PATH
-from generator.table import Rename, Table
+from checkpointing_migrate.paths import TRAINING_ARGUMENTS_PATH
+from checkpointing_migrate.table import Rename, Table
 
 CLASSES_PATH = TRAINING_ARGUMENTS_PATH
 """Subclasses of the training-arguments class and the keys a training config may hold, measured from wheels."""

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from generator.migrate import codes
-from generator.migrate.findings import Edit, link
-from generator.migrate.requirements import Allowed, Deferred
-from generator.migrate.rules import Rules
-from generator.table import Rename
+from checkpointing_migrate import codes
+from checkpointing_migrate.findings import Edit, link
+from checkpointing_migrate.requirements import Allowed, Deferred
+from checkpointing_migrate.rules import Rules
+from checkpointing_migrate.table import Rename
 
 MAX_FILE_SIZE = 10 * 10**6
 """Files bigger than this (bytes) are reported and not read, unless `--max-file-size` says otherwise."""

@@ -1,7 +1,7 @@
 """YAML and JSON config files: rename top-level keys of training-arguments configs, at their exact positions.
 
 Only the key's own characters change; quoting, comments, indentation, key order and everything else keep their
-bytes. PyYAML's composed nodes give each key's span; JSON goes through `generator.migrate.jsonpos`. Nested keys are
+bytes. PyYAML's composed nodes give each key's span; JSON goes through `checkpointing_migrate.jsonpos`. Nested keys are
 never renamed: DeepSpeed's `activation_checkpointing` section and accelerate's `fsdp_config` options are other things.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import yaml
 
-from generator.migrate import jsonpos
-from generator.migrate.findings import Edit
-from generator.migrate.hits import Hit, Options, PositionedError, hazard, info, rename
+from checkpointing_migrate import jsonpos
+from checkpointing_migrate.findings import Edit
+from checkpointing_migrate.hits import Hit, Options, PositionedError, hazard, info, rename
 
 
 class ConfigParseError(PositionedError):

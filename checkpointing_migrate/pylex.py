@@ -2,7 +2,7 @@
 
 Most files that contain the stem every old name shares still need nothing: the name is the per-module flag of
 modeling code (`self.gradient_checkpointing`), sits in a comment or prose, or is a model config's key. These checks
-look only at the characters around each word, and never drop a word the `ast` pass (`generator.migrate.python`) reports.
+look only at the characters around each word, and never drop a word the `ast` pass (`checkpointing_migrate.python`) reports.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import bisect
 import re
 from collections.abc import Iterator
 
-from generator.migrate.hits import Options
-from generator.table import field_name
+from checkpointing_migrate.hits import Options
+from checkpointing_migrate.table import field_name
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 _CLASS_HEADER = re.compile(r"class[ \t]+([A-Za-z_]\w*)[ \t]*\(([^)]*)\)")

@@ -1,0 +1,172 @@
+"""Find and fix the rename gradient_checkpointing* -> activation_checkpointing* in code, configs and scripts.
+
+`checkpointing-migrate` (also `python -m checkpointing_migrate`). Exit codes: 0 nothing to do, 1 findings, 2 usage or
+internal error; problems go to stderr as `PATH:LINE:COL: message`, never as a traceback. A closed pipe ends quietly
+and text the terminal cannot encode is escaped. Each subcommand imports only its own module.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import gc
+import os
+import sys
+from collections.abc import Callable
+
+from checkpointing_migrate import NAME, paths
+
+SUBCOMMANDS = {
+    "scan": "report uses of the renamed names in code, notebooks, configs, scripts, Markdown",
+    "fix": "rewrite what is safe to rewrite (a diff, or in place with --write)",
+    "rules": "list every finding code: code, severity, effect, summary",
+    "explain": "what a finding code means, with an example",
+    "rehearse": "run a command as if the old names were gone (the table's v6 plan)",
+}
+"""Every subcommand and its one-line help; each is the function of that name in its module (`_module`)."""
+
+EPILOG = """exit codes:
+  0  nothing to report (scan), nothing left to fix (fix)
+  1  findings to act on, a file that could not be checked or written, or (fix --diff) rewrites pending
+  2  usage error (bad option, unknown code, missing path, a --target no release meets) or internal error"""
+"""The exit codes, shown at the end of `--help`."""
+
+
+def _module(name: str) -> object:
+    """The module that implements subcommand `name`, imported only when that subcommand runs."""
+    if name == "rehearse":
+        from checkpointing_migrate.rehearse import cli as rehearse_cli
+
+        return rehearse_cli
+    from checkpointing_migrate import commands
+
+    return commands
+
+
+def _options(name: str) -> Callable[[argparse.ArgumentParser], None]:
+    """The function that adds `name`'s options."""
+    module = _module(name)
+    if name in ("scan", "fix"):
+        return lambda sub: module.add_arguments(sub, name, paths.TABLE_PATH)  # type: ignore[attr-defined]
+    return getattr(module, f"add_{name}_arguments" if name in ("rules", "explain") else "add_arguments")  # type: ignore[no-any-return]
+
+
+@functools.cache
+def terminal_width() -> int:
+    """What argparse would use: `shutil.get_terminal_size()` less 2 columns, without importing shutil (and the
+    compression modules it loads) on every start."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return (columns or 80) - 2
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help layout with the terminal measured once per process: argparse builds a formatter for every
+    option it adds, and measuring the terminal for each was most of the parser's share of a `scan`'s start-up."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=terminal_width())
+
+
+class _TopHelpFormatter(argparse.RawDescriptionHelpFormatter, HelpFormatter):
+    """The top-level help: the same, with the epilog (the exit codes) kept as written."""
+
+
+def parser(
+    argv: list[str],
+    subcommands: dict[str, str],
+    options: Callable[[str], Callable[[argparse.ArgumentParser], None]],
+    *,
+    prog: str,
+    description: str,
+    epilog: str | None = None,
+    version: bool = False,
+) -> argparse.ArgumentParser:
+    """A parser for `subcommands`; only the subcommand named in `argv` gets its options (argparse spends
+    milliseconds on each); anything else gets them all, for the top-level help and the "invalid choice" error."""
+    top = argparse.ArgumentParser(prog=prog, description=description, epilog=epilog, formatter_class=_TopHelpFormatter)
+    if version:
+        top.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
+    commands = top.add_subparsers(dest="subcommand", required=True, metavar="COMMAND")
+    wanted = next((a for a in argv if not a.startswith("-")), None)
+    for name, text in subcommands.items() if wanted not in subcommands else [(wanted, subcommands[wanted])]:
+        sub = commands.add_parser(name, help=text, description=text, formatter_class=HelpFormatter)
+        if name == wanted:
+            options(name)(sub)
+    return top
+
+
+class _Version(argparse.Action):
+    """`--version`: the installed distribution's version, read only when asked (importlib.metadata costs start-up)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from importlib import metadata
+
+        try:
+            version = metadata.version(NAME)
+        except metadata.PackageNotFoundError:
+            version = "(not installed: run from a checkout)"
+        print(f"{NAME} {version}")
+        parser.exit()
+
+
+def _parse(argv: list[str]) -> argparse.Namespace:
+    description = __doc__.splitlines()[0]
+    top = parser(argv, SUBCOMMANDS, _options, prog=NAME, description=description, epilog=EPILOG, version=True)
+    return top.parse_args(argv)
+
+
+def safe_streams() -> None:
+    """Output the terminal cannot encode (a `cp1252` console, `PYTHONIOENCODING=ascii`) is escaped, not a
+    `UnicodeEncodeError`."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+
+
+def exit_quietly_on_closed_pipe(code: Callable[[], int]) -> int:
+    """`code()`; a reader that closed the pipe early (`scan . | head -1`) ends the output, not the run with a
+    traceback: the rest goes to the null device (Python's documented recipe) and the exit code is kept."""
+    try:
+        result = code()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    return result
+
+
+def run() -> None:
+    """The console script and `python -m checkpointing_migrate`: `main`, then exit with its code.
+
+    The cyclic collector is tuned for a short-lived process (a sixth of a pre-commit `scan`'s start-up): off while
+    the parser imports the subcommand's modules, whose objects then live until exit and are frozen out of every
+    later collection; and at the end everything is frozen, so the collection Python runs at exit has nothing to walk.
+    """
+    safe_streams()
+    gc.disable()
+    args = _parse(sys.argv[1:])
+    gc.enable()
+    gc.freeze()
+    code = exit_quietly_on_closed_pipe(lambda: _dispatch(args))
+    gc.freeze()
+    sys.exit(code)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Runs the command line `argv` (default: the process's) and returns the exit code."""
+    return _dispatch(_parse(sys.argv[1:] if argv is None else argv))
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    command = args.subcommand
+    function = getattr(_module(command), "run" if command == "rehearse" else command)
+    return function(args)  # type: ignore[no-any-return]

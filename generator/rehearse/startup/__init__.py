@@ -1,4 +1,0 @@
-"""The folder `rehearse` puts first on `PYTHONPATH`; it holds only the `sitecustomize` bootstrap.
-
-A package only so that packaging ships it with the rest of `generator`; nothing imports it as a package.
-"""
