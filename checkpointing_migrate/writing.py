@@ -1,4 +1,4 @@
-"""Writing files: one atomic replace (staged, then committed) and one write-if-changed for generated files.
+"""Writing files: one atomic replace (staged, then committed) and one all-or-nothing write-if-changed.
 
 Every write goes to a temporary file in the target's own folder, is flushed to disk, gets the original's mode, owner
 and group, and then replaces the target with `os.replace`, so a crash leaves the old file or the new one, never half
@@ -123,12 +123,36 @@ def stale(files: Mapping[Path, str], encoding: str = "utf-8") -> list[Path]:
 
 
 def write_if_changed(files: Mapping[Path, str], encoding: str = "utf-8") -> list[Path]:
-    """Write each file of `files` whose content differs (each atomically, folders created); return those paths.
+    """Write the files of `files` whose content differs, all or none; return those paths.
 
-    The `check` companion is [`stale`][checkpointing_migrate.writing.stale]: it names the same paths and writes nothing.
+    Every changed file is staged (folders created) before any is replaced; when a replace fails, the files already
+    replaced get their old bytes back and the error is raised. The `check` companion is
+    [`stale`][checkpointing_migrate.writing.stale]: it names the same paths and writes nothing.
     """
     changed = stale(files, encoding)
-    for path in changed:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, files[path], encoding)
+    staged: list[Staged] = []
+    try:
+        for path in changed:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            staged.append(stage(path, files[path].encode(encoding)))
+    except BaseException:
+        for one in staged:
+            one.discard()
+        raise
+    before = {one.target: one.target.read_bytes() if one.target.is_file() else None for one in staged}
+    done: list[Staged] = []
+    try:
+        for one in staged:
+            one.commit()
+            done.append(one)
+    except BaseException:
+        for one in staged[len(done) :]:
+            one.discard()
+        for one in done:
+            old = before[one.target]
+            if old is None:
+                one.target.unlink(missing_ok=True)
+            else:
+                atomic_write(one.target, old)
+        raise
     return changed

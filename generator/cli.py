@@ -73,10 +73,12 @@ def main(argv: list[str] | None = None) -> int:
         from generator.measure import adoption
 
         return adoption.run(args)
-    if args.subcommand in ("audit", "refresh"):
-        from generator.measure import audit, refresh
+    if args.subcommand == "audit":
+        from generator.measure import audit
 
-        return (audit if args.subcommand == "audit" else refresh).run(args)
+        return audit.run(args)
+    if args.subcommand == "refresh":
+        return _refresh(args)
     from checkpointing_migrate.table import TableError, load
 
     try:
@@ -118,3 +120,31 @@ def _render(table: Table, docs: Path, *, check: bool) -> int:
         print(f"wrote {path}")
     print(f"{len(changed)} of {len(pages)} pages changed.")
     return 0
+
+
+def _refresh(args: argparse.Namespace) -> int:
+    """`refresh`: the report, and with --write its plan applied: table and data written all or none, then the pages
+    rendered from them; when rendering fails, the table and data get their old bytes back."""
+    from checkpointing_migrate import writing
+    from checkpointing_migrate.table import load
+    from generator.measure import refresh
+    from generator.pages import render
+
+    code, outputs = refresh.run(args)
+    if not outputs:
+        return code
+    before = {path: path.read_bytes() for path in outputs if path.is_file()}
+    try:
+        written = writing.write_if_changed(outputs)
+        written += render.write_pages(render.render_pages(load(args.table)), paths.DOCS_DIR)
+    except Exception as exc:  # noqa: BLE001 - whatever failed, the table and data are put back as they were
+        for path in outputs:
+            if path in before:
+                writing.atomic_write(path, before[path])
+            else:
+                path.unlink(missing_ok=True)
+        print(f"error: writing failed, every file restored: {exc}", file=sys.stderr)
+        return 2
+    for path in written:
+        print(f"wrote {path.relative_to(paths.ROOT) if path.is_relative_to(paths.ROOT) else path}", file=sys.stderr)
+    return code

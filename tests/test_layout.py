@@ -136,3 +136,25 @@ def test_a_module_docstring_has_three_to_five_lines(module: str) -> None:
     assert docstring, f"{module} has no module docstring"
     lines = docstring.strip("\n").splitlines()
     assert 3 <= len(lines) <= 5, f"{module}'s docstring has {len(lines)} lines"
+
+
+def _site_arrow_allowed(module: str, imported: str) -> bool:
+    """Inside the site generator: pages read measured data but never run measuring; measuring never renders (the
+    command line does, once measuring has returned its data); nothing but `__main__` imports the command line."""
+    if imported == "generator.cli":
+        return module == "generator.__main__"
+    if module.startswith("generator.measure"):
+        return not imported.startswith("generator.pages")
+    if module.startswith("generator.pages"):
+        return not imported.startswith("generator.measure") or imported in MEASURE_DATA
+    return True
+
+
+@pytest.mark.parametrize("module", [*SITE, "generator.__main__"])
+def test_the_site_generator_imports_flow_one_way(module: str) -> None:
+    wrong = [
+        f"{_source(module).relative_to(ROOT)}:{line}: imports {name}"
+        for line, name in _imported(module)
+        if name.split(".")[0] == "generator" and not _site_arrow_allowed(module, name)
+    ]
+    assert not wrong, "\n".join(wrong)

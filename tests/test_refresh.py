@@ -346,7 +346,7 @@ def test_an_edit_that_does_not_validate_writes_nothing(tmp_path: Path) -> None:
     finding.changes.append(refresh.Change(planned, "shipped", "", since=None, warning=None))  # no since, no warning
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     with pytest.raises(refresh.RefreshError, match="the edited table does not validate"):
-        refresh.apply(table_path, [finding])
+        refresh.plan(table_path, [finding])
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
 
 

@@ -20,13 +20,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from checkpointing_migrate import writing
 from checkpointing_migrate.table import Rename, Table, TableError, load, parse
 from generator import paths
 from generator.measure import jsondoc, registry
 from generator.measure.data import Downstream, Outcome, RecordedWarning, load_downstream, row_key
 from generator.measure.evidence import Evidence
-from generator.paths import DATA_DIR, DOCS_DIR, ROOT, TABLE_PATH
+from generator.paths import DATA_DIR, TABLE_PATH
 
 if TYPE_CHECKING:
     from generator.measure import matrix
@@ -482,10 +481,10 @@ def _release_note(finding: Finding) -> str:
 # --- Applying ------------------------------------------------------------------------------------------------------------
 
 
-def apply(table_path: Path, findings: list[Finding]) -> list[Path]:
-    """Write the table, re-measure the data files with it, render the pages; on any failure restore every file."""
+def plan(table_path: Path, findings: list[Finding]) -> dict[Path, str]:
+    """The files that recording `findings` changes: the edited table and the data files re-measured with it. Writes
+    nothing; the command line writes them and renders the pages (`generator.cli`)."""
     from generator.measure import adoption, matrix
-    from generator.pages import render
 
     old_text = table_path.read_text(encoding="utf-8")
     new_text = edit_table(old_text, load(table_path), findings)
@@ -519,18 +518,7 @@ def apply(table_path: Path, findings: list[Finding]) -> list[Path]:
         raise RefreshError(f"measuring with the edited table failed; nothing was written:\n{exc}") from None
     finally:
         staged.unlink(missing_ok=True)
-    backup = {p: p.read_text(encoding="utf-8") for p in outputs if p.is_file()}
-    page_backup: dict[Path, str] = {}
-    try:
-        written = writing.write_if_changed(outputs)
-        pages = render.render_pages(load(table_path))
-        page_backup = {p: p.read_text(encoding="utf-8") for p in render.stale_pages(pages, DOCS_DIR) if p.is_file()}
-        written += render.write_pages(pages, DOCS_DIR)
-    except Exception as exc:  # noqa: BLE001 - whatever failed, every file written so far is restored
-        for path, text in {**backup, **page_backup}.items():
-            writing.atomic_write(path, text)
-        raise RefreshError(f"writing failed, every file restored: {exc}") from None
-    return written
+    return outputs
 
 
 # --- Command line --------------------------------------------------------------------------------------------------------
@@ -547,15 +535,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report", type=Path, default=None, help="also write the Markdown report to this file")
 
 
-def run(args: argparse.Namespace) -> int:
-    """Print a Markdown report. Exit 0 when the table is current, 1 when a newer release was found (and, with --write,
-    recorded), 2 on error."""
+def run(args: argparse.Namespace) -> tuple[int, dict[Path, str]]:
+    """Print a Markdown report; return the exit code (0 when the table is current, 1 when a newer release was found,
+    2 on error) and, with --write, the files that record what was found (`plan`), for the command line to write."""
     try:
         table = load(args.table)
     except TableError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
-        return 2
+        return 2, {}
     only = {k.strip() for k in args.only.split(",") if k.strip()} if args.only else None
     unknown = sorted((only or set()) - set(table.libraries))
     if unknown:
@@ -563,7 +551,8 @@ def run(args: argparse.Namespace) -> int:
             f"error: --only names unknown libraries: {', '.join(unknown)} (known: {', '.join(table.libraries)})",
             file=sys.stderr,
         )
-        return 2
+        return 2, {}
+    outputs: dict[Path, str] = {}
     try:
         findings = discover(table, args.index_url, only, args.workers)
         measure(table, args.table, findings, workers=args.workers)
@@ -573,10 +562,9 @@ def run(args: argparse.Namespace) -> int:
         if args.report:
             args.report.write_text(text, encoding="utf-8")
         if args.write and any(f.latest for f in findings):
-            for path in apply(args.table, findings):
-                print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}", file=sys.stderr)
+            outputs = plan(args.table, findings)
     except (registry.RegistryError, RefreshError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         print("nothing was written.", file=sys.stderr)
-        return 2
-    return 1 if any(f.latest for f in findings) else 0
+        return 2, {}
+    return (1 if any(f.latest for f in findings) else 0), outputs
