@@ -19,6 +19,7 @@ from checkpointing_migrate import rules as rules_module
 from checkpointing_migrate.files import Result, describe_size, parse_size
 from checkpointing_migrate.findings import SEVERITIES, FileError, Finding, link, sort_key, summary
 from checkpointing_migrate.hits import MAX_FILE_SIZE, Options
+from checkpointing_migrate.records import DocumentError
 from checkpointing_migrate.requirements import Allowed, Finder, parse_target
 from checkpointing_migrate.run import check_all
 from checkpointing_migrate.table import TableError, load
@@ -124,8 +125,8 @@ def _setup(args: argparse.Namespace) -> tuple[Options, Finder] | int:
         return 2
     try:
         rules = rules_module.from_table(table)
-    except (OSError, ValueError) as exc:
-        print(f"{rules_module.CLASSES_PATH}: cannot read the measured class data: {exc}", file=sys.stderr)
+    except DocumentError as exc:
+        print(exc, file=sys.stderr)
         return 2
     options = Options(
         rules,

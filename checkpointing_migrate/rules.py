@@ -7,10 +7,11 @@ release has the new name) are only ever reported, as `info`.
 
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from checkpointing_migrate import records
 from checkpointing_migrate.paths import TRAINING_ARGUMENTS_PATH
 from checkpointing_migrate.table import Rename, Table
 
@@ -85,14 +86,27 @@ def _common_substring(names: list[str]) -> str:
     return ""
 
 
-def load_classes(path: Path = CLASSES_PATH) -> dict[str, object]:
-    """The measured training-arguments data (see `generator.measure.adoption.training_classes`): which classes
-    subclass `TrainingArguments` (TRL's configs) and which keys a training config file may hold, which the table
-    cannot say."""
-    return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+@dataclass(frozen=True)
+class TrainingClasses:
+    """`data/training-arguments.json`, measured from wheels by `python -m generator adoption`: what the table cannot
+    say about the classes that hold the renamed `TrainingArguments` fields."""
+
+    sources: Mapping[str, str]
+    """Library → the release its classes were read from."""
+    subclasses: Mapping[str, str]
+    """Every class that subclasses a field row's owner (TRL's configs) → the library that defines it."""
+    parsed_dataclasses: tuple[str, ...]
+    """The dataclasses that libraries' own training scripts parse from command lines and configs."""
+    config_keys: tuple[str, ...]
+    """Every field of those classes: the keys a training config file may hold."""
 
 
-def from_table(table: Table, classes: dict[str, object] | None = None) -> Rules:
+def load_classes(path: Path = CLASSES_PATH) -> TrainingClasses:
+    """The measured training-arguments data; `records.DocumentError` names the file and position of a problem."""
+    return records.load(path, TrainingClasses)
+
+
+def from_table(table: Table, classes: TrainingClasses | None = None) -> Rules:
     """The rules for `table`; `classes` defaults to the committed `data/training-arguments.json`."""
     classes = load_classes() if classes is None else classes
     # A removed old name is still one to migrate (more urgently); the first row of a name is the one its rules use.
@@ -135,9 +149,8 @@ def from_table(table: Table, classes: dict[str, object] | None = None) -> Rules:
     commands = {c for c in commands if c.isidentifier() and c not in parsers and c not in field_owners}
 
     olds = [r.old.lstrip("-") for r in table.renames]
-    subclasses = classes.get("subclasses", {})
-    assert isinstance(subclasses, dict)
-    config_keys = set(classes.get("config_keys", []))  # type: ignore[arg-type]
+    subclasses = classes.subclasses
+    config_keys = set(classes.config_keys)
     keys = {r.old: r for r in shipped if r.kind == "config-key"}
     config_keys |= set(keys) | {r.new for r in keys.values()}
     return Rules(

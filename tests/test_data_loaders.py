@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import typing
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,9 +19,9 @@ from typing import Any
 import pytest
 from sitekit import copy_repo
 
+from checkpointing_migrate.records import MAX_LISTED, dump
 from generator import paths
 from generator.measure import adoption_data, data
-from generator.measure.jsondoc import MAX_LISTED, dump
 
 MATRIX = f"run `{data.MEASURE_COMMAND}` to measure it again"
 ADOPTION = f"run `{adoption_data.ADOPTION_COMMAND}` to measure it again"
@@ -75,69 +76,86 @@ def _delete(*path: str | int) -> Callable[[dict[str, Any]], None]:
     return lambda document: _parent(document, path).__delitem__(path[-1])
 
 
+def _located(message: str, path: Path) -> tuple[str, str]:
+    """(the text at the `PATH:LINE:COL:` a problem line names, the rest of the line): what a reader would jump to."""
+    prefix = f"{path}:"
+    assert message.startswith(prefix), message
+    line, col, rest = message[len(prefix) :].split(":", 2)
+    return path.read_text(encoding="utf-8").splitlines()[int(line) - 1][int(col) - 1 :], rest.removeprefix(" ")
+
+
 @pytest.mark.parametrize(
-    ("name", "change", "problem"),
+    ("name", "change", "problem", "at"),
     [
         (
             data.MATRIX_FILE,
             _set("boom", "releases", 2, "outcomes", 5, "error"),
             "releases[2].outcomes[5].error: expected an object or null, found a string",
+            '"boom"',
         ),
         (
             data.MATRIX_FILE,
             _delete("releases", 0, "outcomes", 3, "row", "kind"),
             "releases[0].outcomes[3].row.kind: missing",
+            "{",  # the object that lacks it
         ),
         (
             data.MATRIX_FILE,
             _set("exploded", "releases", 1, "outcomes", 0, "outcome"),
             'releases[1].outcomes[0].outcome: expected one of works, warns, raises, absent, found "exploded"',
+            '"exploded"',
         ),
-        (data.MATRIX_FILE, _set({"releases": 1}, "releases"), "releases: expected an array, found an object"),
+        (data.MATRIX_FILE, _set({"releases": 1}, "releases"), "releases: expected an array, found an object", "{"),
         (
             data.DOWNSTREAM_FILE,
             _set("184", "entries", 0, "warnings", 0, "site", "line"),
             "entries[0].warnings[0].site.line: expected an integer, found a string",
+            '"184"',
         ),
         (
             data.DOWNSTREAM_FILE,
             _set([], "entries", 1, "fix"),
             "entries[1].fix: expected an object or null, found an array",
+            "[]",
         ),
-        (data.DOWNSTREAM_FILE, _delete("base_setup"), "base_setup: missing"),
+        (data.DOWNSTREAM_FILE, _delete("base_setup"), "base_setup: missing", "{"),
     ],
 )
 def test_a_malformed_data_file_names_the_json_path_and_the_command(
-    tmp_path: Path, name: str, change: Callable[[dict[str, Any]], None], problem: str
+    tmp_path: Path, name: str, change: Callable[[dict[str, Any]], None], problem: str, at: str
 ) -> None:
     data_dir = _data_dir(tmp_path, name, change)
     with pytest.raises(data.MatrixError) as raised:
         data.load_measured(data_dir)
-    assert str(raised.value) == f"{data_dir / name}:1:1: {problem}; {MATRIX}"
+    text, rest = _located(str(raised.value), data_dir / name)
+    assert rest == f"{problem}; {MATRIX}" and text.startswith(at), (text, rest)
 
 
 @pytest.mark.parametrize(
-    ("change", "problem"),
+    ("change", "problem", "at"),
     [
         (
             _set("boom", "libraries", 0, "sites", 1, "effect"),
             f'libraries[0].sites[1].effect: expected one of {", ".join(adoption_data.EFFECTS)}, found "boom"',
+            '"boom"',
         ),
-        (_set(None, "measured_with"), "measured_with: expected an object, found null"),
-        (_set(True, "libraries", 3, "files"), "libraries[3].files: expected an integer, found a boolean"),
+        (_set(None, "measured_with"), "measured_with: expected an object, found null", "null"),
+        (_set(True, "libraries", 3, "files"), "libraries[3].files: expected an integer, found a boolean", "true"),
         (
             _set({"x": "1"}, "libraries", 2, "not_deprecated"),
             "libraries[2].not_deprecated.x: expected an integer, found a string",
+            '"1"',
         ),
     ],
 )
 def test_malformed_adoption_data_names_the_json_path_and_the_command(
-    tmp_path: Path, change: Callable[[dict[str, Any]], None], problem: str
+    tmp_path: Path, change: Callable[[dict[str, Any]], None], problem: str, at: str
 ) -> None:
     path = _data_dir(tmp_path, "adoption.json", change) / "adoption.json"
     with pytest.raises(adoption_data.AdoptionDataError) as raised:
         adoption_data.load_adoption(path)
-    assert str(raised.value) == f"{path}:1:1: {problem}; {ADOPTION}"
+    text, rest = _located(str(raised.value), path)
+    assert rest == f"{problem}; {ADOPTION}" and text.startswith(at), (text, rest)
 
 
 def test_every_broken_item_is_reported_at_once(tmp_path: Path) -> None:
@@ -150,11 +168,13 @@ def test_every_broken_item_is_reported_at_once(tmp_path: Path) -> None:
     with pytest.raises(data.MatrixError) as raised:
         data.load_matrix(data_dir)
     path = data_dir / data.MATRIX_FILE
-    assert str(raised.value).splitlines() == [
-        f"{path}:1:1: releases[0].outcomes[1].uses: missing; {MATRIX}",
-        f"{path}:1:1: releases[2].outcomes[5].error: expected an object or null, found a string; {MATRIX}",
-        f"{path}:1:1: releases[4].versions.torch: expected a string, found an integer; {MATRIX}",
+    located = [_located(line, path) for line in str(raised.value).splitlines()]
+    assert [rest for _, rest in located] == [
+        f"releases[0].outcomes[1].uses: missing; {MATRIX}",
+        f"releases[2].outcomes[5].error: expected an object or null, found a string; {MATRIX}",
+        f"releases[4].versions.torch: expected a string, found an integer; {MATRIX}",
     ]
+    assert [text.startswith(at) for (text, _), at in zip(located, ["{", '"boom"', "3"], strict=True)] == [True] * 3
 
 
 def test_a_file_broken_throughout_lists_the_first_problems_and_counts_the_rest(tmp_path: Path) -> None:
@@ -169,6 +189,7 @@ def test_a_file_broken_throughout_lists_the_first_problems_and_counts_the_rest(t
     lines = str(raised.value).splitlines()
     assert len(lines) == MAX_LISTED + 1
     assert lines[-1] == f"{data_dir / data.MATRIX_FILE}:1:1: and {broken - MAX_LISTED} more problems; {MATRIX}"
+    assert all(not line.startswith(f"{data_dir / data.MATRIX_FILE}:1:1:") for line in lines[:-1])
 
 
 def test_invalid_json_keeps_its_line_and_column(tmp_path: Path) -> None:
@@ -178,7 +199,7 @@ def test_invalid_json_keeps_its_line_and_column(tmp_path: Path) -> None:
         adoption_data.load_adoption(path)
     assert str(raised.value) == f"{path}:3:16: not valid JSON (Expecting value); {ADOPTION}"
     path.write_text("[]", encoding="utf-8")
-    with pytest.raises(adoption_data.AdoptionDataError, match=r"adoption.json:1:1: expected a JSON object; run"):
+    with pytest.raises(adoption_data.AdoptionDataError, match=r"adoption.json:1:1: the document: expected an object"):
         adoption_data.load_adoption(path)
     with pytest.raises(adoption_data.AdoptionDataError) as raised:
         adoption_data.load_adoption(tmp_path / "nowhere.json")
@@ -197,7 +218,12 @@ def test_render_names_a_malformed_outcome_and_exits_1_without_a_traceback(tmp_pa
         [sys.executable, "-m", "generator", "render", "--check"], cwd=repo, env=env, capture_output=True, text=True
     )
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
-    assert result.stderr.splitlines() == [
-        f"{path}:1:1: releases[2].outcomes[5].error: expected an object or null, found a string; {MATRIX}",
-        "nothing was written.",
-    ]
+    problem, done = result.stderr.splitlines()
+    text, rest = _located(problem, path)
+    assert rest == f"releases[2].outcomes[5].error: expected an object or null, found a string; {MATRIX}"
+    assert text.startswith('"boom"') and done == "nothing was written."
+
+
+def test_the_effects_explained_are_the_effects_a_site_may_have() -> None:
+    """`ScannedSite.effect` is checked against the `Effect` words; `EFFECTS` explains each of them, once."""
+    assert tuple(adoption_data.EFFECTS) == typing.get_args(adoption_data.Effect)

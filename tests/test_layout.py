@@ -38,7 +38,6 @@ MEASURE_DATA = (
     "generator.measure",
     "generator.measure.data",
     "generator.measure.adoption_data",
-    "generator.measure.jsondoc",
 )
 """What the pages may read of the measuring role: the typed loaders of data/*.json, nothing that measures."""
 

@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
+from checkpointing_migrate.records import dump
 from checkpointing_migrate.table import Rename, load
 from generator import paths
 from generator.measure import data as measured_data
 from generator.measure import matrix, probes
 from generator.measure.data import Outcome, RaisedError, row_key
-from generator.measure.jsondoc import dump
 from generator.measure.probes import field_pair
 from generator.pages import measured, render, views
 

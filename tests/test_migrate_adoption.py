@@ -4,7 +4,6 @@ the call sites the naming research found by reading the sources, and the page sh
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from sitekit import IN_CI
 
 from checkpointing_migrate import findings, rules
 from checkpointing_migrate.hits import Options
+from checkpointing_migrate.records import dump, from_value
 from checkpointing_migrate.requirements import Allowed, Finder
 from checkpointing_migrate.run import check_all
 from checkpointing_migrate.table import load
@@ -21,7 +21,6 @@ from generator import paths
 from generator.measure import adoption
 from generator.measure.adoption_data import Adoption, load_adoption
 from generator.measure.data import load_matrix
-from generator.measure.jsondoc import dump, parse
 from generator.pages import adoption as adoption_view
 from generator.pages import render
 
@@ -77,7 +76,7 @@ def test_the_page_lists_peft_and_trl_warning_sites() -> None:
 
 
 @pytest.fixture(scope="module")
-def measured(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Adoption]:
+def measured(tmp_path_factory: pytest.TempPathFactory) -> tuple[rules.TrainingClasses, Adoption]:
     """A new measurement of every package from the wheels (cached in .cache/registry, 73 MB; downloaded from PyPI when
     missing; about 20 s): a subset once let stale unsloth data through after a scanner change."""
     try:
@@ -89,25 +88,23 @@ def measured(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Adoption]:
         pytest.skip(f"the wheels are not cached and cannot be downloaded: {exc}")
 
 
-def test_committed_adoption_data_is_what_the_wheels_give(measured: tuple[dict, Adoption]) -> None:
+def test_committed_adoption_data_is_what_the_wheels_give(measured: tuple[rules.TrainingClasses, Adoption]) -> None:
     classes, data = measured
     committed = load_adoption()
     by_library = {lib.library: lib for lib in committed.libraries}
-    new = parse(json.loads(dump(dataclasses.asdict(data))), Adoption.from_json, "the new measurement")
+    new = from_value(json.loads(dump(data)), Adoption, "the new measurement")
     assert (committed.python_version, committed.measured_with) == (new.python_version, new.measured_with)
     assert [lib.library for lib in committed.libraries] == [lib.library for lib in new.libraries]
     for lib in new.libraries:
         assert by_library.get(lib.library) == lib, f"{lib.library}: run `python -m generator adoption`"
-    assert rules.load_classes() == json.loads(dump(classes)), "run `python -m generator adoption`"
+    assert rules.load_classes() == classes, "run `python -m generator adoption`"
 
 
-def test_measured_classes_include_trl_configs(measured: tuple[dict, Adoption]) -> None:
+def test_measured_classes_include_trl_configs(measured: tuple[rules.TrainingClasses, Adoption]) -> None:
     classes, _ = measured
-    assert {"SFTConfig", "DPOConfig", "Seq2SeqTrainingArguments"} <= set(classes["subclasses"])
-    assert {"model_name_or_path", "dataset_name", "output_dir", "activation_checkpointing"} <= set(
-        classes["config_keys"]
-    )
-    assert "base_model" not in classes["config_keys"]  # Axolotl's key: its configs must not look like TRL's
+    assert {"SFTConfig", "DPOConfig", "Seq2SeqTrainingArguments"} <= set(classes.subclasses)
+    assert {"model_name_or_path", "dataset_name", "output_dir", "activation_checkpointing"} <= set(classes.config_keys)
+    assert "base_model" not in classes.config_keys  # Axolotl's key: its configs must not look like TRL's
 
 
 def test_every_guide_link_of_the_tool_exists() -> None:

@@ -23,6 +23,7 @@ from checkpointing_migrate import codes, writing
 from checkpointing_migrate import rules as rules_module
 from checkpointing_migrate.findings import Finding
 from checkpointing_migrate.hits import Options
+from checkpointing_migrate.records import dump
 from checkpointing_migrate.requirements import Allowed, Finder
 from checkpointing_migrate.run import check_all
 from checkpointing_migrate.table import Rename, Table, load
@@ -30,7 +31,6 @@ from generator import paths
 from generator.measure import adoption_data, registry
 from generator.measure.adoption_data import Adoption, MeasuredWith, ScannedLibrary, ScannedSite
 from generator.measure.data import MatrixData, MatrixError, Outcome, ReleaseEntry, load_matrix, row_key
-from generator.measure.jsondoc import dump
 
 DATA_PATH = adoption_data.ADOPTION_PATH
 LIBRARIES = ("peft", "trl", "accelerate", "diffusers", "axolotl")
@@ -345,7 +345,7 @@ def _parsed_dataclasses(tree: Path, package: str) -> set[str]:
     return names
 
 
-def training_classes(table: Table, sources: list[Wheel]) -> dict[str, object]:
+def training_classes(table: Table, sources: list[Wheel]) -> rules_module.TrainingClasses:
     """The subclasses of the training-arguments class (TRL's configs) and the keys a training config may hold (the
     fields of the dataclasses TRL's scripts parse), from `sources`."""
     # Removed rows still name fields that code must migrate; owners that are descriptions (TRL's configs) are no root.
@@ -383,12 +383,12 @@ def training_classes(table: Table, sources: list[Wheel]) -> dict[str, object]:
     keys: set[str] = set()
     for name in family | parsed:
         keys |= fields_of(name, set())
-    return {
-        "sources": {w.library: w.version for w in sources},
-        "subclasses": {name: owner_of.get(name, "") for name in sorted(family - roots)},
-        "parsed_dataclasses": sorted(parsed & set(classes)),
-        "config_keys": sorted(keys),
-    }
+    return rules_module.TrainingClasses(
+        sources={w.library: w.version for w in sources},
+        subclasses={name: owner_of.get(name, "") for name in sorted(family - roots)},
+        parsed_dataclasses=tuple(sorted(parsed & set(classes))),
+        config_keys=tuple(sorted(keys)),
+    )
 
 
 # --- Scanning the libraries ---------------------------------------------------------------------------------------------

@@ -9,15 +9,19 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Literal
 
-from generator.measure.jsondoc import DocumentError, JsonObject, load
+from checkpointing_migrate.records import DocumentError, load
 from generator.paths import DATA_DIR
 
 ADOPTION_PATH = DATA_DIR / "adoption.json"
 ADOPTION_COMMAND = "python -m generator adoption"
 """The command that writes the file: every loading error says to run it."""
 
-EFFECTS = {
+Effect = Literal["warns", "raises", "overrides", "silent", "lost-write", "dead", "not-deprecated"]
+"""What a use of an old name does on the newest measured release (the words `EFFECTS` explains)."""
+
+EFFECTS: dict[Effect, str] = {
     "warns": "emits a deprecation warning (the message measured for this use is shown)",
     "raises": "raises on the newest release (measured for this use)",
     "overrides": "overrides the old method: stays the entry point until the old name is removed, warns when it calls up",
@@ -45,25 +49,12 @@ class ScannedSite:
     """The old name used."""
     code: str
     """The scanner's finding code, e.g. `call`, `read`, `override`."""
-    effect: str
+    effect: Effect
     """A key of `EFFECTS`."""
     warnings: tuple[str, ...]
     """`Category: message` of each warning the same use emitted on the newest measured release."""
     v6: str
     """The exception the use raises once the old name is removed; empty when it keeps running."""
-
-    @classmethod
-    def from_json(cls, node: JsonObject) -> ScannedSite:
-        return cls(
-            file=node.text("file"),
-            line=node.integer("line"),
-            column=node.integer("column"),
-            old=node.text("old"),
-            code=node.text("code"),
-            effect=node.one_of("effect", tuple(EFFECTS)),
-            warnings=node.array("warnings", str),
-            v6=node.text("v6"),
-        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,23 +83,6 @@ class ScannedLibrary:
     not_deprecated: Mapping[str, int]
     """Old name → occurrences that use a name which is not deprecated."""
 
-    @classmethod
-    def from_json(cls, node: JsonObject) -> ScannedLibrary:
-        return cls(
-            library=node.text("library"),
-            pypi=node.text("pypi"),
-            version=node.text("version"),
-            category=node.text("category"),
-            wheel=node.text("wheel"),
-            sha256=node.text("sha256"),
-            requires_transformers=node.text("requires_transformers"),
-            requires=node.mapping("requires", str),
-            files=node.integer("files"),
-            errors=node.array("errors", str),
-            sites=node.records("sites", ScannedSite.from_json),
-            not_deprecated=node.mapping("not_deprecated", int),
-        )
-
 
 @dataclasses.dataclass(frozen=True)
 class MeasuredWith:
@@ -118,10 +92,6 @@ class MeasuredWith:
     """The newest measured release: what each use emits today."""
     before: str
     """The last release before the rename: what a use of a missing name raises."""
-
-    @classmethod
-    def from_json(cls, node: JsonObject) -> MeasuredWith:
-        return cls(node.text("newest"), node.text("before"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -134,18 +104,10 @@ class Adoption:
     libraries: tuple[ScannedLibrary, ...]
     """The table's libraries first, then the other packages, in the order scanned."""
 
-    @classmethod
-    def from_json(cls, node: JsonObject) -> Adoption:
-        return cls(
-            node.text("python_version"),
-            node.record("measured_with", MeasuredWith.from_json),
-            node.records("libraries", ScannedLibrary.from_json),
-        )
-
 
 def load_adoption(path: Path = ADOPTION_PATH) -> Adoption:
     """The committed adoption data; `AdoptionDataError` names the file and every JSON path that is malformed."""
     try:
-        return load(path, Adoption.from_json)
+        return load(path, Adoption)
     except DocumentError as exc:
         raise AdoptionDataError(exc.report(ADOPTION_COMMAND)) from None

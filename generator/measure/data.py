@@ -7,14 +7,14 @@ module reads them back, and names the file and the JSON path of anything missing
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal, TypeVar, get_args
+from typing import Any, Literal, TypeVar
 
 from packaging.version import Version
 
+from checkpointing_migrate.records import DocumentError, load
 from checkpointing_migrate.table import Rename
-from generator.measure.jsondoc import DocumentError, JsonObject, load
 from generator.paths import DATA_DIR
 
 MATRIX_FILE = "matrix.json"
@@ -50,10 +50,6 @@ class RowKey:
     old: str
     new: str
 
-    @classmethod
-    def from_json(cls, node: JsonObject) -> RowKey:
-        return cls(node.text("library"), node.text("kind"), node.text("owner"), node.text("old"), node.text("new"))
-
 
 def row_key(row: Rename) -> RowKey:
     """The key of a row of the table, as outcomes record it."""
@@ -69,10 +65,6 @@ class RecordedWarning:
     message: str
     """Verbatim (a temporary folder's path replaced by `<tmp>`)."""
 
-    @classmethod
-    def from_json(cls, node: JsonObject) -> RecordedWarning:
-        return cls(node.text("category"), node.text("message"))
-
 
 @dataclasses.dataclass(frozen=True)
 class RaisedError:
@@ -82,10 +74,6 @@ class RaisedError:
     """The exception class's name, e.g. `TypeError`."""
     message: str
     """Verbatim (for `SystemExit`, argparse's `error:` line)."""
-
-    @classmethod
-    def from_json(cls, node: JsonObject) -> RaisedError:
-        return cls(node.text("type"), node.text("message"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,18 +93,6 @@ class Outcome:
     """What the use did, read back without warnings: a model's `checkpointing` state, or the values the old and new
     names hold (`None` when it raised, or when only the name's existence was probed). A mapping, not a dataclass:
     its keys are the row's own names (`gradient_checkpointing`, `activation_checkpointing_kwargs`...)."""
-
-    @classmethod
-    def from_json(cls, node: JsonObject) -> Outcome:
-        return cls(
-            row=node.record("row", RowKey.from_json),
-            scenario=node.text("scenario"),
-            uses=node.one_of("uses", get_args(Uses)),
-            outcome=node.one_of("outcome", get_args(OutcomeWord)),
-            warnings=node.records("warnings", RecordedWarning.from_json),
-            error=node.optional_record("error", RaisedError.from_json),
-            effect=node.optional_mapping("effect"),
-        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -138,18 +114,6 @@ class RaisedInSource:
     probed: bool
     """A probe of this release raised a message this text produces (so its section is a measured one)."""
 
-    @classmethod
-    def from_json(cls, node: JsonObject) -> RaisedInSource:
-        return cls(
-            node.text("category"),
-            node.text("text"),
-            node.text("path"),
-            node.integer("line"),
-            node.text("function"),
-            node.text("condition"),
-            node.boolean("probed"),
-        )
-
 
 @dataclasses.dataclass(frozen=True)
 class ReleaseEntry:
@@ -165,16 +129,6 @@ class ReleaseEntry:
     raised_in_source: tuple[RaisedInSource, ...]
     """The exceptions whose text names the feature in the library's source, in file order."""
 
-    @classmethod
-    def from_json(cls, node: JsonObject) -> ReleaseEntry:
-        return cls(
-            node.text("library"),
-            node.text("release"),
-            node.mapping("versions", str),
-            node.records("outcomes", Outcome.from_json),
-            node.records("raised_in_source", RaisedInSource.from_json),
-        )
-
 
 @dataclasses.dataclass(frozen=True)
 class MatrixData:
@@ -184,9 +138,16 @@ class MatrixData:
     """The Python version the probes ran on, e.g. `3.11`."""
     releases: tuple[ReleaseEntry, ...]
 
-    @classmethod
-    def from_json(cls, node: JsonObject) -> MatrixData:
-        return cls(node.text("python"), node.records("releases", ReleaseEntry.from_json))
+
+@dataclasses.dataclass(frozen=True)
+class ProbeOutput:
+    """What `generator.measure.probes` reports from inside one release's environment."""
+
+    versions: Mapping[str, str]
+    """Distribution → the version that answered."""
+    transformers_path: str
+    """Where the transformers that answered was imported from (it must be the release's environment)."""
+    outcomes: tuple[Outcome, ...]
 
 
 # --- data/downstream-warnings.json ---------------------------------------------------------------------------------------
@@ -200,20 +161,12 @@ class SourceLine:
     """Relative to the folder the packages are installed in, e.g. `transformers/modeling_utils.py`."""
     line: int
 
-    @classmethod
-    def from_json(cls, node: JsonObject) -> SourceLine:
-        return cls(node.text("path"), node.integer("line"))
-
 
 @dataclasses.dataclass(frozen=True)
 class CodeLine(SourceLine):
     """A line of an installed package's source, with its code."""
 
     code: str
-
-    @classmethod
-    def from_json(cls, node: JsonObject) -> CodeLine:
-        return cls(node.text("path"), node.integer("line"), node.text("code"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -225,15 +178,6 @@ class DownstreamWarning(RecordedWarning):
     emitted_at: SourceLine | None
     """The innermost frame in transformers: the line that emits the warning."""
 
-    @classmethod
-    def from_json(cls, node: JsonObject) -> DownstreamWarning:
-        return cls(
-            node.text("category"),
-            node.text("message"),
-            node.optional_record("site", CodeLine.from_json),
-            node.optional_record("emitted_at", SourceLine.from_json),
-        )
-
 
 @dataclasses.dataclass(frozen=True)
 class Fix:
@@ -241,10 +185,6 @@ class Fix:
 
     code: str
     warnings: tuple[RecordedWarning, ...]
-
-    @classmethod
-    def from_json(cls, node: JsonObject) -> Fix:
-        return cls(node.text("code"), node.records("warnings", RecordedWarning.from_json))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -265,19 +205,6 @@ class DownstreamEntry:
     """Every warning the call emitted, in order; empty: the call is silent."""
     fix: Fix | None
 
-    @classmethod
-    def from_json(cls, node: JsonObject) -> DownstreamEntry:
-        return cls(
-            id=node.text("id"),
-            library=node.text("library"),
-            title=node.text("title"),
-            setup=node.array("setup", str),
-            call=node.text("call"),
-            how=node.text("how"),
-            warnings=node.records("warnings", DownstreamWarning.from_json),
-            fix=node.optional_record("fix", Fix.from_json),
-        )
-
 
 @dataclasses.dataclass(frozen=True)
 class Downstream:
@@ -289,38 +216,30 @@ class Downstream:
     """Statements every entry point starts from."""
     entries: tuple[DownstreamEntry, ...]
 
-    @classmethod
-    def from_json(cls, node: JsonObject) -> Downstream:
-        return cls(
-            node.mapping("versions", str),
-            node.array("base_setup", str),
-            node.records("entries", DownstreamEntry.from_json),
-        )
-
 
 # --- Loading -------------------------------------------------------------------------------------------------------------
 
 
-def _loaded(path: Path, build: Callable[[JsonObject], T]) -> T:
+def _loaded(path: Path, cls: type[T]) -> T:
     try:
-        return load(path, build)
+        return load(path, cls)
     except DocumentError as exc:
         raise MatrixError(exc.report(MEASURE_COMMAND)) from None
 
 
 def read(path: Path) -> dict[str, Any]:
     """A data file's JSON as it is (what `matrix --check` compares), or `MatrixError` with `PATH:LINE:COL`."""
-    return _loaded(path, lambda root: dict(root.fields))
+    return _loaded(path, dict[str, object])  # type: ignore[arg-type]
 
 
 def load_matrix(data_dir: Path = DATA_DIR) -> MatrixData:
     """`data/matrix.json`; `MatrixError` names the file and every JSON path that is missing or malformed."""
-    return _loaded(data_dir / MATRIX_FILE, MatrixData.from_json)
+    return _loaded(data_dir / MATRIX_FILE, MatrixData)
 
 
 def load_downstream(data_dir: Path = DATA_DIR) -> Downstream:
     """`data/downstream-warnings.json`; `MatrixError` as `load_matrix`."""
-    return _loaded(data_dir / DOWNSTREAM_FILE, Downstream.from_json)
+    return _loaded(data_dir / DOWNSTREAM_FILE, Downstream)
 
 
 @dataclasses.dataclass(frozen=True)

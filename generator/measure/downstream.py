@@ -17,6 +17,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from checkpointing_migrate.records import dump
 from generator.measure.data import (
     CodeLine,
     Downstream,
@@ -26,7 +27,6 @@ from generator.measure.data import (
     RecordedWarning,
     SourceLine,
 )
-from generator.measure.jsondoc import dump
 
 BASE_SETUP = (
     "import warnings",

@@ -18,7 +18,6 @@ from pathlib import Path
 from checkpointing_migrate.table import load
 from generator.measure import probes
 from generator.measure.data import RaisedError, RecordedWarning, RowKey, row_key
-from generator.measure.jsondoc import JsonObject
 
 PROBED_KINDS = ("field",)
 """The kinds of planned rows whose old name this module can use the way a user would (set in the config's
@@ -35,13 +34,12 @@ class Evidence:
     error: RaisedError | None
     """The exception the use raised, or the one that kept the row from being probed."""
 
-    @classmethod
-    def from_json(cls, node: JsonObject) -> Evidence:
-        return cls(
-            node.record("row", RowKey.from_json),
-            node.records("warnings", RecordedWarning.from_json),
-            node.optional_record("error", RaisedError.from_json),
-        )
+
+@dataclasses.dataclass(frozen=True)
+class EvidenceOutput:
+    """What `python -m generator.measure.evidence` reports from inside one release's environment."""
+
+    results: tuple[Evidence, ...]
 
 
 def own_warnings(library: str, row: probes.Rename) -> Evidence:

@@ -23,6 +23,7 @@ from typing import Any
 from packaging.requirements import Requirement
 
 from checkpointing_migrate import writing
+from checkpointing_migrate.records import DocumentError, dump, loads
 from checkpointing_migrate.table import Table
 from generator import paths
 from generator.measure import source
@@ -31,12 +32,11 @@ from generator.measure.data import (
     MATRIX_FILE,
     MatrixData,
     MatrixError,
-    Outcome,
+    ProbeOutput,
     RaisedInSource,
     ReleaseEntry,
     read,
 )
-from generator.measure.jsondoc import DocumentError, dump, parse
 from generator.paths import DATA_DIR, ROOT
 
 CACHE_DIR = paths.CACHE_DIR / "matrix"
@@ -126,7 +126,8 @@ def environment_problems(job: Job) -> list[str]:
 # --- Measuring -----------------------------------------------------------------------------------------------------------
 
 
-def _run_module(module: str, args: list[str], pythonpath: list[Path]) -> dict[str, Any]:
+def _run_module(module: str, args: list[str], pythonpath: list[Path]) -> str:
+    """The JSON text `python -m module ARGS --out FILE` wrote, run with `pythonpath` first; `MatrixError` on failure."""
     with tempfile.TemporaryDirectory(prefix="matrix-") as tmp:
         out = Path(tmp) / "out.json"
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(str(p) for p in [*pythonpath, ROOT])}
@@ -145,7 +146,7 @@ def _run_module(module: str, args: list[str], pythonpath: list[Path]) -> dict[st
             tail = "\n".join(result.stderr.strip().splitlines()[-15:])
             where = f" with {pythonpath[0]}" if pythonpath else ""
             raise MatrixError(f"python -m {module}{where} failed (exit {result.returncode}):\n{tail}")
-        return json.loads(out.read_text(encoding="utf-8"))
+        return out.read_text(encoding="utf-8")
 
 
 def probe_job(job: Job, table_path: Path) -> ReleaseEntry:
@@ -157,17 +158,10 @@ def probe_job(job: Job, table_path: Path) -> ReleaseEntry:
         "generator.measure.probes", ["--table", str(table_path.resolve()), "--library", job.library], [job.env]
     )
     try:
-        versions, transformers_path, outcomes = parse(
-            output,
-            lambda root: (
-                root.mapping("versions", str),
-                root.text("transformers_path"),
-                root.records("outcomes", Outcome.from_json),
-            ),
-            "the output of generator.measure.probes",
-        )
+        probed = loads(output, ProbeOutput, "the output of generator.measure.probes")
     except DocumentError as exc:
         raise MatrixError(str(exc)) from None
+    versions, transformers_path, outcomes = probed.versions, probed.transformers_path, probed.outcomes
     measured = versions.get(job.library)
     if measured != job.version or (job.library == "transformers" and not transformers_path.startswith(str(job.env))):
         raise MatrixError(f"{job.env} should provide {job.pypi} {job.version}, but the probes ran {measured}")
@@ -200,7 +194,7 @@ def measure(
 
 def measure_downstream() -> dict[str, Any]:
     """PEFT's and TRL's warnings, measured in the project's own environment (see `generator.measure.downstream`)."""
-    result = _run_module("generator.measure.downstream", [], [])
+    result = json.loads(_run_module("generator.measure.downstream", [], []))
     return {
         "about": "Measured by `python -m generator matrix` (generator/measure/downstream.py); never edit by hand.",
         **result,

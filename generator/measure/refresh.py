@@ -20,11 +20,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from checkpointing_migrate import records
 from checkpointing_migrate.table import Rename, Table, TableError, load, parse
 from generator import paths
-from generator.measure import jsondoc, registry
+from generator.measure import registry
 from generator.measure.data import Downstream, Outcome, RecordedWarning, load_downstream, row_key
-from generator.measure.evidence import Evidence
+from generator.measure.evidence import Evidence, EvidenceOutput
 from generator.paths import DATA_DIR, TABLE_PATH
 
 if TYPE_CHECKING:
@@ -302,12 +303,8 @@ def measure(table: Table, table_path: Path, findings: list[Finding], *, probe: b
             evidence = matrix._run_module(
                 "generator.measure.evidence", ["--table", str(table_path.resolve()), "--library", finding.key], [env]
             )
-            results = jsondoc.parse(
-                evidence,
-                lambda node: node.records("results", Evidence.from_json),
-                "the output of generator.measure.evidence",
-            )
-        except (matrix.MatrixError, jsondoc.DocumentError) as exc:
+            results = records.loads(evidence, EvidenceOutput, "the output of generator.measure.evidence").results
+        except (matrix.MatrixError, records.DocumentError) as exc:
             raise RefreshError(str(exc)) from None
         finding.changes += removal_changes(table, finding.key, outcomes)
         finding.changes += shipped_changes(table, finding, finding.latest, trees, results)
@@ -321,13 +318,13 @@ def downstream_changes(findings: list[Finding]) -> list[str]:
     if not envs:
         return []
     try:
-        now = jsondoc.parse(
+        now = records.loads(
             matrix._run_module("generator.measure.downstream", [], envs),
-            Downstream.from_json,
+            Downstream,
             "the output of generator.measure.downstream",
         )
         recorded = load_downstream()
-    except (matrix.MatrixError, jsondoc.DocumentError) as exc:
+    except (matrix.MatrixError, records.DocumentError) as exc:
         raise RefreshError(str(exc)) from None
     before = {e.id: e for e in recorded.entries}
     lines = []
@@ -499,7 +496,7 @@ def plan(table_path: Path, findings: list[Finding]) -> dict[Path, str]:
         outputs: dict[Path, str] = {table_path: new_text}
         if any(f.latest and f.key in ruled for f in findings):
             data = matrix.measure_all(new_table, staged)
-            outputs.update({DATA_DIR / name: jsondoc.dump(value) for name, value in data.items()})
+            outputs.update({DATA_DIR / name: records.dump(value) for name, value in data.items()})
         if any(f.latest and f.key in adoption.LIBRARIES + adoption.CLASS_SOURCES for f in findings):
             # The new releases are in the registry's cache, checked: adoption takes those wheels by name and sha256.
             downloads = {
@@ -510,8 +507,8 @@ def plan(table_path: Path, findings: list[Finding]) -> dict[Path, str]:
             classes, scanned = adoption.measure(new_table, pins=downloads)
             outputs.update(
                 {
-                    paths.TRAINING_ARGUMENTS_PATH: jsondoc.dump(classes),
-                    adoption.DATA_PATH: jsondoc.dump(asdict(scanned)),
+                    paths.TRAINING_ARGUMENTS_PATH: records.dump(classes),
+                    adoption.DATA_PATH: records.dump(asdict(scanned)),
                 }
             )
     except (matrix.MatrixError, RuntimeError) as exc:
