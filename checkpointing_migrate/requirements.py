@@ -69,6 +69,11 @@ class Allowed:
     source: str
     """`--target`, or (nothing found) the last folder searched; the alternatives name their own sources."""
 
+    @classmethod
+    def of(cls, specifier: SpecifierSet, source: str) -> Allowed:
+        """One way to install: `specifier`, declared by `source`."""
+        return cls((Alternative(specifier, (source,)),), source)
+
     @property
     def found(self) -> bool:
         return self.alternatives is not None
@@ -106,7 +111,7 @@ def parse_target(text: str) -> Allowed:
             f"--target {text!r} allows no release at all (its conditions contradict each other); "
             f"give a range some release meets, e.g. '{PACKAGE}>=5.23.0'"
         )
-    return Allowed((Alternative(parsed[0], ("--target",)),), "--target")
+    return Allowed.of(parsed[0], "--target")
 
 
 def satisfiable(specifier: SpecifierSet) -> bool:
