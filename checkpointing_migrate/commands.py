@@ -1,8 +1,8 @@
 """`python -m generator scan|fix PATH...`, `rules` and `explain CODE`: the migration tool's CLI.
 
-Exit codes: 0 clean; 1 a `fix` or `hazard` finding is reported, a file could not be checked or written, or (`fix
---diff`) a rewrite is pending; 2 usage error (bad option, unknown code or path, a `--target` no release meets).
-Only `safe` fixes are applied unless `--unsafe-fixes` is given (ruff's terms); `--select`/`--ignore` keep or drop codes.
+Exit codes: 0 clean; 1 a `fix` or `hazard` finding, a file not checked or written, or (`fix --diff`) a rewrite
+pending; 2 usage error (bad option, code or path, a `--target` no release meets, an unreadable transformers
+requirement). Only `safe` fixes apply unless `--unsafe-fixes` (ruff's terms); `--select`/`--ignore` pick codes.
 """
 
 from __future__ import annotations

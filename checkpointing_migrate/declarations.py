@@ -1,9 +1,8 @@
 """Where a project declares its transformers requirement: one reader per file kind, never executing anything.
 
-Each reader returns `DependencyList`s: the requirements one installation takes together (`[project.dependencies]`,
-one extra, one Poetry or PEP 735 group, one requirements file with its `-r`/`-c` includes, one conda environment).
-`requirements.union` turns them into the releases the project may run; problems raise `RequirementError` with
-`PATH:LINE:COL`.
+Each reader returns `DependencyList`s, what one installation takes together (`[project.dependencies]`, an extra, a
+Poetry or PEP 735 group, a requirements file with its `-r`/`-c` includes, a conda environment); `requirements.union`
+makes the releases the project may run of them. Problems raise `RequirementError` at `PATH:LINE:COL`.
 """
 
 from __future__ import annotations

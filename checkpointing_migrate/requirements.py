@@ -1,9 +1,8 @@
 """The version gate: which transformers releases a project may run, read from its declarations or from `--target`.
 
-A rename may only be written where every allowed release has the new name. The allowed set is the union over every
-way the project may be installed (`union`): each extra, group, marker and requirements file, read by
-`declarations` from the nearest folder above a file that declares transformers; or `--target transformers==X`.
-Without either it is unknown and nothing is rewritten: the run says so (`announce`) and the findings say how to fix it.
+A rename is written only where every allowed release has the new name. The allowed set is the union over every way
+the project may be installed (`union`: each extra, group, marker and requirements file, read by `declarations` in
+the nearest folder above a file that declares transformers); the run names it (`announce`), or says none was found.
 """
 
 from __future__ import annotations
