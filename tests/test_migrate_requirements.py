@@ -103,7 +103,31 @@ LAYOUTS = [
         True,
         "transformers>=5.23 (environment.yml dependencies pip)",
     ),
+    (
+        {
+            "requirements.txt": "transformers>=5.23\n-c requirements-pins.txt\n",
+            "requirements-pins.txt": "transformers<6\n",
+        },
+        True,  # a constraints file is not an installation of its own
+        "transformers<6,>=5.23 (requirements.txt; requirements-pins.txt)",
+    ),
+    (
+        {
+            "setup.py": 'import setuptools\nsetuptools.setup(install_requires=["torch"], extras_require={"hf": ["transformers>=5.20"]})\n'
+        },
+        False,
+        "transformers>=5.20 (setup.py extras_require hf)",
+    ),
     # the union over everything the project may install with
+    (
+        {
+            "pyproject.toml": '[tool.poetry.dependencies]\npython = "^3.10"\ntransformers = {version = ">=5.20", optional = true}\n'
+            '[tool.poetry.group.dev.dependencies]\ntransformers = "^5.23"\n'
+        },
+        False,  # an optional dependency (an extra) and a group: two ways to install
+        "transformers>=5.20 (pyproject.toml [tool.poetry.dependencies]) or "
+        "transformers<6,>=5.23 (pyproject.toml [tool.poetry.group.dev.dependencies])",
+    ),
     (
         {"pyproject.toml": PEP621, "requirements/docs.txt": "transformers>=5.20\n"},
         False,  # the docs environment runs 5.20
