@@ -144,6 +144,8 @@ def _requirements_file(path: Path, chain: tuple[Path, ...] = ()) -> _Requirement
             include = _INCLUDE.match(line)
             if include is None:
                 continue  # another pip option (`-e .`, `--index-url`): no requirement on transformers
+            if "://" in include.group("file"):
+                continue  # a remote file: the tool reads nothing over the network
             target = path.parent / include.group("file")
             option = f"-{include.group('short')}" if include.group("short") else f"--{include.group('long')}"
             if target.resolve() in chain:

@@ -70,7 +70,11 @@ LAYOUTS = [
         True,
         "transformers>=5.23 (pyproject.toml [dependency-groups] base)",
     ),
-    ({"requirements.txt": "torch\ntransformers==5.24.0  # pinned\n"}, True, "transformers==5.24.0 (requirements.txt)"),
+    (
+        {"requirements.txt": "-r https://example.org/r.txt\ntorch\ntransformers==5.24.0  # pinned\n"},
+        True,
+        "transformers==5.24.0 (requirements.txt)",
+    ),
     (
         {"requirements/train.txt": "-r ../requirements-base.txt\n", "requirements-base.txt": "transformers>=5.23\n"},
         True,
