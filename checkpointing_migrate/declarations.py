@@ -322,7 +322,9 @@ def from_pyproject(folder: Path) -> list[DependencyList]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise RequirementError(f"{name}:1:1: cannot read pyproject.toml: {exc}; fix the TOML syntax") from None
+        at = re.search(r"at line (\d+), column (\d+)", str(exc))  # tomllib says where only in its message
+        where = f"{at.group(1)}:{at.group(2)}" if at else f"{len(text.splitlines()) or 1}:1"  # or at its end
+        raise RequirementError(f"{name}:{where}: cannot read pyproject.toml: {exc}; fix the TOML syntax") from None
     project = data.get("project", {})
     core = _strings(text, name, f"{name} [project.dependencies]", project.get("dependencies", []))
     lists = []

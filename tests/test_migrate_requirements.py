@@ -246,7 +246,11 @@ BROKEN = [
     ),
     (
         {"pyproject.toml": '[project]\ndependencies = ["transformers>=5.23"\n'},
-        "pyproject.toml:1:1: error: cannot read pyproject.toml",
+        "pyproject.toml:2:1: error: cannot read pyproject.toml",
+    ),
+    (
+        {"pyproject.toml": '[project]\nname = "p"\ndependencies = ["transformers>=5.23"]\nversion = \n'},
+        "pyproject.toml:4:11: error: cannot read pyproject.toml: Invalid value (at line 4, column 11); fix the TOML syntax",
     ),
     (
         {"setup.py": 'from setuptools import setup\nsetup(install_requires=read("transformers.txt"))\n'},
