@@ -1,8 +1,8 @@
 """`python -m generator scan|fix PATH...`, `rules` and `explain CODE`: the migration tool's CLI.
 
-Exit codes: 0 clean; 1 a `fix` or `hazard` finding is reported, a file could not be checked or written, or (`fix
---diff`) a rewrite is pending; 2 usage error (bad option, unknown code or path, a `--target` no release meets).
-Only `safe` fixes are applied unless `--unsafe-fixes` is given (ruff's terms); `--select`/`--ignore` keep or drop codes.
+Exit codes: 0 clean; 1 a `fix` or `hazard` finding, a file not checked or written, or (`fix --diff`) a rewrite
+pending; 2 usage error (bad option, code or path, a `--target` no release meets, an unreadable transformers
+requirement). Only `safe` fixes apply unless `--unsafe-fixes` (ruff's terms); `--select`/`--ignore` pick codes.
 """
 
 from __future__ import annotations
@@ -14,13 +14,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
+from packaging.version import Version
+
 from checkpointing_migrate import codes, formats
 from checkpointing_migrate import rules as rules_module
-from checkpointing_migrate.files import Result, describe_size, parse_size
+from checkpointing_migrate.files import GATE_UNREADABLE, Result, describe_size, parse_size
 from checkpointing_migrate.findings import SEVERITIES, FileError, Finding, link, sort_key, summary
 from checkpointing_migrate.hits import MAX_FILE_SIZE, Options
 from checkpointing_migrate.records import DocumentError
-from checkpointing_migrate.requirements import Allowed, Finder, parse_target
+from checkpointing_migrate.requirements import PLACES, Allowed, Finder, announce, parse_target
 from checkpointing_migrate.run import check_all
 from checkpointing_migrate.table import TableError, load
 
@@ -31,7 +33,8 @@ def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Pat
     sub.add_argument(
         "--target",
         metavar="REQ",
-        help="the transformers releases to support, e.g. 'transformers==5.20.0' (default: the project's requirement)",
+        help="the transformers releases to support, e.g. 'transformers==5.20.0' (default: every release the project "
+        f"may install, read from {PLACES}; text output names it on stderr)",
     )
     sub.add_argument(
         "--include-planned", action="store_true", help="also report names not renamed in any release yet, as info"
@@ -140,6 +143,32 @@ def _setup(args: argparse.Namespace) -> tuple[Options, Finder] | int:
     return options, Finder(target)
 
 
+def _gate(results: list[Result], options: Options, finder: Finder, text: bool) -> list[Result] | int:
+    """Say which requirement the run used and where it came from, on stderr (text output only: the machine
+    formats stay as they are); a requirement that cannot be read is a usage error (exit 2), like a bad `--target`,
+    reported once for its project, before anything is shown or written."""
+    if not options.gate:
+        return results
+    unreadable = {r.path for r in results if r.error is not None and r.error.message.startswith(GATE_UNREADABLE)}
+    used, problems = finder.consulted([r.path for r in results if r.findings or r.path in unreadable])
+    if problems:
+        for problem in problems:
+            where, _, what = str(problem).partition(": ")
+            print(f"{where}: error: {what}", file=sys.stderr)
+        print(
+            "error: the transformers requirement above cannot be read: nothing was reported or written; "
+            "fix it, or pass --target",
+            file=sys.stderr,
+        )
+        return 2
+    if text:
+        renames = (*options.rules.members.values(), *options.rules.fields.values(), *options.rules.flags.values())
+        since = max((r.since for r in (*renames, *options.rules.keys.values()) if r.since), key=Version, default="")
+        for line in announce(used, since):
+            print(line, file=sys.stderr)
+    return results
+
+
 def _errors(results: list[Result]) -> list[FileError]:
     return [r.error for r in results if r.error is not None]
 
@@ -163,7 +192,11 @@ def scan(args: argparse.Namespace) -> int:
     if isinstance(setup, int):
         return setup
     options, finder = setup
-    results = check_all(args.paths, replace(options, verify=False), finder)
+    results = _gate(
+        check_all(args.paths, replace(options, verify=False), finder), options, finder, args.format == "text"
+    )
+    if isinstance(results, int):
+        return results
     errors = _errors(results)
     findings = _findings(results)
     shown = [f for f in findings if SEVERITIES.index(f.severity) <= SEVERITIES.index(args.min_severity)]
@@ -185,7 +218,9 @@ def fix(args: argparse.Namespace) -> int:
     setup = _setup(args)
     if isinstance(setup, int):
         return setup
-    results = check_all(args.paths, *setup)
+    results = _gate(check_all(args.paths, *setup), *setup, args.format == "text")
+    if isinstance(results, int):
+        return results
     errors = _errors(results)
     changed = [r for r in results if r.fixed is not None and r.error is None]
     if args.write and changed:

@@ -263,6 +263,9 @@ def _too_big(size: int, limit: int) -> str:
     )
 
 
+GATE_UNREADABLE = "the version gate cannot be read"
+"""How a file error caused by an unreadable requirement starts; `commands` reports those once, as a usage error."""
+
 _TOO_DEEP = (
     "nested too deeply to check (beyond Python's recursion limit); nothing was changed: simplify it or leave it out"
 )
@@ -290,7 +293,7 @@ def check(path: str, options: Options, finder: Finder) -> Result:
     try:
         hits = analyse(text, kind, options, Path(path).parent)
     except RequirementError as exc:
-        return Result(path, error=FileError(path, 1, 1, f"the version gate cannot be read: {exc}"))
+        return Result(path, error=FileError(path, 1, 1, f"{GATE_UNREADABLE}: {exc}"))
     except SyntaxError as exc:
         line, col = exc.lineno or 1, exc.offset or 1
         return Result(

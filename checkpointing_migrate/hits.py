@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from checkpointing_migrate import codes
 from checkpointing_migrate.findings import Edit, link
-from checkpointing_migrate.requirements import Allowed, Deferred
+from checkpointing_migrate.requirements import PLACES, Allowed, Deferred
 from checkpointing_migrate.rules import Rules
 from checkpointing_migrate.table import Rename
 
@@ -110,9 +110,8 @@ def gate_reason(row: Rename, options: Options) -> str | None:
         return None
     pattern, section = _BOTH_VERSIONS.get(row.kind, _BOTH_VERSIONS["method"])
     how = (
-        f"declare transformers>={row.since} (pyproject.toml, requirements*.txt or setup.cfg) or pass "
-        f"--target transformers=={row.since}"
-        if options.allowed.specifier is None
+        f"declare transformers>={row.since} ({PLACES}) or pass --target transformers=={row.since}"
+        if not options.allowed.found
         else f"once the requirement is transformers>={row.since} this becomes a fix"
     )
     return (

@@ -1,46 +1,48 @@
-"""The version gate: which transformers releases a project allows, read from its requirement or from `--target`.
+"""The version gate: which transformers releases a project may run, read from its declarations or from `--target`.
 
-A rename may only be written where every allowed release has the new name. The range comes from the nearest folder
-above a file that declares a transformers requirement, or `--target transformers==X`; without either it is unknown
-and nothing is rewritten: the findings say how to declare it.
+A rename is written only where every allowed release has the new name. The allowed set is the union over every way
+the project may be installed (`union`: each extra, group, marker and requirements file, read by `declarations` in
+the nearest folder above a file that declares transformers); the run names it (`announce`), or says none was found.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from packaging.version import InvalidVersion, Version
 
+from checkpointing_migrate import NAME
+from checkpointing_migrate.declarations import (
+    PACKAGE,
+    PLACES,
+    READERS,
+    DependencyList,
+    RequirementError,
+    named,
+    pep508,
+)
+
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
 
-PACKAGE = "transformers"
-"""The package whose releases the shipped renames belong to."""
-
-
-class RequirementError(ValueError):
-    """A requirement that cannot be read; the message starts with `PATH:LINE:COL:`."""
+__all__ = ["PACKAGE", "PLACES", "Allowed", "Deferred", "Finder", "RequirementError", "announce", "parse_target"]
 
 
 @dataclass(frozen=True)
-class Allowed:
-    """The transformers releases a project may run on."""
+class Alternative:
+    """One way the project may be installed: the releases it allows and the declarations that say so."""
 
-    specifier: SpecifierSet | None
-    """`None` when no requirement was found (any release)."""
-    source: str
-    """Where it came from, for messages: a file path or `--target`."""
+    specifier: SpecifierSet
+    sources: tuple[str, ...]
 
     def lower_bound(self) -> tuple[Version, bool] | None:
         """(version, inclusive) below which nothing is allowed; `None` if unbounded below."""
         bound: tuple[Version, bool] | None = None
-        for spec in self.specifier or ():
-            version = spec.version.removesuffix(".*")
+        for spec in self.specifier:
             try:
-                v = Version(version)
+                v = Version(spec.version.removesuffix(".*"))
             except InvalidVersion:
                 continue
             if spec.operator in (">=", "==", "~=", "==="):
@@ -53,58 +55,62 @@ class Allowed:
                 bound = candidate
         return bound
 
+    def text(self) -> str:
+        return f"{PACKAGE}{self.specifier or ' (any version)'} ({'; '.join(self.sources)})"
+
+
+@dataclass(frozen=True)
+class Allowed:
+    """The transformers releases a project may run on: the union of `alternatives`."""
+
+    alternatives: tuple[Alternative, ...] | None
+    """`None` when no requirement was found (any release)."""
+    source: str
+    """`--target`, or (nothing found) the last folder searched; the alternatives name their own sources."""
+
+    @classmethod
+    def of(cls, specifier: SpecifierSet, source: str) -> Allowed:
+        """One way to install: `specifier`, declared by `source`."""
+        return cls((Alternative(specifier, (source,)),), source)
+
+    @property
+    def found(self) -> bool:
+        return self.alternatives is not None
+
     def allows_before(self, since: str) -> bool:
-        """Whether some allowed release is older than `since`: yes unless a lower bound (`>=`, `>`, `==`, `~=`, `===`)
-        is at or above `since`, which is exact for every specifier PEP 440 defines, without listing releases."""
-        if self.specifier is None:
+        """Whether some allowed release is older than `since`: yes unless every alternative has a lower bound (`>=`,
+        `>`, `==`, `~=`, `===`) at or above `since`, which is exact for every specifier PEP 440 defines."""
+        if self.alternatives is None:
             return True
-        bound = self.lower_bound()
-        return bound is None or bound[0] < Version(since)
+        bounds = [a.lower_bound() for a in self.alternatives]
+        return any(b is None or b[0] < Version(since) for b in bounds)
 
     def describe(self) -> str:
-        if self.specifier is None:
+        """For a finding's message: `--target allows transformers>=5.20`, `the project allows ... (where)`."""
+        if self.alternatives is None:
             return "no transformers requirement was found"
-        return f"{self.source} allows transformers{self.specifier or ' (any version)'}"
+        if self.source == "--target":
+            return f"--target allows {PACKAGE}{self.alternatives[0].specifier}"
+        return f"the project allows {' or '.join(a.text() for a in self.alternatives)}"
 
 
 def parse_target(text: str) -> Allowed:
     """`--target transformers==5.20.0` (a PEP 508 requirement on transformers); raises `ValueError`."""
     try:
-        specifier = _transformers_specifier(text)
+        parsed = pep508(text)
     except ValueError as exc:
         raise ValueError(f"--target {text!r} is not a requirement such as 'transformers==5.23.0': {exc}") from None
-    if specifier is None:
-        name = _NAME.match(text)
-        named = repr(name.group(0).strip()) if name and name.group(0).strip() else "no package"
-        raise ValueError(f"--target names {named}; the renames belong to {PACKAGE}, e.g. '{PACKAGE}==5.23.0'")
-    if not satisfiable(specifier):
+    if parsed is None:
+        package = named(text)
+        raise ValueError(
+            f"--target names {repr(package) if package else 'no package'}; the renames belong to {PACKAGE}, e.g. '{PACKAGE}==5.23.0'"
+        )
+    if not satisfiable(parsed[0]):
         raise ValueError(
             f"--target {text!r} allows no release at all (its conditions contradict each other); "
             f"give a range some release meets, e.g. '{PACKAGE}>=5.23.0'"
         )
-    return Allowed(specifier, "--target")
-
-
-_NAME = re.compile(r"\s*[A-Za-z0-9][A-Za-z0-9._-]*")
-_TRANSFORMERS = rf"\s*{PACKAGE}(?![A-Za-z0-9._-])\s*(?:\[[^\]]*\]\s*)?(?P<spec>[^;@]*)(?P<url>@[^;]*)?(?:;.*)?$"
-"""A requirement on transformers, matched case-insensitively; compiled (by `re`'s cache) only when a requirement is read."""
-
-
-def _transformers_specifier(text: str) -> SpecifierSet | None:
-    """The version specifier of a PEP 508 requirement on transformers (markers and extras aside; a URL requirement
-    allows any version); `None` when `text` requires another package. `packaging.requirements` would parse the
-    same, at the cost of a tenth of a pre-commit `scan`'s start-up; `ValueError` when the versions are bad."""
-    from packaging.specifiers import SpecifierSet  # here, not at the top: most scans read no requirement
-
-    name = _NAME.match(text)
-    if name is None or name.group(0).strip().lower().replace("_", "-").replace(".", "-") != PACKAGE:
-        return None
-    found = re.match(_TRANSFORMERS, text, re.IGNORECASE)
-    if found is None:
-        raise ValueError(f"cannot read {text.strip()!r}")
-    spec = found.group("spec").strip()
-    spec = spec[1:-1].strip() if spec.startswith("(") and spec.endswith(")") else spec
-    return SpecifierSet("" if found.group("url") else spec)
+    return Allowed.of(parsed[0], "--target")
 
 
 def satisfiable(specifier: SpecifierSet) -> bool:
@@ -130,95 +136,57 @@ def satisfiable(specifier: SpecifierSet) -> bool:
     return any(specifier.contains(v, prereleases=True) for v in probes)
 
 
-def _requirement(text: str, where: str) -> SpecifierSet | None:
-    """The specifier of `text` if it is a transformers requirement; `None` for other packages."""
-    try:
-        return _transformers_specifier(text)
-    except ValueError as exc:
-        raise RequirementError(
-            f"{where}: cannot read the requirement {text.strip()!r}: {exc}; write it as PEP 508, e.g. '{PACKAGE}>=5.23.0'"
-        ) from None
+def _alternatives(found: DependencyList) -> list[Alternative]:
+    """One installation's alternatives: its unmarked requirements all hold at once (one alternative, which the
+    marked ones only narrow); without any, each marked one holds in some environment (one alternative each)."""
+    unmarked = [d for d in found.requirements if not d.marked]
+    if not unmarked:
+        return [Alternative(d.specifier, (d.where,)) for d in found.requirements]
+    combined = unmarked[0].specifier
+    for d in unmarked[1:]:
+        combined &= d.specifier
+    return [Alternative(combined, tuple(dict.fromkeys(d.where for d in unmarked)))]
 
 
-def _from_requirements_txt(path: Path) -> list[SpecifierSet]:
-    found = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        line = re.sub(r"(^|\s)#.*", "", line).strip()
-        if not line or line.startswith("-"):
-            continue
-        if (spec := _requirement(line, f"{path}:{number}:1")) is not None:
-            found.append(spec)
-    return found
-
-
-def _line_of(text: str, needle: str) -> int:
-    index = text.find(needle)
-    return text.count("\n", 0, index) + 1 if index >= 0 else 1
-
-
-def _from_pyproject(path: Path) -> list[SpecifierSet]:
-    import tomllib
-
-    text = path.read_text(encoding="utf-8")
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise RequirementError(f"{path}:1:1: cannot read pyproject.toml: {exc}; fix the TOML syntax") from None
-    project = data.get("project", {})
-    lists = [project.get("dependencies", []), *project.get("optional-dependencies", {}).values()]
-    found = []
-    for items in lists:
-        for item in items if isinstance(items, list) else []:
-            if isinstance(item, str) and (spec := _requirement(item, f"{path}:{_line_of(text, item)}:1")) is not None:
-                found.append(spec)
-    return found
-
-
-def _from_setup_cfg(path: Path) -> list[SpecifierSet]:
-    import configparser
-
-    text = path.read_text(encoding="utf-8")
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        parser.read_string(text, str(path))
-    except configparser.Error as exc:
-        raise RequirementError(f"{path}:1:1: cannot read setup.cfg: {exc}; fix the INI syntax") from None
-    values = [parser.get("options", "install_requires", fallback="")]
-    if parser.has_section("options.extras_require"):
-        values += [v for _, v in parser.items("options.extras_require")]
-    found = []
-    for value in values:
-        for line in value.splitlines():
-            line = line.split("#")[0].strip()
-            if line and (spec := _requirement(line, f"{path}:{_line_of(text, line)}:1")) is not None:
-                found.append(spec)
-    return found
+def union(lists: list[DependencyList]) -> tuple[Alternative, ...]:
+    """Every way the project may be installed. Extras and groups come with the core dependencies, so when those
+    name transformers the extras only narrow them; otherwise each extra or group is a way of its own. Each
+    requirements file and conda environment is an installation of its own. Equal ranges are merged, their sources
+    listed together."""
+    core = _alternatives(DependencyList("core", tuple(d for x in lists if x.role == "core" for d in x.requirements)))
+    ways = core or [a for x in lists if x.role == "extra" for a in _alternatives(x)]
+    ways += [a for x in lists if x.role == "alone" for a in _alternatives(x)]
+    merged: dict[SpecifierSet, list[str]] = {}  # `>=5.23` and `>=5.23.0` are equal specifier sets
+    for way in ways:
+        sources = merged.setdefault(way.specifier, [])
+        sources += [s for s in way.sources if s not in sources]
+    return tuple(Alternative(spec, tuple(sources)) for spec, sources in merged.items())
 
 
 def declared_in(folder: Path) -> Allowed | None:
-    """The requirement declared by the project files in `folder`, if any declares transformers: `pyproject.toml`
-    (`[project] dependencies` and `optional-dependencies`), `requirements*.txt`, `setup.cfg` (`install_requires`,
-    `extras_require`); all declarations found there must hold at once."""
-    specs: list[SpecifierSet] = []
-    sources: list[str] = []
-    candidates = [folder / "pyproject.toml", *sorted(folder.glob("requirements*.txt")), folder / "setup.cfg"]
-    readers = {"pyproject.toml": _from_pyproject, "setup.cfg": _from_setup_cfg}
-    for path in candidates:
-        if not path.is_file():
-            continue
-        try:
-            found = readers.get(path.name, _from_requirements_txt)(path)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise RequirementError(f"{path}:1:1: cannot read: {exc}") from None
-        if found:
-            specs += found
-            sources.append(str(path))
-    if not specs:
-        return None
-    combined = specs[0]
-    for spec in specs[1:]:
-        combined &= spec
-    return Allowed(combined, " and ".join(sources))
+    """What the project files in `folder` allow, if any of them declares transformers (`declarations.READERS`)."""
+    lists = [found for reader in READERS for found in reader(folder)]
+    ways = union(lists)
+    return Allowed(ways, "") if ways else None
+
+
+def announce(allowed: list[Allowed], since: str) -> list[str]:
+    """The lines that say which requirement a run used and where it came from (once per distinct one), for stderr:
+    `checkpointing-migrate: transformers>=5.23 (pyproject.toml [project.dependencies])`; when none was found, what
+    that means and how to declare one."""
+    lines = []
+    for a in allowed:
+        if a.alternatives is None:
+            line = (
+                f"{NAME}: no {PACKAGE} requirement found ({PLACES}, in the folders from each file up to {a.source}): "
+                f"nothing is rewritten, every rename is reported as info; declare {PACKAGE}>={since} or pass "
+                f"--target '{PACKAGE}>={since}'"
+            )
+        else:
+            line = f"{NAME}: {' or '.join(x.text() for x in a.alternatives)}"
+        if line not in lines:
+            lines.append(line)
+    return lines
 
 
 class Deferred:
@@ -235,8 +203,8 @@ class Deferred:
         return self._found
 
     @property
-    def specifier(self) -> SpecifierSet | None:
-        return self.resolve().specifier
+    def found(self) -> bool:
+        return self.resolve().found
 
     def allows_before(self, since: str) -> bool:
         return self.resolve().allows_before(since)
@@ -250,28 +218,50 @@ class Finder:
     """Finds and caches the allowed range for each folder; `target` overrides everything."""
 
     target: Allowed | None = None
-    cache: dict[Path, Allowed] = field(default_factory=dict)
+    cache: dict[Path, Allowed | RequirementError] = field(default_factory=dict)
 
     def for_file(self, path: Path) -> Allowed:
         """The allowed range for the project that `path` belongs to (the nearest folder above it, up to a `.git`
-        folder, that declares one); raises `RequirementError`."""
+        folder, that declares one); raises `RequirementError` (once read, for every file of that project)."""
         if self.target is not None:
             return self.target
         folder = path.resolve().parent
         seen = []
-        result = Allowed(None, "")
+        result: Allowed | RequirementError
         while True:
             if folder in self.cache:
                 result = self.cache[folder]
                 break
             seen.append(folder)
-            found = declared_in(folder)
+            try:
+                found = declared_in(folder)
+            except RequirementError as exc:
+                result = exc
+                break
             if found is not None:
                 result = found
                 break
             if (folder / ".git").exists() or folder.parent == folder:
+                result = Allowed(None, str(folder))
                 break
             folder = folder.parent
         for f in seen:
             self.cache[f] = result
+        if isinstance(result, RequirementError):
+            raise result
         return result
+
+    def consulted(self, paths: list[str]) -> tuple[list[Allowed], list[RequirementError]]:
+        """The distinct ranges the projects of `paths` allow, and the distinct problems reading them."""
+        used: list[Allowed] = []
+        problems: list[RequirementError] = []
+        for path in paths:
+            try:
+                allowed = self.for_file(Path(path))
+            except RequirementError as exc:
+                if all(str(p) != str(exc) for p in problems):
+                    problems.append(exc)
+            else:
+                if allowed not in used:
+                    used.append(allowed)
+        return used, problems

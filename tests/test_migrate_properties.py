@@ -21,7 +21,7 @@ from generator import paths
 from generator.oldnames import OldNames
 
 TABLE = load(paths.TABLE_PATH)
-OPTIONS = Options(rules.from_table(TABLE), Allowed(SpecifierSet(">=5.23.0"), "test"))
+OPTIONS = Options(rules.from_table(TABLE), Allowed.of(SpecifierSet(">=5.23.0"), "test"))
 REVERSE = OldNames.from_table(TABLE)
 
 space = st.sampled_from(["", " ", "  "])

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from packaging.specifiers import SpecifierSet
 
-from checkpointing_migrate import requirements, rules
+from checkpointing_migrate import declarations, requirements, rules
 from checkpointing_migrate.cli import main
 from checkpointing_migrate.requirements import Allowed
 from checkpointing_migrate.table import load
@@ -91,25 +91,72 @@ def test_an_override_of_only_the_old_method_says_the_trainer_warns(
     ],
 )
 def test_the_gate_knows_whether_older_releases_are_allowed(spec: str, before: bool) -> None:
-    assert Allowed(SpecifierSet(spec), "test").allows_before("5.23.0") is before
+    assert Allowed.of(SpecifierSet(spec), "test").allows_before("5.23.0") is before
+
+
+@pytest.mark.parametrize(
+    ("specs", "before"),
+    [((">=5.23", "==5.24.*"), False), ((">=5.23", ">=5.20"), True), ((">=5.24", ""), True), ((">=5.23",), False)],
+)
+def test_the_gate_takes_the_union_of_every_way_to_install(specs: tuple[str, ...], before: bool) -> None:
+    """A name is written only if every release any of them allows has it."""
+    ways = tuple(requirements.Alternative(SpecifierSet(s), (f"way {i}",)) for i, s in enumerate(specs))
+    assert Allowed(ways, "").allows_before("5.23.0") is before
 
 
 @pytest.mark.parametrize(
     ("line", "spec"),
     [
-        ("transformers>=5.23.0", ">=5.23.0"),
-        ('transformers [torch] >=5.23,<6 ; python_version>"3.9"', "<6,>=5.23"),
-        ("Transformers==5.20.0", "==5.20.0"),
-        ("transformers(>=5.23)", ">=5.23"),
-        ("transformers @ https://x/t.whl", ""),
-        ("transformers", ""),
+        ("transformers>=5.23.0", (">=5.23.0", False)),
+        ('transformers [torch] >=5.23,<6 ; python_version>"3.9"', ("<6,>=5.23", True)),
+        ("Transformers==5.20.0", ("==5.20.0", False)),
+        ("transformers(>=5.23)", (">=5.23", False)),
+        ("transformers @ https://x/t.whl", ("", False)),
+        ("transformers", ("", False)),
         ("transformers-stream-generator>=1", None),
         ("numpy>=1", None),
     ],
 )
-def test_requirement_lines_are_read_as_pep_508(line: str, spec: str | None) -> None:
-    found = requirements._requirement(line, "requirements.txt:1:1")
-    assert (None if found is None else str(found)) == spec
+def test_requirement_lines_are_read_as_pep_508(line: str, spec: tuple[str, bool] | None) -> None:
+    found = declarations.pep508(line)
+    assert (None if found is None else (str(found[0]), found[1])) == spec
+
+
+@pytest.mark.parametrize(
+    ("poetry", "pep440"),
+    [
+        ("^5.23", [">=5.23,<6"]),
+        ("^5.23.1", [">=5.23.1,<6"]),
+        ("^0.2.3", [">=0.2.3,<0.3"]),
+        ("~5.23", [">=5.23,<5.24"]),
+        ("~5", [">=5,<6"]),
+        ("5.23.*", ["==5.23.*"]),
+        ("*", [""]),
+        ("5.23.0", ["==5.23.0"]),
+        ("=5.23.0", ["==5.23.0"]),
+        (">= 5.20, < 6", [">=5.20,<6"]),
+        (">=5.20 <6", [">=5.20,<6"]),
+        ("^5.20 || ^6.1", [">=5.20,<6", ">=6.1,<7"]),
+    ],
+)
+def test_poetry_constraints_are_read_as_pep_440(poetry: str, pep440: list[str]) -> None:
+    assert declarations.poetry_constraint(poetry) == pep440
+
+
+@pytest.mark.parametrize(
+    ("conda", "pep440"),
+    [
+        ("transformers", [""]),
+        ("transformers=5.24", ["==5.24.*"]),
+        ("transformers==5.24.0", ["==5.24.0"]),
+        ("transformers >=5.23,<6", ["<6,>=5.23"]),
+        ("conda-forge::transformers 5.24.*", ["==5.24.*"]),
+        ("transformers>=5.23|<5.0", [">=5.23", "<5.0"]),
+        ("transformers-cli", None),
+    ],
+)
+def test_conda_specs_are_read_as_pep_440(conda: str, pep440: list[str] | None) -> None:
+    assert declarations.conda_spec(conda) == pep440
 
 
 def test_a_malformed_transformers_requirement_is_an_error_at_its_line(tmp_path: Path) -> None:

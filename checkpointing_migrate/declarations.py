@@ -1,0 +1,530 @@
+"""Where a project declares its transformers requirement: one reader per file kind, never executing anything.
+
+Each reader returns `DependencyList`s, what one installation takes together (`[project.dependencies]`, an extra, a
+Poetry or PEP 735 group, a requirements file with its `-r`/`-c` includes, a conda environment); `requirements.union`
+makes the releases the project may run of them. Problems raise `RequirementError` at `PATH:LINE:COL`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
+
+PACKAGE = "transformers"
+"""The package whose releases the shipped renames belong to."""
+
+PLACES = "pyproject.toml, requirements*.txt, requirements/*.txt, setup.cfg, setup.py or environment.yml"
+"""Where the tool looks, for messages (the readers below, in `READERS`' order)."""
+
+
+class RequirementError(ValueError):
+    """A requirement that cannot be read; the message starts with `PATH:LINE:COL:` and says how to fix it."""
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One requirement on transformers."""
+
+    specifier: SpecifierSet
+    where: str
+    """The file and the list it is in, for the announcement: `pyproject.toml [project.optional-dependencies] dev`."""
+    marked: bool = False
+    """Applies only in some environments (a PEP 508 marker, Poetry's `python`/`markers`)."""
+
+
+@dataclass(frozen=True)
+class DependencyList:
+    """What one installation takes together."""
+
+    role: str
+    """`core` (installed with the project), `extra` (with the project, on request: extras and groups) or `alone`
+    (an installation of its own: a requirements file, a conda environment)."""
+    requirements: tuple[Declared, ...]
+
+
+def shown(path: Path) -> str:
+    """`path` relative to the working folder when it is inside it (as the user typed the project), else absolute."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def position(text: str, needle: str, start: int = 0) -> str:
+    """`LINE:COL` of the first `needle` in `text` at or after offset `start` (`1:1` if absent)."""
+    index = text.find(needle, start)
+    if index < 0:
+        return "1:1"
+    line_start = text.rfind("\n", 0, index) + 1
+    return f"{text.count(chr(10), 0, index) + 1}:{index - line_start + 1}"
+
+
+_NAME = re.compile(r"\s*[A-Za-z0-9][A-Za-z0-9._-]*")
+_PEP508 = rf"\s*{PACKAGE}(?![A-Za-z0-9._-])\s*(?:\[[^\]]*\]\s*)?(?P<spec>[^;@]*)(?P<url>@[^;]*)?(?P<marker>;.*)?$"
+"""A requirement on transformers, matched case-insensitively; compiled (by `re`'s cache) only when a requirement is read."""
+
+
+def named(text: str) -> str | None:
+    """The package a requirement names, as written (`None` when it names none)."""
+    name = _NAME.match(text)
+    return name.group(0).strip() if name and name.group(0).strip() else None
+
+
+def names_transformers(text: str) -> bool:
+    name = named(text)
+    return name is not None and name.lower().replace("_", "-").replace(".", "-") == PACKAGE
+
+
+def pep508(text: str) -> tuple[SpecifierSet, bool] | None:
+    """The version specifier of a PEP 508 requirement on transformers and whether it has a marker (extras aside; a
+    URL requirement allows any version); `None` when `text` requires another package. `packaging.requirements`
+    would parse the same, at the cost of a tenth of a pre-commit `scan`'s start-up; `ValueError` when it is bad."""
+    from packaging.specifiers import SpecifierSet  # here, not at the top: most scans read no requirement
+
+    if not names_transformers(text):
+        return None
+    found = re.match(_PEP508, text, re.IGNORECASE)
+    if found is None:
+        raise ValueError(f"cannot read {text.strip()!r}")
+    spec = found.group("spec").strip()
+    spec = spec[1:-1].strip() if spec.startswith("(") and spec.endswith(")") else spec
+    return SpecifierSet("" if found.group("url") else spec), found.group("marker") is not None
+
+
+def _declared(text: str, where: str, at: str) -> Declared | None:
+    """`text` read as PEP 508 if it requires transformers; `at` is `PATH:LINE:COL` for the error."""
+    try:
+        parsed = pep508(text)
+    except ValueError as exc:
+        raise RequirementError(
+            f"{at}: cannot read the requirement {text.strip()!r}: {exc}; write it as PEP 508, e.g. '{PACKAGE}>=5.23.0'"
+        ) from None
+    return None if parsed is None else Declared(parsed[0], where, parsed[1])
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RequirementError(f"{shown(path)}:1:1: cannot read: {exc}; save it as UTF-8 text") from None
+
+
+# --- requirements files ---------------------------------------------------------------------------------------------
+
+_INCLUDE = re.compile(r"(?:-(?P<short>[rc])\s*|--(?P<long>requirement|constraint)(?:\s*=\s*|\s+))(?P<file>\S+)$")
+
+
+@dataclass
+class _Requirements:
+    """One requirements file with its includes read: the requirements and the constraints (`-c`) on transformers."""
+
+    requirements: list[Declared]
+    constraints: list[Declared]
+    constraint_files: set[Path]
+
+
+def _requirements_file(path: Path, chain: tuple[Path, ...] = ()) -> _Requirements:
+    """`path` and, recursively, its `-r` (requirements) and `-c` (constraints) includes, relative to its folder as
+    pip reads them; an include that is missing or comes back to a file being read is an error at its line."""
+    text = _read(path)
+    name = shown(path)
+    out = _Requirements([], [], set())
+    chain = (*chain, path.resolve())
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = re.sub(r"(^|\s)#.*", "", raw).strip()
+        if not line:
+            continue
+        at = f"{name}:{number}:{raw.find(line[0]) + 1}"
+        if line.startswith("-"):
+            include = _INCLUDE.match(line)
+            if include is None:
+                continue  # another pip option (`-e .`, `--index-url`): no requirement on transformers
+            if "://" in include.group("file"):
+                continue  # a remote file: the tool reads nothing over the network
+            target = path.parent / include.group("file")
+            option = f"-{include.group('short')}" if include.group("short") else f"--{include.group('long')}"
+            if target.resolve() in chain:
+                loop = " → ".join(shown(p) for p in (*chain, target.resolve()))
+                raise RequirementError(
+                    f"{at}: {option} {include.group('file')} comes back to itself ({loop}); remove one of the includes"
+                )
+            if not target.is_file():
+                raise RequirementError(
+                    f"{at}: {option} {include.group('file')}: no such file ({shown(target)}); fix the path or remove the line"
+                )
+            inner = _requirements_file(target, chain)
+            constraint = (include.group("short") or include.group("long")[0]) == "c"
+            if constraint:
+                out.constraints += inner.requirements + inner.constraints
+                out.constraint_files.add(target.resolve())
+            else:
+                out.requirements += inner.requirements
+                out.constraints += inner.constraints
+            out.constraint_files |= inner.constraint_files
+            continue
+        if (declared := _declared(line, name, at)) is not None:
+            out.requirements.append(declared)
+    return out
+
+
+def from_requirements(folder: Path) -> list[DependencyList]:
+    """`requirements*.txt` and `requirements/*.txt`: each file is an installation of its own (`pip install -r`),
+    except a file that another one includes with `-c` (a constraints file installs nothing)."""
+    paths = [*sorted(folder.glob("requirements*.txt")), *sorted(folder.glob("requirements/*.txt"))]
+    read = {p: _requirements_file(p) for p in paths if p.is_file()}
+    constraint_files = {c for r in read.values() for c in r.constraint_files}
+    lists = []
+    for path, found in read.items():
+        if path.resolve() in constraint_files or not found.requirements:
+            continue  # constraints alone install nothing: the versions come from what names transformers
+        name = shown(path)
+        found_here = [d if d.where == name else replace(d, where=f"{name} via {d.where}") for d in found.requirements]
+        lists.append(DependencyList("alone", tuple(found_here + found.constraints)))
+    return lists
+
+
+# --- pyproject.toml: PEP 621, PEP 735, Poetry --------------------------------------------------------------------------
+
+
+def _strings(text: str, name: str, where: str, items: object) -> list[Declared]:
+    found = []
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, str) and names_transformers(item):
+            declared = _declared(item, where, f"{name}:{position(text, item)}")
+            if declared is not None:
+                found.append(declared)
+    return found
+
+
+def _groups(text: str, name: str, groups: dict[str, Any]) -> list[DependencyList]:
+    """PEP 735 `[dependency-groups]`, `{include-group = "..."}` followed (a missing or circular one is an error)."""
+
+    def members(group: str, chain: tuple[str, ...]) -> list[Declared]:
+        found: list[Declared] = []
+        items = groups[group]
+        for item in items if isinstance(items, list) else []:
+            if isinstance(item, dict) and "include-group" in item:
+                inner = str(item["include-group"])
+                written = re.search(rf"""include-group\s*=\s*["']{re.escape(inner)}["']""", text)
+                at = f"{name}:{position(text, written.group(0)) if written else '1:1'}"
+                if inner in chain or inner == group:
+                    loop = " → ".join((*chain, group, inner))
+                    raise RequirementError(
+                        f"{at}: include-group {inner!r} comes back to itself ({loop}); remove one of the includes"
+                    )
+                if inner not in groups:
+                    raise RequirementError(
+                        f"{at}: include-group {inner!r}: no such group in [dependency-groups]; fix the name"
+                    )
+                found += members(inner, (*chain, group))
+        found += _strings(text, name, f"{name} [dependency-groups] {group}", items)
+        return found
+
+    return [DependencyList("extra", tuple(members(g, ()))) for g in groups]
+
+
+def _caret_or_tilde(operator: str, version: str) -> str:
+    """Poetry's `^V` (up to the next change of the leftmost non-zero part) and `~V` (up to the next minor, or major
+    when only a major is given) as PEP 440."""
+    from packaging.version import Version
+
+    release = list(Version(version).release)
+    if operator == "^":
+        index = next((i for i, part in enumerate(release) if part != 0), len(release) - 1)
+    else:
+        index = min(1, len(release) - 1)
+    upper = [*release[:index], release[index] + 1]
+    return f">={version},<{'.'.join(map(str, upper))}"
+
+
+_POETRY_PART = re.compile(r"(?P<op>\^|~=|~|===|==|!=|>=|<=|>|<|=)?\s*(?P<version>[0-9A-Za-z.*+!_-]+)")
+
+
+def poetry_constraint(text: str) -> list[str]:
+    """A Poetry version constraint as PEP 440 specifier sets, one per `||` alternative: `^5.23` → `>=5.23,<6`,
+    `~5.23` → `>=5.23,<5.24`, `5.23.*` → `==5.23.*`, `5.23.0` → `==5.23.0`, `*` → any; `ValueError` when bad."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    alternatives = []
+    for alternative in text.split("||"):
+        parts = []
+        rest = alternative.strip()
+        while rest:
+            part = _POETRY_PART.match(rest)
+            if part is None:
+                raise ValueError(f"cannot read {rest!r}")
+            rest = rest[part.end() :].lstrip(" ,")
+            op, version = part.group("op") or "", part.group("version")
+            if version == "*" and not op:
+                continue
+            if op in ("^", "~"):
+                parts.append(_caret_or_tilde(op, version))
+            else:
+                parts.append(f"{'==' if op in ('', '=') else op}{version}")
+        spec = ",".join(parts)
+        try:
+            SpecifierSet(spec)
+        except InvalidSpecifier as exc:
+            raise ValueError(str(exc)) from None
+        alternatives.append(spec)
+    return alternatives
+
+
+def _poetry(text: str, name: str, table: dict[str, Any], label: str) -> tuple[list[Declared], list[Declared]]:
+    """The transformers entries of one Poetry dependency table: (required, optional); `{optional = true}` ones
+    are installed only through an extra."""
+    from packaging.specifiers import SpecifierSet
+
+    required: list[Declared] = []
+    optional: list[Declared] = []
+    for key, value in table.items():
+        if not names_transformers(key) or _NAME.fullmatch(key) is None:
+            continue
+        at = f"{name}:{position(text, key, max(text.find(label[label.rfind(' [') + 1 :]), 0))}"
+        entries = value if isinstance(value, list) else [value]
+        marked = len(entries) > 1  # several constraints: Poetry picks one by `python`/`markers`
+        for entry in entries:
+            if isinstance(entry, str):
+                entry = {"version": entry}
+            if not isinstance(entry, dict):
+                raise RequirementError(
+                    f'{at}: {key} = {value!r} is neither a version nor a table; write e.g. {key} = "^5.23"'
+                )
+            constraint = entry.get("version", "*")  # git, path and url dependencies name no version
+            try:
+                alternatives = poetry_constraint(str(constraint))
+            except ValueError as exc:
+                raise RequirementError(
+                    f'{at}: cannot read the Poetry constraint {constraint!r}: {exc}; write e.g. "^5.23" or ">=5.23,<6"'
+                ) from None
+            each_marked = marked or len(alternatives) > 1 or "python" in entry or "markers" in entry
+            found = [Declared(SpecifierSet(a), label, each_marked) for a in alternatives]
+            (optional if entry.get("optional") else required).extend(found)
+    return required, optional
+
+
+def from_pyproject(folder: Path) -> list[DependencyList]:
+    """`[project]` dependencies and optional-dependencies, `[dependency-groups]`, and Poetry's main dependencies,
+    groups and dev-dependencies."""
+    path = folder / "pyproject.toml"
+    if not path.is_file():
+        return []
+    import tomllib
+
+    text, name = _read(path), shown(path)
+    if PACKAGE not in text.lower():
+        return []  # the common case for a tool's own pyproject: no TOML parse, no packaging import
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        at = re.search(r"at line (\d+), column (\d+)", str(exc))  # tomllib says where only in its message
+        where = f"{at.group(1)}:{at.group(2)}" if at else f"{len(text.splitlines()) or 1}:1"  # or at its end
+        raise RequirementError(f"{name}:{where}: cannot read pyproject.toml: {exc}; fix the TOML syntax") from None
+    project = data.get("project", {})
+    core = _strings(text, name, f"{name} [project.dependencies]", project.get("dependencies", []))
+    lists = []
+    extras = project.get("optional-dependencies", {})
+    for extra, items in extras.items() if isinstance(extras, dict) else ():
+        lists.append(
+            DependencyList(
+                "extra", tuple(_strings(text, name, f"{name} [project.optional-dependencies] {extra}", items))
+            )
+        )
+    groups = data.get("dependency-groups", {})
+    if isinstance(groups, dict):
+        lists += _groups(text, name, groups)
+    poetry = data.get("tool", {}).get("poetry", {})
+    tables = [
+        ("dependencies", poetry.get("dependencies", {})),
+        ("dev-dependencies", poetry.get("dev-dependencies", {})),
+    ]
+    groups_table = poetry.get("group", {})
+    for group, body in groups_table.items() if isinstance(groups_table, dict) else ():
+        tables.append((f"group.{group}.dependencies", body.get("dependencies", {}) if isinstance(body, dict) else {}))
+    for section, table in tables:
+        if not isinstance(table, dict):
+            continue
+        required, optional = _poetry(text, name, table, f"{name} [tool.poetry.{section}]")
+        if section == "dependencies":
+            core += required
+        elif required:
+            lists.append(DependencyList("extra", tuple(required)))
+        lists += [DependencyList("extra", (o,)) for o in optional]
+    return [DependencyList("core", tuple(core)), *lists]
+
+
+# --- setup.cfg, setup.py -----------------------------------------------------------------------------------------------
+
+
+def _lines(text: str, name: str, where: str, value: str, after: int) -> list[Declared]:
+    found = []
+    for line in value.splitlines():
+        line = line.split("#")[0].strip()
+        if line and names_transformers(line):
+            declared = _declared(line, where, f"{name}:{position(text, line, after)}")
+            if declared is not None:
+                found.append(declared)
+    return found
+
+
+def from_setup_cfg(folder: Path) -> list[DependencyList]:
+    """`[options] install_requires` and `[options.extras_require]`, read with `configparser`."""
+    path = folder / "setup.cfg"
+    if not path.is_file():
+        return []
+    import configparser
+
+    text, name = _read(path), shown(path)
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(text, name)
+    except configparser.Error as exc:
+        raise RequirementError(f"{name}:1:1: cannot read setup.cfg: {exc}; fix the INI syntax") from None
+    after = max(text.find("[options]"), 0)
+    core = _lines(
+        text, name, f"{name} [options] install_requires", parser.get("options", "install_requires", fallback=""), after
+    )
+    lists = [DependencyList("core", tuple(core))]
+    if parser.has_section("options.extras_require"):
+        after = text.find("[options.extras_require]")
+        for extra, value in parser.items("options.extras_require"):
+            where = f"{name} [options.extras_require] {extra}"
+            lists.append(DependencyList("extra", tuple(_lines(text, name, where, value, after))))
+    return lists
+
+
+def from_setup_py(folder: Path) -> list[DependencyList]:
+    """`setup(install_requires=..., extras_require=...)` read with `ast`, never run: lists and dicts of strings,
+    directly or through a module-level name. A value computed at run time is an error when the file mentions
+    transformers (the tool cannot know the range), and ignored otherwise."""
+    path = folder / "setup.py"
+    if not path.is_file():
+        return []
+    text, name = _read(path), shown(path)
+    if PACKAGE not in text.lower():
+        return []
+    import ast
+
+    try:
+        tree = ast.parse(text, name)
+    except (SyntaxError, ValueError) as exc:
+        raise RequirementError(
+            f"{name}:{getattr(exc, 'lineno', 1) or 1}:1: setup.py does not parse: {exc}; fix the syntax"
+        ) from None
+    names: dict[str, ast.expr] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            names[node.targets[0].id] = node.value
+
+    def literal(node: ast.expr, keyword: str) -> Any:
+        if isinstance(node, ast.Name) and node.id in names:
+            node = names[node.id]
+        try:
+            return ast.literal_eval(node)
+        except ValueError:
+            raise RequirementError(
+                f"{name}:{node.lineno}:{node.col_offset + 1}: {keyword} is computed when setup.py runs, and the tool "
+                f"never runs it; list the requirements literally, declare transformers in pyproject.toml or "
+                f"setup.cfg, or pass --target"
+            ) from None
+
+    lists = []
+    for node in ast.walk(tree):
+        func = node.func if isinstance(node, ast.Call) else None
+        if not (
+            isinstance(func, ast.Name)
+            and func.id == "setup"
+            or isinstance(func, ast.Attribute)
+            and func.attr == "setup"
+        ):
+            continue
+        assert isinstance(node, ast.Call)
+        for keyword in node.keywords:
+            if keyword.arg == "install_requires":
+                value = literal(keyword.value, keyword.arg)
+                items = [value] if isinstance(value, str) else list(value)
+                lists.append(DependencyList("core", tuple(_strings(text, name, f"{name} install_requires", items))))
+            elif keyword.arg == "extras_require":
+                value = literal(keyword.value, keyword.arg)
+                for extra, items in value.items() if isinstance(value, dict) else ():
+                    items = [items] if isinstance(items, str) else list(items)
+                    lists.append(
+                        DependencyList("extra", tuple(_strings(text, name, f"{name} extras_require {extra}", items)))
+                    )
+    return lists
+
+
+# --- conda environment.yml -------------------------------------------------------------------------------------------
+
+_CONDA = re.compile(r"\s*(?:[A-Za-z0-9_.-]+::)?(?P<name>[A-Za-z0-9_.-]+)\s*(?P<spec>[^\s#]*)\s*(?P<build>\S*)")
+
+
+def conda_spec(text: str) -> list[str] | None:
+    """A conda match spec on transformers as PEP 440 specifier sets (one per `|`): `=5.23` and `5.23` → `==5.23.*`,
+    `==5.23` → `==5.23`, `>=5.23,<6` as is; `None` for another package; `ValueError` when bad."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    found = _CONDA.match(text)
+    if found is None or found.group("name").lower() != PACKAGE:
+        return None
+    alternatives = []
+    for alternative in found.group("spec").split("|") if found.group("spec") else [""]:
+        parts = []
+        for part in filter(None, alternative.split(",")):
+            if part[0].isdigit():
+                part = (
+                    f"=={part.removesuffix('*').removesuffix('.')}.*"
+                    if "*" in part or part.count(".") < 2
+                    else f"=={part}"
+                )
+            elif part.startswith("=") and not part.startswith("=="):
+                part = f"=={part[1:].removesuffix('*').removesuffix('.')}.*"
+            parts.append(part)
+        try:
+            alternatives.append(str(SpecifierSet(",".join(parts))))
+        except InvalidSpecifier as exc:
+            raise ValueError(str(exc)) from None
+    return alternatives
+
+
+def from_environment(folder: Path) -> list[DependencyList]:
+    """conda's `environment.yml` (or `.yaml`): `dependencies`, conda match specs, and its `pip:` list, PEP 508."""
+    path = next((p for p in (folder / "environment.yml", folder / "environment.yaml") if p.is_file()), None)
+    if path is None:
+        return []
+    text, name = _read(path), shown(path)
+    if PACKAGE not in text.lower():
+        return []
+    import yaml
+    from packaging.specifiers import SpecifierSet
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f"{mark.line + 1}:{mark.column + 1}" if mark else "1:1"
+        raise RequirementError(f"{name}:{at}: not valid YAML: {exc}; fix the YAML syntax") from None
+    entries = data.get("dependencies", []) if isinstance(data, dict) else []
+    found: list[Declared] = []
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict):
+            found += _strings(text, name, f"{name} dependencies pip", entry.get("pip", []))
+        elif isinstance(entry, str):
+            try:
+                alternatives = conda_spec(entry)
+            except ValueError as exc:
+                raise RequirementError(
+                    f"{name}:{position(text, entry)}: cannot read the conda spec {entry!r}: {exc}; write e.g. 'transformers>=5.23'"
+                ) from None
+            for spec in alternatives or ():
+                found.append(Declared(SpecifierSet(spec), f"{name} dependencies", len(alternatives or ()) > 1))
+    return [DependencyList("alone", tuple(found))]
+
+
+READERS = (from_pyproject, from_requirements, from_setup_cfg, from_setup_py, from_environment)
+"""Every reader, each taking the project folder."""

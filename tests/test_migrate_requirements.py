@@ -1,0 +1,279 @@
+"""The version gate's reading of a project: which transformers releases it may run, and the line that says so.
+
+Each layout is a project as a user has it (PEP 621, Poetry, PEP 735 groups, requirements files and their includes,
+setup.cfg, setup.py, conda); the expected result is the union over every way it may be installed, announced on
+stderr with where it came from. Bad declarations are usage errors at `PATH:LINE:COL` (exit 2), nothing written.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from migratekit import SINCE, run
+
+from checkpointing_migrate import NAME
+
+CALL = 'model = AutoModelForCausalLM.from_pretrained("m")\nmodel.gradient_checkpointing_enable()\n'
+FIXED = CALL.replace("gradient_checkpointing", "activation_checkpointing")
+PEP621 = '[project]\nname = "p"\ndependencies = ["torch", "transformers>=5.23"]\n'
+LOW = "transformers>=5.20"
+
+
+def _project(tmp_path: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)  # the search stops at the repository
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "train.py").write_text(CALL)
+    return tmp_path
+
+
+LAYOUTS = [
+    # one per file kind: (files, rewritten, the announced requirement and its sources)
+    ({"pyproject.toml": PEP621}, True, "transformers>=5.23 (pyproject.toml [project.dependencies])"),
+    (
+        {"pyproject.toml": '[tool.poetry.dependencies]\npython = "^3.10"\ntransformers = "^5.23"\n'},
+        True,
+        "transformers<6,>=5.23 (pyproject.toml [tool.poetry.dependencies])",
+    ),
+    (
+        {"pyproject.toml": '[tool.poetry.dependencies]\ntransformers = "~5.22"\n'},
+        False,
+        "transformers<5.23,>=5.22 (pyproject.toml [tool.poetry.dependencies])",
+    ),
+    (
+        {"pyproject.toml": '[tool.poetry.dependencies]\ntransformers = {version = "5.24.0", extras = ["torch"]}\n'},
+        True,
+        "transformers==5.24.0 (pyproject.toml [tool.poetry.dependencies])",
+    ),
+    (
+        {"pyproject.toml": '[tool.poetry.dependencies]\ntransformers = "5.*"\n'},
+        False,
+        "transformers==5.* (pyproject.toml [tool.poetry.dependencies])",
+    ),
+    (
+        {"pyproject.toml": '[tool.poetry.dependencies]\ntransformers = "*"\n'},
+        False,
+        "transformers (any version) (pyproject.toml [tool.poetry.dependencies])",
+    ),
+    (
+        {"pyproject.toml": '[tool.poetry.group.train.dependencies]\ntransformers = ">=5.23,<6"\n'},
+        True,
+        "transformers<6,>=5.23 (pyproject.toml [tool.poetry.group.train.dependencies])",
+    ),
+    (
+        {"pyproject.toml": '[dependency-groups]\nbase = ["transformers>=5.23"]\ntrain = [{include-group = "base"}]\n'},
+        True,
+        "transformers>=5.23 (pyproject.toml [dependency-groups] base)",
+    ),
+    (
+        {"requirements.txt": "-r https://example.org/r.txt\ntorch\ntransformers==5.24.0  # pinned\n"},
+        True,
+        "transformers==5.24.0 (requirements.txt)",
+    ),
+    (
+        {"requirements/train.txt": "-r ../requirements-base.txt\n", "requirements-base.txt": "transformers>=5.23\n"},
+        True,
+        "transformers>=5.23 (requirements-base.txt; requirements/train.txt via requirements-base.txt)",
+    ),
+    (
+        {"requirements.txt": "transformers\n-c constraints.txt\n", "constraints.txt": "transformers==5.24.0\n"},
+        True,
+        "transformers==5.24.0 (requirements.txt; constraints.txt)",
+    ),
+    (
+        {"setup.cfg": "[options]\ninstall_requires =\n    transformers>5.22.2,<6\n"},
+        False,  # 5.22.3 would be allowed
+        "transformers<6,>5.22.2 (setup.cfg [options] install_requires)",
+    ),
+    (
+        {
+            "setup.py": 'from setuptools import setup\nREQS = ["transformers>=5.23"]\nsetup(name="p", install_requires=REQS)\n'
+        },
+        True,
+        "transformers>=5.23 (setup.py install_requires)",
+    ),
+    (
+        {"environment.yml": "dependencies:\n  - python=3.12\n  - conda-forge::transformers=5.24\n"},
+        True,
+        "transformers==5.24.* (environment.yml dependencies)",
+    ),
+    (
+        {"environment.yml": "dependencies:\n  - pip\n  - pip:\n      - transformers>=5.23\n"},
+        True,
+        "transformers>=5.23 (environment.yml dependencies pip)",
+    ),
+    (
+        {
+            "requirements.txt": "transformers>=5.23\n-c requirements-pins.txt\n",
+            "requirements-pins.txt": "transformers<6\n",
+        },
+        True,  # a constraints file is not an installation of its own
+        "transformers<6,>=5.23 (requirements.txt; requirements-pins.txt)",
+    ),
+    (
+        {
+            "setup.py": 'import setuptools\nsetuptools.setup(install_requires=["torch"], extras_require={"hf": ["transformers>=5.20"]})\n'
+        },
+        False,
+        "transformers>=5.20 (setup.py extras_require hf)",
+    ),
+    # the union over everything the project may install with
+    (
+        {
+            "pyproject.toml": '[tool.poetry.dependencies]\npython = "^3.10"\ntransformers = {version = ">=5.20", optional = true}\n'
+            '[tool.poetry.group.dev.dependencies]\ntransformers = "^5.23"\n'
+        },
+        False,  # an optional dependency (an extra) and a group: two ways to install
+        "transformers>=5.20 (pyproject.toml [tool.poetry.dependencies]) or "
+        "transformers<6,>=5.23 (pyproject.toml [tool.poetry.group.dev.dependencies])",
+    ),
+    (
+        {"pyproject.toml": PEP621, "requirements/docs.txt": "transformers>=5.20\n"},
+        False,  # the docs environment runs 5.20
+        "transformers>=5.23 (pyproject.toml [project.dependencies]) or transformers>=5.20 (requirements/docs.txt)",
+    ),
+    (
+        {
+            "pyproject.toml": '[tool.poetry.dependencies]\ntransformers = "^5.0"\n',
+            "requirements-docs.txt": "transformers>=5.23\n",
+        },
+        False,  # Poetry's range decides too, not only the docs file
+        "transformers<6,>=5.0 (pyproject.toml [tool.poetry.dependencies]) or transformers>=5.23 (requirements-docs.txt)",
+    ),
+    (
+        {"pyproject.toml": PEP621 + '[project.optional-dependencies]\ndev = ["transformers[testing]"]\n'},
+        True,  # an extra comes with the core dependencies: it narrows them
+        "transformers>=5.23 (pyproject.toml [project.dependencies])",
+    ),
+    (
+        {
+            "pyproject.toml": '[project]\nname = "p"\n[project.optional-dependencies]\nnew = ["transformers>=5.23"]\nold = ["transformers>=5.20"]\n'
+        },
+        False,  # without a core requirement each extra is a way to install
+        "transformers>=5.23 (pyproject.toml [project.optional-dependencies] new) or "
+        "transformers>=5.20 (pyproject.toml [project.optional-dependencies] old)",
+    ),
+    (
+        {"setup.cfg": "[options.extras_require]\ntrain = transformers>=5.20\n"},
+        False,
+        "transformers>=5.20 (setup.cfg [options.extras_require] train)",
+    ),
+    # markers: each holds in some environments
+    (
+        {
+            "pyproject.toml": '[project]\nname = "p"\ndependencies = [\n  "transformers>=5.23; python_version >= \'3.12\'",\n  "transformers>=5.20; python_version < \'3.12\'",\n]\n'
+        },
+        False,
+        "transformers>=5.23 (pyproject.toml [project.dependencies]) or transformers>=5.20 (pyproject.toml [project.dependencies])",
+    ),
+    (
+        {
+            "pyproject.toml": '[tool.poetry.dependencies]\ntransformers = [{version = "^5.23", python = ">=3.12"}, {version = "^5.24", python = "<3.12"}]\n'
+        },
+        True,
+        "transformers<6,>=5.23 (pyproject.toml [tool.poetry.dependencies]) or transformers<6,>=5.24 (pyproject.toml [tool.poetry.dependencies])",
+    ),
+]
+
+
+@pytest.mark.parametrize(("files", "rewritten", "announced"), LAYOUTS)
+def test_the_gate_reads_every_declaration_and_says_which(
+    tmp_path: Path, files: dict[str, str], rewritten: bool, announced: str
+) -> None:
+    project = _project(tmp_path, files)
+    result = run("fix", "--write", "src", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert (project / "src" / "train.py").read_text() == (FIXED if rewritten else CALL)
+    assert result.stderr.splitlines()[0] == f"{NAME}: {announced}"
+
+
+def test_without_a_requirement_the_run_says_what_that_means(tmp_path: Path) -> None:
+    project = _project(tmp_path, {"pyproject.toml": '[project]\nname = "p"\ndependencies = ["torch"]\n'})
+    result = run("scan", "src", cwd=project)
+    assert result.returncode == 0 and " info [call] " in result.stdout
+    (line,) = [x for x in result.stderr.splitlines() if x.startswith(f"{NAME}: no transformers requirement found")]
+    assert (
+        f"every rename is reported as info; declare transformers>={SINCE} or pass --target 'transformers>={SINCE}'"
+        in line
+    )
+    assert str(project) in line  # where the search stopped
+
+
+def test_target_is_announced_and_machine_formats_stay_clean(tmp_path: Path) -> None:
+    project = _project(tmp_path, {})
+    assert run("scan", "--target", LOW, "src", cwd=project).stderr == f"{NAME}: {LOW} (--target)\n"
+    machine = run("scan", "--format", "json", "--target", LOW, "src", cwd=project)
+    assert machine.stderr == "" and json.loads(machine.stdout)[0]["severity"] == "info"
+
+
+def test_a_clean_run_announces_nothing(tmp_path: Path) -> None:
+    project = _project(tmp_path, {"pyproject.toml": PEP621})
+    (project / "src" / "train.py").write_text("x = 1\n")
+    assert run("scan", "src", cwd=project).stderr == ""
+
+
+BROKEN = [
+    (
+        {"requirements.txt": "transformers>=>5\n"},
+        "requirements.txt:1:1: error: cannot read the requirement 'transformers>=>5'",
+    ),
+    (
+        {"requirements.txt": "torch\n  -r missing.txt\n"},
+        "requirements.txt:2:3: error: -r missing.txt: no such file (missing.txt); fix the path or remove the line",
+    ),
+    (
+        {"requirements.txt": "-r a.txt\n", "a.txt": "transformers\n--requirement=requirements.txt\n"},
+        "a.txt:2:1: error: --requirement requirements.txt comes back to itself (requirements.txt → a.txt → requirements.txt)",
+    ),
+    (
+        {
+            "pyproject.toml": '[dependency-groups]\na = [{include-group = "b"}]\nb = ["transformers", {include-group = "a"}]\n'
+        },
+        "pyproject.toml:3:23: error: include-group 'a' comes back to itself (a → b → a)",
+    ),
+    (
+        {"pyproject.toml": '[dependency-groups]\na = [{include-group = "nope"}]\nb = ["transformers"]\n'},
+        "pyproject.toml:2:7: error: include-group 'nope': no such group in [dependency-groups]; fix the name",
+    ),
+    (
+        {"pyproject.toml": '[tool.poetry.dependencies]\npython = "^3.10"\ntransformers = "^5.x.y"\n'},
+        "pyproject.toml:3:1: error: cannot read the Poetry constraint '^5.x.y'",
+    ),
+    (
+        {"pyproject.toml": '[project]\ndependencies = ["transformers>=5.23"\n'},
+        "pyproject.toml:2:1: error: cannot read pyproject.toml",
+    ),
+    (
+        {"pyproject.toml": '[project]\nname = "p"\ndependencies = ["transformers>=5.23"]\nversion = \n'},
+        "pyproject.toml:4:11: error: cannot read pyproject.toml: Invalid value (at line 4, column 11); fix the TOML syntax",
+    ),
+    (
+        {"setup.py": 'from setuptools import setup\nsetup(install_requires=read("transformers.txt"))\n'},
+        "setup.py:2:24: error: install_requires is computed when setup.py runs, and the tool never runs it",
+    ),
+    (
+        {"environment.yml": "dependencies:\n  - transformers>=>5\n"},
+        "environment.yml:2:5: error: cannot read the conda spec 'transformers>=>5'",
+    ),
+]
+
+
+@pytest.mark.parametrize(("files", "message"), BROKEN)
+def test_a_declaration_that_cannot_be_read_is_a_usage_error(
+    tmp_path: Path, files: dict[str, str], message: str
+) -> None:
+    project = _project(tmp_path, files)
+    (project / "src" / "other.py").write_text(CALL)
+    for command in (["scan"], ["fix", "--write"], ["scan", "--format", "sarif"]):
+        result = run(*command, "src", cwd=project)
+        assert result.returncode == 2 and result.stdout == "" and "Traceback" not in result.stderr
+        first, last = result.stderr.splitlines()[0], result.stderr.splitlines()[-1]
+        assert first.startswith(message), result.stderr
+        assert result.stderr.count(first) == 1  # once for the project, not once per file
+        assert last.startswith("error: the transformers requirement above cannot be read")
+    assert (project / "src" / "train.py").read_text() == CALL
