@@ -1,9 +1,7 @@
 """`fix --add-ignore`: end each line that keeps a `fix` or `hazard` finding with a suppression comment (ruff's
-`--add-noqa`), so a reviewed project passes the next run; written with the fixes, all files or none (`plan`).
-
-The comment goes on the line that carries the finding's line (`suppress.carriers`: never inside a multi-line string,
-a continued line, a block scalar or a heredoc); one already there gets the new codes merged in. Running it again adds
-nothing. `info` findings are left alone: they ask nothing now, and a silenced one would hide the rename later.
+`--add-noqa`), written with the fixes, all files or none (`plan`). The comment goes on the line that carries the
+finding's line (`suppress.carriers`), merged into one already there; a second run adds nothing. `info` findings are
+left alone: they ask nothing now, and a silenced one would hide the rename later.
 """
 
 from __future__ import annotations

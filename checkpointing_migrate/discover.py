@@ -1,9 +1,7 @@
-"""Which files a run checks: the PATHs named, and under the folders among them every file of a known kind that is
+"""Which files a run checks: the PATHs named, and below the folders among them every file of a known kind that is
 neither excluded (`--exclude`, ruff's default list) nor ignored by git's rules (`.gitignore`, `.git/info/exclude`).
-
-A path named on the command line is always checked, excluded or not: by its suffix, else by its `#!` line, and a file
-that is neither is reported (not skipped in silence). Exclude patterns are `.gitignore` lines relative to the
-project's folder (where its configuration is, else the current folder): `build` anywhere, `/build` only at the top.
+A named path is always checked (kind by suffix, else by `#!` line; neither is reported). Exclude patterns are
+`.gitignore` lines relative to the project's folder: `build` anywhere, `/build` only at the top.
 """
 
 from __future__ import annotations

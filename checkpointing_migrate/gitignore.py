@@ -1,9 +1,7 @@
-"""git's ignore rules in the stdlib: `.gitignore` lines (and `--exclude` globs) compiled to regular expressions.
-
-A project may not be a git repository and git may not be installed, so nothing shells out to git. The semantics are
-git's (gitignore(5)): the last matching line wins, `!` re-includes, a leading or inner `/` anchors a pattern to its
-file's folder, a trailing `/` matches folders only, `*` and `?` stop at `/`, `**` spans folders. A deeper file's
-lines win over a shallower one's; a folder that is ignored is not entered, so nothing below it can be re-included.
+"""git's ignore rules in the stdlib (a project may not be a git repository, git may not be installed): `.gitignore`
+lines, and `--exclude` globs, compiled to regular expressions with gitignore(5)'s semantics: the last matching line
+wins, `!` re-includes, a leading or inner `/` anchors, a trailing `/` matches folders only, `*` and `?` stop at `/`,
+`**` spans folders; a deeper file wins over a shallower one, and an ignored folder is not entered.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""Suppression comments: `# checkpointing-migrate: ignore[CODE,…]` (bare `ignore`: every code) silences a line.
-
-A comment can end only some lines: not one inside a multi-line string, nor one continued with a backslash, nor a YAML
-block scalar's or a heredoc's content. A finding on such a line is carried by the line where the statement, string
-or command ends (as ruff's `noqa` is), so reading (`Suppressor`) and writing (`annotate`) agree on where a comment
-goes; `per-file-ignores` (globs → codes) silence whole files. `--strict-ignores` reports a comment that silenced
-nothing.
+"""Suppression: `# checkpointing-migrate: ignore[CODE,…]` (bare `ignore`: every code) silences its line;
+`per-file-ignores` (globs → codes) whole files; `--strict-ignores` reports a comment that silenced nothing. A line
+inside a multi-line string or continued with a backslash is carried by the line where it ends (as ruff's `noqa`),
+a block scalar's or heredoc's content by none, so reading and `annotate` agree on where a comment goes.
 """
 
 from __future__ import annotations
