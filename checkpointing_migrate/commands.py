@@ -314,10 +314,11 @@ def fix(args: argparse.Namespace) -> int:
             print(error.text(), file=sys.stderr)
         for finding in left:
             print(finding.text(), file=sys.stderr)
-        fixed = sum(1 for f in findings if f.applies(args.unsafe_fixes) and f.path in written)
+        renamed = [f.path for f in findings if f.applies(args.unsafe_fixes) and f.path in written]
+        fixed, files = len(renamed), len(set(renamed))
         verb = "rewrote" if args.write else "would rewrite"
         print(
-            f"{verb} {fixed} name{'s' * (fixed != 1)} in {len(changed)} file{'s' * (len(changed) != 1)}; {len(left)} finding{'s' * (len(left) != 1)} left for a person.",
+            f"{verb} {fixed} name{'s' * (fixed != 1)} in {files} file{'s' * (files != 1)}; {len(left)} finding{'s' * (len(left) != 1)} left for a person.",
             file=sys.stderr,
         )
         if args.add_ignore:
