@@ -15,6 +15,7 @@ from pathlib import Path
 
 from checkpointing_migrate import codes
 from checkpointing_migrate.findings import FileError
+from checkpointing_migrate.requirements import parse_target
 
 TABLE = "tool.checkpointing-migrate"
 """The table's name, as written in the header."""
@@ -127,7 +128,11 @@ def parse(path: Path, text: str, table: object) -> Config:
         if key in ("unsafe-fixes", "respect-gitignore", "strict-ignores"):
             values[attribute] = where.expect(key, value, bool)
         elif key == "target":
-            values[attribute] = where.expect(key, value, str)
+            try:
+                parse_target(str(where.expect(key, value, str)))  # checked here, to be reported at its line
+            except ValueError as exc:
+                raise ConfigError(where.error(key, f"`target`: {exc}")) from None
+            values[attribute] = value
         elif key in ("select", "ignore"):
             values[attribute] = where.codes(key, where.strings(key, value))
         elif key in ("exclude", "extend-exclude"):

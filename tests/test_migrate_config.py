@@ -26,7 +26,7 @@ ERRORS = [
     ('select = [\n  "call",\n  "cal",\n]\n', "8:4", "`select`: unknown finding code `cal`; did you mean `call`?"),
     ('ignore = "call"\n', "6:1", '`ignore` must be a list of codes, e.g. ignore = ["string-lookup"]; got a string'),
     ("unsafe-fixes = 1\n", "6:1", "`unsafe-fixes` must be true or false; got an integer (1)"),
-    ('target = "transformers>>5"\n', "", "--target"),
+    ('target = "transformers>>5"\n', "6:1", "`target`: --target 'transformers>>5' is not a requirement"),
     (
         'exclude = ["a"]\n[tool.checkpointing-migrate.per-file-ignores]\n"tests/*" = ["kwd"]\n',
         "8:15",
