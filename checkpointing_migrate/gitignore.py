@@ -6,6 +6,7 @@ wins, `!` re-includes, a leading or inner `/` anchors, a trailing `/` matches fo
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -101,15 +102,22 @@ class Level:
     """Absolute, normalised."""
     patterns: tuple[Pattern, ...]
 
+    @functools.cached_property
+    def any(self) -> re.Pattern[str]:
+        """Matches what at least one pattern matches: one C-level test rejects most paths of a walk."""
+        return re.compile("|".join(f"(?:{p.regex.pattern})" for p in self.patterns) or r"(?!)", re.DOTALL)
+
 
 def decide(levels: list[Level], path: str, is_folder: bool) -> bool | None:
-    """Whether the absolute `path` is ignored by `levels` (shallowest first): `True`, `False` (re-included by a `!`
+    """Whether the absolute, normalised `path` is ignored by `levels` (shallowest first): `True`, `False` (re-included by a `!`
     line), or `None` when no line matches it."""
     for level in reversed(levels):
-        relative = os.path.relpath(path, level.folder)
-        if relative.startswith(".."):
+        prefix = level.folder if level.folder.endswith(os.sep) else level.folder + os.sep
+        if not path.startswith(prefix):  # both normalised: a prefix test, not `relpath` (most of a walk's time)
             continue
-        relative = relative.replace(os.sep, "/")
+        relative = path[len(prefix) :].replace(os.sep, "/")
+        if not level.any.match(relative):
+            continue
         for pattern in reversed(level.patterns):
             if pattern.folders_only and not is_folder:
                 continue
