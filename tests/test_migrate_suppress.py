@@ -210,3 +210,11 @@ def test_the_notebook_and_fence_lines_are_read_where_the_pattern_ends_a_json_str
     line = '    "model.x()  # checkpointing-migrate: ignore[call]\\n",\n'
     assert suppress.directives(line, "notebook")[1].codes == ("call",)
     assert suppress.directives('{"a": "# checkpointing-migrate: ignore"}', "json") == {}
+
+
+def test_a_comment_in_a_notebook_cell_silences_its_line(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = [f"{UNSAFE}  # checkpointing-migrate: ignore[call]\n", f"{UNSAFE}\n"]
+    cell = {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": source}
+    notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (project / "n.ipynb").write_text(json.dumps(notebook, indent=1))
+    assert _codes(project, "n.ipynb", capsys) == [(10, "call")]  # the second source line only
