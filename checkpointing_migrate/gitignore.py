@@ -52,7 +52,12 @@ def _translate(glob: str) -> str:
             body = glob[i + 1 : end]
             if body[:1] in ("!", "^"):
                 body = "^" + body[1:]
-            out.append("[" + body.replace("\\", "\\\\") + "]")
+            group = "[" + body.replace("\\", "\\\\").replace("[", "\\[") + "]"
+            try:
+                re.compile(group)
+            except re.error:  # `[z-a]`: no character matches it, as in git
+                group = "(?!)"
+            out.append(group)
             i = end + 1
         elif c == "\\" and i + 1 < n:
             out.append(re.escape(glob[i + 1]))

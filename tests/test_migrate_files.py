@@ -39,6 +39,8 @@ GITIGNORE = [
     ("\\!important", "!important", False, True),
     ("# a comment", "# a comment", False, False),
     ("trailing   ", "trailing", False, True),
+    ("[z-a].py", "z.py", False, False),  # a range that matches nothing, not an error
+    ("[ab", "[ab", False, True),  # an unclosed bracket is itself
 ]
 
 
