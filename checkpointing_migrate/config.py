@@ -172,7 +172,8 @@ class _Locator:
             if current == TABLE and parent is not None:
                 prefix = f"{parent}."
             quoted = r"[\"']?"
-            dotted = r"\s*\.\s*".join(quoted + re.escape(p) + quoted for p in (prefix + key).split(".") if p)
+            parts = [*prefix.split(".")[:-1], key]  # the prefix's parts are plain names; a key may hold dots
+            dotted = r"\s*\.\s*".join(quoted + re.escape(p) + quoted for p in parts)
             found = re.match(rf"(\s*){dotted}\s*=", line)
             if found is None and current == TABLE and parent is not None and line.lstrip().startswith(parent):
                 found = re.search(rf"(){quoted}{re.escape(key)}{quoted}\s*=", line)  # an inline table

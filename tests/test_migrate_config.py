@@ -33,6 +33,11 @@ ERRORS = [
         '`per-file-ignores."tests/*"`: unknown finding code `kwd`',
     ),
     ('per-file-ignores = {"tests/*" = "call"}\n', "6:1", 'must be a list of codes, e.g. "tests/*" = ["call"]'),
+    (
+        '[tool.checkpointing-migrate.per-file-ignores]\n"a.py" = []\n"t/*.py" = "call"\n',
+        "8:1",
+        '`per-file-ignores."t/*.py"`',
+    ),
     ('select = ["call"\n', "", "not valid TOML"),
     ('select = ["file-error"]\n', "6:12", "`file-error` cannot be selected or ignored"),
 ]
@@ -89,3 +94,15 @@ def test_the_closest_pyproject_with_the_table_is_used(tmp_path: Path) -> None:
     assert run("scan", "a.py", cwd=sub).returncode == 0
     assert run("scan", str(sub), cwd=tmp_path.parent).returncode == 0  # from the PATHs, not the current folder
     assert run("scan", "--ignore", "keyword", "a.py", cwd=sub).returncode == 1
+
+
+def test_a_dotted_key_is_found_at_its_line(tmp_path: Path) -> None:
+    import tomllib
+
+    from checkpointing_migrate import config
+
+    text = '[project]\nname = "x"\n\n[tool]\nother = 1\ncheckpointing-migrate.unsafe-fixes = "yes"\n'
+    table = tomllib.loads(text)["tool"]["checkpointing-migrate"]
+    with pytest.raises(config.ConfigError) as caught:
+        config.parse(tmp_path / "pyproject.toml", text, table)
+    assert caught.value.error.line == 6 and "`unsafe-fixes` must be true or false" in caught.value.error.message
