@@ -79,6 +79,11 @@ def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Pat
         help="leave out what .gitignore files and .git/info/exclude ignore (default: on)",
     )
     files.add_argument(
+        "--force-exclude",
+        action=argparse.BooleanOptionalAction,
+        help="apply the excludes and .gitignore to the PATHs named too (for pre-commit, which names every file)",
+    )
+    files.add_argument(
         "--strict-ignores",
         action=argparse.BooleanOptionalAction,
         help="report `# checkpointing-migrate: ignore[...]` comments that silence nothing [unused-ignore]",
@@ -131,7 +136,7 @@ def _selection(args: argparse.Namespace, cfg: Config) -> tuple[frozenset[str] | 
     return select, ignore
 
 
-_SWITCHES = {"unsafe_fixes": False, "strict_ignores": False, "respect_gitignore": True}
+_SWITCHES = {"unsafe_fixes": False, "strict_ignores": False, "respect_gitignore": True, "force_exclude": False}
 """The on/off options (`--x`/`--no-x`, the file's `x = true`) and their defaults."""
 
 
@@ -163,6 +168,7 @@ def _configure(args: argparse.Namespace) -> tuple[Config, Selection] | int:
         ),
         args.respect_gitignore,
         str(cfg.root),
+        args.force_exclude,
     )
     return cfg, selection
 

@@ -29,6 +29,7 @@ KEYS = {
     "per-file-ignores": 'a table of pattern = list of codes, e.g. per-file-ignores = {"tests/*" = ["call"]}',
     "unsafe-fixes": "true or false",
     "respect-gitignore": "true or false",
+    "force-exclude": "true or false",
     "strict-ignores": "true or false",
 }
 """Every key, with the value it takes (shown when a value has the wrong type)."""
@@ -58,6 +59,7 @@ class Config:
     unsafe_fixes: bool | None = None
     respect_gitignore: bool | None = None
     strict_ignores: bool | None = None
+    force_exclude: bool | None = None
 
 
 def find(paths: list[Path]) -> Path | None:
@@ -125,7 +127,7 @@ def parse(path: Path, text: str, table: object) -> Config:
     values: dict[str, object] = {}
     for key, value in table.items():
         attribute = key.replace("-", "_")
-        if key in ("unsafe-fixes", "respect-gitignore", "strict-ignores"):
+        if key in ("unsafe-fixes", "respect-gitignore", "strict-ignores", "force-exclude"):
             values[attribute] = where.expect(key, value, bool)
         elif key == "target":
             try:

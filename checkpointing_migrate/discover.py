@@ -62,6 +62,8 @@ class Selection:
     respect_gitignore: bool = True
     root: str = field(default_factory=os.getcwd)
     """The folder anchored exclude patterns (`/build`, `data/*.json`) are relative to."""
+    force_exclude: bool = False
+    """Apply the excludes and ignore rules to the PATHs named too (`--force-exclude`: pre-commit names every file)."""
 
     def levels(self) -> list[gitignore.Level]:
         """The exclude patterns as ignore levels: anchored ones relative to `root`, the others match anywhere."""
@@ -91,12 +93,36 @@ def walk(paths: list[Path], selection: Selection | None = None) -> Iterator[str 
     selection = selection or Selection()
     excludes = selection.levels()
     for path in paths:
+        if selection.force_exclude and left_out(str(path), selection, excludes):
+            continue
         if path.is_dir():
             yield from _walk_folder(str(path), selection, excludes)
         elif not path.is_file() or kind_of(str(path)) is not None:
             yield str(path)  # not a regular file: reading it reports what it is
         else:
             yield unknown_kind(str(path))
+
+
+def left_out(path: str, selection: Selection, excludes: list[gitignore.Level]) -> bool:
+    """Whether a walk from the project's folder (the repository's, without one `root`) would leave `path` out: it,
+    or a folder above it, is excluded or ignored."""
+    absolute = os.path.abspath(path)
+    top = gitignore.repository_root(os.path.dirname(absolute)) or os.path.abspath(selection.root)
+    if not absolute.startswith(top.rstrip(os.sep) + os.sep):
+        return bool(gitignore.decide(excludes, absolute, os.path.isdir(absolute)))
+    levels = gitignore.levels_above(top) if selection.respect_gitignore else []
+    current = top
+    for part in os.path.relpath(absolute, top).split(os.sep):
+        if selection.respect_gitignore:
+            own = gitignore.read_level(current)
+            levels = [*levels, own] if own is not None else levels
+        current = os.path.join(current, part)
+        folder = current != absolute or os.path.isdir(absolute)
+        if gitignore.decide(excludes, current, folder) or (
+            selection.respect_gitignore and gitignore.decide(levels, current, folder)
+        ):
+            return True
+    return False
 
 
 def _walk_folder(top: str, selection: Selection, excludes: list[gitignore.Level]) -> Iterator[str | FileError]:

@@ -161,3 +161,13 @@ def test_a_named_path_is_always_checked_and_an_unknown_kind_is_said(project: Pat
     assert unknown.returncode == 1 and "Traceback" not in unknown.stderr
     assert unknown.stderr.startswith("notes.txt:1:1: error: cannot tell what kind of file this is")
     assert ".py" in unknown.stderr and "#!" in unknown.stderr
+
+
+def test_force_exclude_applies_the_rules_to_named_paths_as_pre_commit_needs(project: Path) -> None:
+    named = ("out/checkpoint-500/training_args.json", "build/lib/train.py", "wandb", "config.yaml")
+    result = run("scan", "--force-exclude", *named, cwd=project)
+    assert [line.split(":")[0] for line in result.stdout.splitlines()[:-1]] == ["config.yaml"]
+    assert "in 1 file checked" in result.stdout
+    (project / "pyproject.toml").write_text(REQUIREMENT + "\n[tool.checkpointing-migrate]\nforce-exclude = true\n")
+    assert "build/lib/train.py" not in run("scan", *named, cwd=project).stdout
+    assert "build/lib/train.py" in run("scan", "--no-force-exclude", *named, cwd=project).stdout
