@@ -458,6 +458,18 @@ _CODES = (
         ("README.md", "```python\nmodel.gradient_checkpointing_enable(\n```\n"),
     ),
     Code(
+        "unused-ignore",
+        "hazard",
+        None,
+        None,
+        "a suppression comment that silences nothing on its line (reported with --strict-ignores)",
+        "A `# checkpointing-migrate: ignore[CODE]` comment whose codes match no finding on its line: the use it "
+        "was written for was fixed or moved, or a code is misspelt. It hides nothing today but would hide a new "
+        "finding there; remove the comment (or its unused codes). Reported only with `--strict-ignores`.",
+        ("train.py", "model.train()  # checkpointing-migrate: ignore[call]\n"),
+        ("--strict-ignores",),
+    ),
+    Code(
         "file-error",
         "error",
         None,

@@ -17,7 +17,10 @@ from typing import TextIO
 from packaging.version import Version
 
 from checkpointing_migrate import codes, formats
+from checkpointing_migrate import config as config_module
 from checkpointing_migrate import rules as rules_module
+from checkpointing_migrate.config import Config
+from checkpointing_migrate.discover import DEFAULT_EXCLUDE, Selection
 from checkpointing_migrate.files import GATE_UNREADABLE, Result, describe_size, parse_size
 from checkpointing_migrate.findings import SEVERITIES, FileError, Finding, link, sort_key, summary
 from checkpointing_migrate.hits import MAX_FILE_SIZE, Options
@@ -53,8 +56,41 @@ def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Pat
     )
     sub.add_argument(
         "--unsafe-fixes",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
         help="also apply (fix) or count as applicable (scan) the unsafe fixes: renames without evidence either way that the receiver is a transformers object",
+    )
+    files = sub.add_argument_group(
+        "files and configuration",
+        "Defaults come from [tool.checkpointing-migrate] in the closest pyproject.toml; a flag wins over its key. "
+        "Patterns are .gitignore lines relative to that file's folder: `wandb` anywhere, `/out` only at the top.",
+    )
+    files.add_argument(
+        "--exclude",
+        action="append",
+        metavar="PATTERNS",
+        help="leave out files and folders matching these patterns, comma-separated, repeatable; replaces the "
+        "default list (.git, .venv, build, dist, node_modules, …; not .github). A PATH named is always checked",
+    )
+    files.add_argument(
+        "--extend-exclude",
+        action="append",
+        metavar="PATTERNS",
+        help="like --exclude, but added to the default list",
+    )
+    files.add_argument(
+        "--respect-gitignore",
+        action=argparse.BooleanOptionalAction,
+        help="leave out what .gitignore files and .git/info/exclude ignore (default: on)",
+    )
+    files.add_argument(
+        "--force-exclude",
+        action=argparse.BooleanOptionalAction,
+        help="apply the excludes and .gitignore to the PATHs named too (for pre-commit, which names every file)",
+    )
+    files.add_argument(
+        "--strict-ignores",
+        action=argparse.BooleanOptionalAction,
+        help="report `# checkpointing-migrate: ignore[...]` comments that silence nothing [unused-ignore]",
     )
     if command == "scan":
         sub.add_argument("--format", choices=formats.FORMATS, default="text", help="output format (default: text)")
@@ -70,6 +106,12 @@ def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Pat
         choices=formats.FORMATS,
         default="text",
         help="format of the findings left for a person, on stderr (default: text)",
+    )
+    sub.add_argument(
+        "--add-ignore",
+        action="store_true",
+        help="end each line with a fix or hazard left after fixing with a `# checkpointing-migrate: ignore[CODE]` "
+        "comment (merged into one already there), so the next run passes; shown as a diff, or written with --write",
     )
     mode = sub.add_mutually_exclusive_group()
     mode.add_argument(
@@ -88,14 +130,51 @@ def add_explain_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("code", metavar="CODE", help="a finding code, as shown in brackets (`rules` lists them)")
 
 
-def _selection(args: argparse.Namespace) -> tuple[frozenset[str] | None, frozenset[str]] | int:
+def _selection(args: argparse.Namespace, cfg: Config) -> tuple[frozenset[str] | None, frozenset[str]] | int:
     try:
-        select = codes.parse_list(args.select) if args.select is not None else None
-        ignore = codes.parse_list(args.ignore) if args.ignore is not None else frozenset()
+        select = codes.parse_list(args.select) if args.select is not None else cfg.select
+        ignore = codes.parse_list(args.ignore) if args.ignore is not None else cfg.ignore or frozenset()
     except codes.UnknownCode as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return select, ignore
+
+
+_SWITCHES = {"unsafe_fixes": False, "strict_ignores": False, "respect_gitignore": True, "force_exclude": False}
+"""The on/off options (`--x`/`--no-x`, the file's `x = true`) and their defaults."""
+
+
+def _patterns(given: list[str] | None) -> tuple[str, ...] | None:
+    """The patterns of repeated, comma-separated `--exclude` values; `None` when the flag was not given."""
+    return None if given is None else tuple(p.strip() for value in given for p in value.split(",") if p.strip())
+
+
+def _configure(args: argparse.Namespace) -> tuple[Config, Selection] | int:
+    """The project's configuration, with every flag given on the command line put over its key (`args` is updated
+    in place, so the commands read one resolved value)."""
+    try:
+        cfg = config_module.load(args.paths)
+    except config_module.ConfigError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    for name, default in _SWITCHES.items():
+        if getattr(args, name) is None:  # not given on the command line: the file's key, else the default
+            configured = getattr(cfg, name)
+            setattr(args, name, default if configured is None else configured)
+    if args.target is None:
+        args.target = cfg.target
+    exclude = _patterns(args.exclude)
+    extend = _patterns(args.extend_exclude)
+    selection = Selection(
+        (
+            *(exclude if exclude is not None else cfg.exclude if cfg.exclude is not None else DEFAULT_EXCLUDE),
+            *(extend if extend is not None else cfg.extend_exclude),
+        ),
+        args.respect_gitignore,
+        str(cfg.root),
+        args.force_exclude,
+    )
+    return cfg, selection
 
 
 def _size(text: str) -> int:
@@ -105,15 +184,19 @@ def _size(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _setup(args: argparse.Namespace) -> tuple[Options, Finder] | int:
-    selection = _selection(args)
-    if isinstance(selection, int):
-        return selection
+def _setup(args: argparse.Namespace) -> tuple[Options, Finder, Selection] | int:
     missing = [p for p in args.paths if not p.exists()]
     if missing:
         for p in missing:
             print(f"{p}: no such file or folder", file=sys.stderr)
         return 2
+    configured = _configure(args)
+    if isinstance(configured, int):
+        return configured
+    cfg, walk = configured
+    selection = _selection(args, cfg)
+    if isinstance(selection, int):
+        return selection
     target: Allowed | None = None
     if args.target is not None:
         try:
@@ -139,8 +222,11 @@ def _setup(args: argparse.Namespace) -> tuple[Options, Finder] | int:
         ignore=selection[1],
         max_size=args.max_file_size,
         unsafe_fixes=args.unsafe_fixes,
+        per_file_ignores=tuple((str(cfg.root), pattern, names) for pattern, names in cfg.per_file_ignores),
+        strict_ignores=args.strict_ignores,
+        keep_text=getattr(args, "add_ignore", False),
     )
-    return options, Finder(target)
+    return options, Finder(target), walk
 
 
 def _gate(results: list[Result], options: Options, finder: Finder, text: bool) -> list[Result] | int:
@@ -191,9 +277,12 @@ def scan(args: argparse.Namespace) -> int:
     setup = _setup(args)
     if isinstance(setup, int):
         return setup
-    options, finder = setup
+    options, finder, walk = setup
     results = _gate(
-        check_all(args.paths, replace(options, verify=False), finder), options, finder, args.format == "text"
+        check_all(args.paths, replace(options, verify=False), finder, selection=walk),
+        options,
+        finder,
+        args.format == "text",
     )
     if isinstance(results, int):
         return results
@@ -218,10 +307,18 @@ def fix(args: argparse.Namespace) -> int:
     setup = _setup(args)
     if isinstance(setup, int):
         return setup
-    results = _gate(check_all(args.paths, *setup), *setup, args.format == "text")
+    options, finder, walk = setup
+    results = _gate(check_all(args.paths, options, finder, selection=walk), options, finder, args.format == "text")
     if isinstance(results, int):
         return results
     errors = _errors(results)
+    silenced: set[int] = set()
+    if args.add_ignore:
+        from checkpointing_migrate import annotate  # only `fix --add-ignore` writes comments
+
+        results, silenced, notes = annotate.annotate_all(results, args.unsafe_fixes)
+        for note in notes:  # not errors: the run goes on, the finding stays listed
+            print(f"{note.path}:{note.line}:{note.column}: {note.message}", file=sys.stderr)
     changed = [r for r in results if r.fixed is not None and r.error is None]
     if args.write and changed:
         from checkpointing_migrate.plan import write_all  # only `fix --write` writes: scan never loads it
@@ -256,18 +353,22 @@ def fix(args: argparse.Namespace) -> int:
         )
     findings = _findings(results)
     written = {r.path for r in changed}
-    left = [f for f in findings if not (f.applies(args.unsafe_fixes) and f.path in written)]
+    left = [f for f in findings if not (f.applies(args.unsafe_fixes) and f.path in written) and id(f) not in silenced]
     if args.format == "text":
         for error in errors:
             print(error.text(), file=sys.stderr)
         for finding in left:
             print(finding.text(), file=sys.stderr)
-        fixed = sum(1 for f in findings if f.severity == "fix") - sum(1 for f in left if f.severity == "fix")
+        renamed = [f.path for f in findings if f.applies(args.unsafe_fixes) and f.path in written]
+        fixed, files = len(renamed), len(set(renamed))
         verb = "rewrote" if args.write else "would rewrite"
         print(
-            f"{verb} {fixed} name{'s' * (fixed != 1)} in {len(changed)} file{'s' * (len(changed) != 1)}; {len(left)} finding{'s' * (len(left) != 1)} left for a person.",
+            f"{verb} {fixed} name{'s' * (fixed != 1)} in {files} file{'s' * (files != 1)}; {len(left)} finding{'s' * (len(left) != 1)} left for a person.",
             file=sys.stderr,
         )
+        if args.add_ignore:
+            verb = "silenced" if args.write else "would silence"
+            print(f"{verb} {len(silenced)} finding{'s' * (len(silenced) != 1)} with ignore comments.", file=sys.stderr)
     else:
         _report(args.format, left, errors, sys.stderr)
     pending = bool(changed) and not args.write

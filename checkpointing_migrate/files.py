@@ -13,13 +13,12 @@ import json
 import os
 import stat
 import tokenize
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import yaml
 
-from checkpointing_migrate import python
+from checkpointing_migrate import python, suppress
 from checkpointing_migrate.findings import Edit, FileError, Finding, link
 from checkpointing_migrate.hits import Hit, Options, PositionedError
 from checkpointing_migrate.requirements import Deferred, Finder, RequirementError
@@ -38,12 +37,6 @@ SUFFIXES = {
 }
 """File suffix → handler."""
 
-SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
-"""Folders never entered when walking a directory (hidden folders such as .git and .venv are skipped too)."""
-
-MAX_DEPTH = 256
-"""Folders more than this many levels below a given PATH are reported and not entered."""
-
 _SPECIAL = {
     stat.S_IFIFO: "a FIFO",
     stat.S_IFSOCK: "a socket",
@@ -52,79 +45,48 @@ _SPECIAL = {
     stat.S_IFDIR: "a folder",
 }
 
-_SHELLS = (
-    b"#!/bin/sh",
-    b"#!/bin/bash",
-    b"#!/usr/bin/env bash",
-    b"#!/usr/bin/env sh",
-    b"#!/usr/bin/bash",
-    b"#!/bin/zsh",
-)
+SNIFFED_SUFFIXES = frozenset({"", ".slurm", ".sbatch", ".pbs", ".job"})
+"""Suffixes of files a folder's walk opens to read their `#!` line (scripts without a suffix, batch job scripts);
+other files of unknown suffix are left alone unless named on the command line."""
+
+SHEBANG_KINDS = {"python": "python", "sh": "shell", "bash": "shell", "zsh": "shell", "dash": "shell", "ksh": "shell"}
+"""Interpreter named on a `#!` line (without its version: `python3.11` is `python`) → handler."""
 
 
-def kind_of(path: str, *, sniff: bool = True) -> str | None:
-    """The handler for `path`, by suffix, or by a shell `#!` line for regular files without one."""
-    name = os.path.basename(path)
-    suffix = os.path.splitext(name)[1].lower()
+def shebang_kind(head: bytes) -> str | None:
+    """The handler of a file whose first line is `head`: `#!/usr/bin/env python3`, `#!/bin/bash -e`, `#!/usr/bin/env
+    -S bash -x` …; `None` when it is not a `#!` line of a known interpreter."""
+    if not head.startswith(b"#!"):
+        return None
+    words = head[2:].decode("utf-8", "replace").split()
+    if words and os.path.basename(words[0]) == "env":
+        words = [w for w in words[1:] if not w.startswith("-") and "=" not in w]  # `env -S`, `env VAR=1 python`
+    if not words:
+        return None
+    interpreter = os.path.basename(words[0]).rstrip("0123456789.")
+    return SHEBANG_KINDS.get(interpreter)
+
+
+def kind_of(path: str) -> str | None:
+    """The handler for `path`, by suffix, else by its `#!` line (regular files only: a FIFO would block the read, a
+    device may act on it)."""
+    suffix = os.path.splitext(os.path.basename(path))[1].lower()
     if suffix in SUFFIXES:
         return SUFFIXES[suffix]
-    if sniff and not suffix:
-        try:
-            if not stat.S_ISREG(os.stat(path).st_mode):
-                return None  # a FIFO would block the read, a device may act on it
-            with open(path, "rb") as f:
-                head = f.readline(64)
-        except OSError:
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
             return None
-        return "shell" if head.startswith(_SHELLS) else None
-    return None
+        with open(path, "rb") as f:
+            head = f.readline(256)
+    except OSError:
+        return None
+    return shebang_kind(head)
 
 
-def walk(paths: list[Path]) -> Iterator[str | FileError]:
-    """Every file to check under `paths` (files given by name are always checked if their type is known), and in
-    place of the folders it could not enter (deeper than `MAX_DEPTH` below their PATH, or unlistable) a `FileError`."""
-    for path in paths:
-        if path.is_dir():
-            yield from _walk_folder(str(path))
-        elif kind_of(str(path)) is not None:
-            yield str(path)
-
-
-def _walk_folder(top: str) -> Iterator[str | FileError]:
-    # Iterative (a recursive walk ends in RecursionError near 1000 levels); same order as `os.walk`: a folder's
-    # files, then its subfolders one by one. Symlinked folders are not entered (no cycles), as with `os.walk`.
-    stack = [(top, 0)]
-    while stack:
-        folder, depth = stack.pop()
-        try:
-            with os.scandir(folder) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError as exc:
-            yield FileError(folder, 1, 1, f"cannot list this folder: {exc.strerror or exc}; its files were not checked")
-            continue
-        subfolders = []
-        for entry in entries:
-            try:
-                is_dir = entry.is_dir()
-            except OSError:
-                is_dir = False
-            if not is_dir:
-                file = os.path.normpath(entry.path)
-                if kind_of(file) is not None:
-                    yield file
-            elif not entry.name.startswith(".") and entry.name not in SKIPPED_DIRS and not entry.is_symlink():
-                subfolders.append(entry.path)
-        if subfolders and depth + 1 > MAX_DEPTH:
-            for sub in subfolders:
-                yield FileError(
-                    os.path.normpath(sub),
-                    1,
-                    1,
-                    f"folder nested more than {MAX_DEPTH} levels below {top}; "
-                    "not checked: pass it (or a folder above it) as its own PATH",
-                )
-            continue
-        stack.extend((sub, depth + 1) for sub in reversed(subfolders))
+def known_kinds() -> str:
+    """The kinds a file can be recognised as, for the message about a file that is none of them."""
+    interpreters = ", ".join(SHEBANG_KINDS)
+    return f"suffixes {' '.join(SUFFIXES)}, or a first line `#!` running {interpreters}"
 
 
 @dataclass(frozen=True)
@@ -277,7 +239,7 @@ def check(path: str, options: Options, finder: Finder) -> Result:
     data = read(path, options.max_size)
     if isinstance(data, FileError):
         return Result(path, error=data)
-    if options.rules.stem.encode() not in data:
+    if options.rules.stem.encode() not in data and not (options.strict_ignores and suppress.MARKER.encode() in data):
         return Result(path)
     try:
         text, encoding = decode(data, kind)
@@ -308,10 +270,12 @@ def check(path: str, options: Options, finder: Finder) -> Result:
     except RecursionError:
         return Result(path, error=FileError(path, 1, 1, _TOO_DEEP))
     findings = []
+    suppressor = suppress.Suppressor.of(path, text, kind)
+    ignored_here = suppress.ignored_in(path, options.per_file_ignores) if options.per_file_ignores else frozenset()
     for hit in hits:
-        if not options.reports(hit.code):
-            continue  # `--select`/`--ignore`: an unreported finding applies no edit either
         line, col = _position(source, hit.start)
+        if suppressor.covers(line, hit.code) or not options.reports(hit.code) or hit.code in ignored_here:
+            continue  # suppressed, `--select`/`--ignore`, `per-file-ignores`: an unreported finding applies no edit
         findings.append(
             Finding(
                 path,
@@ -328,6 +292,8 @@ def check(path: str, options: Options, finder: Finder) -> Result:
                 applicability=hit.applicability,
             )
         )
+    if options.strict_ignores:
+        findings += [f for f in suppressor.unused() if options.reports(f.code) and f.code not in ignored_here]
     edits = [e for f in findings if f.applies(options.unsafe_fixes) for e in f.edits]
     fixed = None
     if edits and options.verify:
@@ -341,10 +307,11 @@ def check(path: str, options: Options, finder: Finder) -> Result:
             return Result(path, tuple(findings), error=error)
         except RecursionError:
             return Result(path, tuple(findings), error=FileError(path, 1, 1, _TOO_DEEP))
-    digest = sha256(data) if fixed is not None else None
-    # Only a fix needs the text again (its diff, a re-fix without patched methods); a scan's worker processes would
-    # otherwise send every analysed file back to the parent.
-    original = text if fixed is not None else None
+    keep = fixed is not None or options.keep_text
+    digest = sha256(data) if keep else None
+    # Only a fix needs the text again (its diff, a re-fix without patched methods, comments to add); a scan's worker
+    # processes would otherwise send every analysed file back to the parent.
+    original = text if keep else None
     return Result(path, tuple(findings), fixed=fixed, original=original, encoding=encoding, digest=digest)
 
 

@@ -55,6 +55,12 @@ class Options:
 
     unsafe_fixes: bool = False
     """Also apply `unsafe` fixes (`--unsafe-fixes`): renames the tool has no evidence for either way."""
+    per_file_ignores: tuple[tuple[str, str, frozenset[str]], ...] = ()
+    """`per-file-ignores`: (folder the pattern is relative to, pattern, codes never reported in matching files)."""
+    strict_ignores: bool = False
+    """Report suppression comments that silence nothing (`--strict-ignores`)."""
+    keep_text: bool = False
+    """Keep every checked file's text and digest, not only a fixed one's (`fix --add-ignore` edits the others)."""
 
 
 @dataclass(frozen=True)

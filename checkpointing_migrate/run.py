@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from checkpointing_migrate.files import Result, check, walk, without_patched_fixes
+from checkpointing_migrate.discover import Selection, walk
+from checkpointing_migrate.files import Result, check, without_patched_fixes
 from checkpointing_migrate.hits import Options
 from checkpointing_migrate.requirements import Finder
 
@@ -30,9 +31,16 @@ def _check_share(paths: list[str]) -> list[Result]:
     return [check(p, *_STATE) for p in paths]
 
 
-def check_all(paths: list[Path], options: Options, finder: Finder, workers: int | None = None) -> list[Result]:
-    """The result of every file under `paths`, in walk order (folders that could not be entered as errors)."""
-    items = list(walk(paths))
+def check_all(
+    paths: list[Path],
+    options: Options,
+    finder: Finder,
+    workers: int | None = None,
+    selection: Selection | None = None,
+) -> list[Result]:
+    """The result of every file under `paths` that `selection` picks (default: the default excludes and the
+    `.gitignore` files), in walk order (folders that could not be entered, named files of no known kind as errors)."""
+    items = list(walk(paths, selection))
     files = [i for i in items if isinstance(i, str)]
     results = _check_files(files, options, finder, workers)
     # A file that replaces an old method on a transformers class makes renaming its calls unsafe in every file.

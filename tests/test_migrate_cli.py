@@ -180,12 +180,15 @@ def test_include_planned_reports_names_not_renamed_yet(project: Path, capsys: py
     assert "info [not-renamed] supports_gradient_checkpointing" in capsys.readouterr().out
 
 
-def test_hidden_and_cache_folders_are_skipped_but_named_files_are_not(project: Path) -> None:
-    for folder in (".venv", "__pycache__"):
+def test_default_excluded_folders_are_skipped_but_named_files_are_not(project: Path) -> None:
+    for folder in (".venv", "__pycache__", "build"):
         (project / folder).mkdir()
         (project / folder / "x.py").write_text(CALL)
     assert run("scan", str(project)).returncode == 0
     assert run("scan", str(project / ".venv" / "x.py")).returncode == 1
+    (project / ".github").mkdir()
+    (project / ".github" / "x.py").write_text(CALL)
+    assert ".github/x.py:2:7:" in run("scan", str(project)).stdout  # hidden, but not excluded: workflows live there
 
 
 @pytest.mark.parametrize("columns", ["60", "140", "0", "wide", None])

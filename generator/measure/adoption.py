@@ -21,6 +21,7 @@ from packaging.version import Version
 
 from checkpointing_migrate import codes, writing
 from checkpointing_migrate import rules as rules_module
+from checkpointing_migrate.discover import Selection
 from checkpointing_migrate.findings import Finding
 from checkpointing_migrate.hits import Options
 from checkpointing_migrate.records import dump
@@ -33,6 +34,11 @@ from generator.measure.adoption_data import Adoption, MeasuredWith, ScannedLibra
 from generator.measure.data import MatrixData, MatrixError, Outcome, ReleaseEntry, load_matrix, row_key
 
 DATA_PATH = adoption_data.ADOPTION_PATH
+
+INSTALLED = Selection(exclude=(".*", "__pycache__", "node_modules", "site-packages"), respect_gitignore=False)
+"""What a wheel's scan leaves out: hidden folders and caches only. A project's excludes (`build`, `dist`: a wheel
+installs those as package data) and the checkout's `.gitignore` (the wheels are unpacked below `.cache/`) do not
+apply to what a library ships."""
 LIBRARIES = ("peft", "trl", "accelerate", "diffusers", "axolotl")
 """The libraries the report covers, by their key in the table."""
 CLASS_SOURCES = ("transformers", "trl")
@@ -414,7 +420,7 @@ def scan(table: Table, targets: list[Wheel], classes: dict[str, object], measure
         options = Options(
             rules, Allowed(None, ""), planned=True, gate=False, package=packages[0].name if packages else None
         )
-        results = check_all(packages, options, Finder())
+        results = check_all(packages, options, Finder(), selection=INSTALLED)
         sites: list[ScannedSite] = []
         quiet: dict[str, int] = {}
         errors = tuple(f"{_in_wheel(e.path, packages)}:{e.line}: {e.message}" for r in results if (e := r.error))
