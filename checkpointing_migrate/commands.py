@@ -12,9 +12,8 @@ import json
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
 
-from checkpointing_migrate import codes, formats
+from checkpointing_migrate import codes, formats, report
 from checkpointing_migrate import rules as rules_module
 from checkpointing_migrate.files import Result, describe_size, parse_size
 from checkpointing_migrate.findings import SEVERITIES, FileError, Finding, link, sort_key, summary
@@ -58,8 +57,9 @@ def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Pat
             "--min-severity",
             choices=SEVERITIES[::-1],
             default="info",
-            help="hide findings below this severity (default: info)",
+            help="hide findings below this severity: hazard > fix > info (default: info)",
         )
+        report.add_arguments(sub, command)
         return
     sub.add_argument(
         "--format",
@@ -72,6 +72,7 @@ def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Pat
         "--diff", action="store_true", help="print a unified diff of the rewrites and write nothing (the default)"
     )
     mode.add_argument("--write", action="store_true", help="rewrite the files in place")
+    report.add_arguments(sub, command)
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
@@ -147,17 +148,36 @@ def _findings(results: list[Result]) -> list[Finding]:
     return sorted((f for r in results for f in r.findings), key=sort_key)
 
 
-def _report(fmt: str, findings: list[Finding], errors: list[FileError], out: TextIO) -> None:
+def _report(fmt: str, findings: list[Finding], errors: list[FileError], out: report.Output) -> None:
     """The findings and file errors in a machine-readable format (text output is written by each command)."""
     render = {"json": formats.to_json, "github": formats.to_github, "sarif": formats.to_sarif}[fmt]
     text = render(findings, errors)
     if text:
-        print(text, file=out)
+        out.print(text)
+
+
+def _text(args: argparse.Namespace, shown: list[Finding], errors: list[FileError], out: report.Output) -> None:
+    """The findings as text lines (or `--statistics`) on `out`, the file errors on stderr (`out` when that is it)."""
+    colour = report.use_colour(sys.stderr) if out.stream is sys.stderr and out.path is None else False
+    for error in errors:
+        text = error.text()
+        print(f"\033[1;31m{text}\033[0m" if colour else text, file=sys.stderr)
+    for text in report.statistics(shown) if args.statistics else [report.line(f, out.colour) for f in shown]:
+        out.print(text)
+
+
+def _close(out: report.Output) -> int:
+    """Write `--output-file`; 2 (with the reason on stderr) when it cannot be written, else 0."""
+    problem = out.close()
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return 2
+    return 0
 
 
 def scan(args: argparse.Namespace) -> int:
-    """One line per finding (`path:line:col: severity [code] old → new: message`), or `--format json|github|sarif`
-    (`checkpointing_migrate.formats`)."""
+    """One line per finding (`path:line:col: severity [code] old → new: short reason`, `checkpointing_migrate.report`),
+    or `--format json|github|sarif` (`checkpointing_migrate.formats`)."""
     setup = _setup(args)
     if isinstance(setup, int):
         return setup
@@ -166,15 +186,19 @@ def scan(args: argparse.Namespace) -> int:
     errors = _errors(results)
     findings = _findings(results)
     shown = [f for f in findings if SEVERITIES.index(f.severity) <= SEVERITIES.index(args.min_severity)]
+    out = report.Output(sys.stdout, args.output_file)
     if args.format == "text":
-        for error in errors:
-            print(error.text(), file=sys.stderr)
-        for finding in shown:
-            print(finding.text())
-        print(summary(shown, len(results), args.unsafe_fixes))
+        _text(args, shown, errors, out)
+        if args.show_fixes:
+            heading = "fixes available (`fix --write` applies them)"
+            for text in report.fixes(shown, lambda f: f.applies(args.unsafe_fixes), heading):
+                out.print(text)
+        if not args.quiet:
+            for text in report.closing(shown, summary(shown, len(results), args.unsafe_fixes, len(errors))):
+                out.print(text)
     else:
-        _report(args.format, shown, errors, sys.stdout)
-    return 1 if errors or any(f.severity in ("fix", "hazard") for f in findings) else 0
+        _report(args.format, shown, errors, out)
+    return _close(out) or (1 if errors or any(f.severity in ("fix", "hazard") for f in findings) else 0)
 
 
 def fix(args: argparse.Namespace) -> int:
@@ -221,21 +245,29 @@ def fix(args: argparse.Namespace) -> int:
     findings = _findings(results)
     written = {r.path for r in changed}
     left = [f for f in findings if not (f.applies(args.unsafe_fixes) and f.path in written)]
+    out = report.Output(sys.stderr, args.output_file)
     if args.format == "text":
-        for error in errors:
-            print(error.text(), file=sys.stderr)
-        for finding in left:
-            print(finding.text(), file=sys.stderr)
-        fixed = sum(1 for f in findings if f.severity == "fix") - sum(1 for f in left if f.severity == "fix")
+        _text(args, left, errors, out)
         verb = "rewrote" if args.write else "would rewrite"
-        print(
-            f"{verb} {fixed} name{'s' * (fixed != 1)} in {len(changed)} file{'s' * (len(changed) != 1)}; {len(left)} finding{'s' * (len(left) != 1)} left for a person.",
-            file=sys.stderr,
-        )
+        if args.show_fixes:
+            applied = [f for f in findings if f.applies(args.unsafe_fixes) and f.path in written]
+            for text in report.fixes(
+                applied, lambda f: True, "fixes applied" if args.write else "fixes to apply (`--write`)"
+            ):
+                out.print(text)
+        fixed = sum(1 for f in findings if f.severity == "fix") - sum(1 for f in left if f.severity == "fix")
+        if not args.quiet:
+            line = (
+                f"{verb} {fixed} name{'s' * (fixed != 1)} in {len(changed)} file{'s' * (len(changed) != 1)}; "
+                f"{len(left)} finding{'s' * (len(left) != 1)} left for a person"
+                + (f"; {len(errors)} file{'s' * (len(errors) != 1)} could not be checked." if errors else ".")
+            )
+            for text in report.closing(left, line):
+                out.print(text)
     else:
-        _report(args.format, left, errors, sys.stderr)
+        _report(args.format, left, errors, out)
     pending = bool(changed) and not args.write
-    return 1 if errors or pending or any(f.severity in ("fix", "hazard") for f in left) else 0
+    return _close(out) or (1 if errors or pending or any(f.severity in ("fix", "hazard") for f in left) else 0)
 
 
 def rules(args: argparse.Namespace) -> int:
