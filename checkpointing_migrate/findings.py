@@ -2,8 +2,7 @@
 
 A finding is one use of a renamed name. Its severity says what a person has to do: `fix` (the tool can rewrite it,
 `safe` or `unsafe`), `hazard` (behaviour may differ: a person must look) or `info` (nothing to change now, or nothing
-the tool can be sure of). Every message ends with a link to the guide section that explains it; a text line shows
-only the short reason (`Finding.reason`), and the summary links each code's section once.
+the tool can be sure of). A message ends with a link to its guide section; a text line shows the short `reason`.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """The machine-readable outputs of `scan` (and of `fix`'s remaining findings): JSON, GitHub annotations, SARIF 2.1.0.
 
 Each takes the findings and the files that could not be checked, and returns the whole text; a file error is an
-entry of the output like a finding (code `file-error`, severity `error`), so no format loses it. In a notebook,
-`line`/`column` are the notebook file's (where the name stands in its JSON, so editors, GitHub and SARIF viewers land
-on it); JSON adds `cell` (number, line, column), GitHub and SARIF messages start with `cell N:LINE:COL`. Rule metadata
-(summary, explanation, guide section, level) comes from the registry in `checkpointing_migrate.codes`.
+entry of the output like a finding (code `file-error`, severity `error`), so no format loses it. Rule metadata comes
+from `checkpointing_migrate.codes`. A notebook finding keeps the file's line (see `_text` for the cell).
 """
 
 from __future__ import annotations
@@ -69,7 +67,10 @@ def _command(kind: str, path: str, line: int, column: int, title: str, message: 
 
 
 def _text(f: Finding) -> str:
-    """`old → new: message`, after the place in the notebook cell when there is one (the file line is not it)."""
+    """`old → new: message`, after the place in the notebook cell when there is one.
+
+    GitHub and SARIF locate a finding by the notebook file's line (where the name stands in its JSON, so a viewer lands
+    on it), which says nothing about the cell: the message starts with `cell N:LINE:COL`, JSON has `cell` as a field."""
     names = f"{f.old} → {f.new}" if f.new else f.old
     cell = f"cell {f.cell.number}:{f.cell.line}:{f.cell.column}: " if f.cell is not None else ""
     return f"{cell}{names}: {f.message}"

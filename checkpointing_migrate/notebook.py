@@ -1,9 +1,8 @@
 """Jupyter notebooks: check the code cells, and patch the renamed names inside the notebook's JSON text.
 
-The notebook is never re-serialised: each code cell's `source` strings are found with their spans
-(`checkpointing_migrate.jsonpos`), the cell is checked as Python (IPython's escapes line by line: `!cmd` lines and
-`%%bash` cells as shell, other magics and `obj?` left alone), and each edit is mapped back into the raw JSON string it
-falls in, so indentation, key order, escapes and outputs keep their bytes. Findings say where they are in their cell.
+Never re-serialised: each code cell's `source` strings are found with their spans (`jsonpos`), the cell is checked as
+Python (IPython's escapes line by line: `!cmd` and `%%bash` as shell), each edit is mapped back into the raw JSON
+string it falls in (every other byte is kept), and each finding says where it is in its cell.
 """
 
 from __future__ import annotations

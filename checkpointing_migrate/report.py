@@ -1,9 +1,8 @@
 """The text report of `scan` and `fix`: short finding lines, `--statistics`, `--show-fixes`, the closing block.
 
-A finding line is `where: severity [code] old → new: short reason`; the guide link of each code is printed once, in
-the closing block, above the one summary line. `--quiet` leaves only the findings, `--output-file` writes the report
-(any format) atomically instead of to the terminal, and colour is used only on a terminal (`NO_COLOR` turns it off,
-`FORCE_COLOR` on).
+A finding line is `where: severity [code] old → new: short reason`; each code's guide link is printed once, above
+the one summary line. `--quiet` leaves only the findings, `--output-file` writes the report (any format) atomically,
+and colour is used only on a terminal (`NO_COLOR` turns it off, `FORCE_COLOR` on).
 """
 
 from __future__ import annotations
