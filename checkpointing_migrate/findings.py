@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from checkpointing_migrate.table import Rename
 
-from checkpointing_migrate import NAME
+from checkpointing_migrate import NAME, codes
 from checkpointing_migrate.paths import IN_CHECKOUT, PACKAGE
 
 SEVERITIES = ("hazard", "fix", "info")
@@ -143,8 +143,6 @@ class Finding:
         if self.severity == "fix" and self.row is not None and self.row.since is not None:
             removal = f", removed in {self.row.removal}" if self.row.removal else ""
             return f"deprecated since {self.row.since}{removal}"
-        from checkpointing_migrate import codes  # a leaf module; imported here, as the formats do, for the summaries
-
         return codes.get(self.code).summary
 
     def text(self) -> str:
