@@ -1,7 +1,7 @@
-"""`python -m generator scan|fix PATH...`, `rules` and `explain CODE`: the migration tool's CLI.
+"""`checkpointing-migrate scan|fix PATH...`, `rules` and `explain CODE`: the migration tool's subcommands.
 
 Exit codes: 0 clean; 1 a `fix` or `hazard` finding is reported, a file could not be checked or written, or (`fix
---diff`) a rewrite is pending; 2 usage error (bad option, unknown code or path, a `--target` no release meets).
+--diff`) a rewrite is pending; 2 usage error (bad option, code or path, an `--output-file` that cannot be written).
 Only `safe` fixes are applied unless `--unsafe-fixes` is given (ruff's terms); `--select`/`--ignore` keep or drop codes.
 """
 
@@ -24,7 +24,7 @@ from checkpointing_migrate.table import TableError, load
 
 
 def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Path) -> None:
-    """The options of `scan` or `fix` (`command`); the parser itself lives in `generator/cli.py`."""
+    """The options of `scan` or `fix` (`command`); the parser itself lives in `checkpointing_migrate/cli.py`."""
     sub.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="files or folders to check")
     sub.add_argument(
         "--target",
@@ -158,10 +158,9 @@ def _report(fmt: str, findings: list[Finding], errors: list[FileError], out: rep
 
 def _text(args: argparse.Namespace, shown: list[Finding], errors: list[FileError], out: report.Output) -> None:
     """The findings as text lines (or `--statistics`) on `out`, the file errors on stderr (`out` when that is it)."""
-    colour = report.use_colour(sys.stderr) if out.stream is sys.stderr and out.path is None else False
+    colour = report.use_colour(sys.stderr)
     for error in errors:
-        text = error.text()
-        print(f"\033[1;31m{text}\033[0m" if colour else text, file=sys.stderr)
+        print(report.error_line(error, colour), file=sys.stderr)
     for text in report.statistics(shown) if args.statistics else [report.line(f, out.colour) for f in shown]:
         out.print(text)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TextIO
 
 from checkpointing_migrate import NAME, codes
-from checkpointing_migrate.findings import Finding, link
+from checkpointing_migrate.findings import FileError, Finding, link
 
 _COLOURS = {"hazard": "1;31", "fix": "33", "fix (unsafe)": "33", "info": "36", "error": "1;31"}
 """ANSI SGR codes by severity label: a hazard is the one to look at first."""
@@ -65,6 +65,11 @@ def line(finding: Finding, colour: bool) -> str:
     names = f"{finding.old} → {finding.new}" if finding.new else finding.old
     label = _paint(finding.label, _COLOURS[finding.label], colour)
     return f"{_paint(finding.where, '1', colour)}: {label} [{finding.code}] {names}: {finding.reason}"
+
+
+def error_line(error: FileError, colour: bool) -> str:
+    """`FileError.text()`, in the colour of an error when `colour`."""
+    return _paint(error.text(), _COLOURS["error"], colour)
 
 
 def statistics(findings: list[Finding]) -> list[str]:
