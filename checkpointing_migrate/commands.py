@@ -157,7 +157,7 @@ def _report(fmt: str, findings: list[Finding], errors: list[FileError], out: rep
 
 
 def _text(args: argparse.Namespace, shown: list[Finding], errors: list[FileError], out: report.Output) -> None:
-    """The findings as text lines (or `--statistics`) on `out`, the file errors on stderr (`out` when that is it)."""
+    """The findings as text lines (or `--statistics`) on `out`; the file errors always on stderr, as diagnostics."""
     colour = report.use_colour(sys.stderr)
     for error in errors:
         print(report.error_line(error, colour), file=sys.stderr)
