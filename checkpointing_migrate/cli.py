@@ -47,7 +47,12 @@ def _options(name: str) -> Callable[[argparse.ArgumentParser], None]:
     """The function that adds `name`'s options."""
     module = _module(name)
     if name in ("scan", "fix"):
-        return lambda sub: module.add_arguments(sub, name, paths.TABLE_PATH)  # type: ignore[attr-defined]
+
+        def scan_or_fix(sub: argparse.ArgumentParser) -> None:
+            module.add_arguments(sub, name, paths.TABLE_PATH)  # type: ignore[attr-defined]
+            sub.epilog, sub.formatter_class = EPILOG, _TopHelpFormatter  # the exit codes, where the options are
+
+        return scan_or_fix
     return getattr(module, f"add_{name}_arguments" if name in ("rules", "explain") else "add_arguments")  # type: ignore[no-any-return]
 
 
@@ -144,6 +149,26 @@ def exit_quietly_on_closed_pipe(code: Callable[[], int]) -> int:
     return result
 
 
+INTERNAL_ERROR = 2
+"""The exit code of a run that met an unexpected exception (a bug): the usage-error code, as ruff does."""
+
+
+def report_internal_errors(code: Callable[[], int]) -> int:
+    """`code()`; an unexpected exception becomes one `internal error: …` line on stderr and exit 2, not a
+    traceback (a user cannot act on one; the command line is what a report needs)."""
+    try:
+        return code()
+    except (BrokenPipeError, KeyboardInterrupt):
+        raise  # the closed pipe is `exit_quietly_on_closed_pipe`'s; Ctrl-C keeps Python's own exit
+    except Exception as exc:  # noqa: BLE001 - this is the one place that turns a bug into a message
+        command = " ".join([NAME, *sys.argv[1:]])
+        print(
+            f"internal error: {type(exc).__name__}: {exc}; please report it with the command ({command})",
+            file=sys.stderr,
+        )
+        return INTERNAL_ERROR
+
+
 def run() -> None:
     """The console script and `python -m checkpointing_migrate`: `main`, then exit with its code.
 
@@ -156,14 +181,15 @@ def run() -> None:
     args = _parse(sys.argv[1:])
     gc.enable()
     gc.freeze()
-    code = exit_quietly_on_closed_pipe(lambda: _dispatch(args))
+    code = exit_quietly_on_closed_pipe(lambda: report_internal_errors(lambda: _dispatch(args)))
     gc.freeze()
     sys.exit(code)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Runs the command line `argv` (default: the process's) and returns the exit code."""
-    return _dispatch(_parse(sys.argv[1:] if argv is None else argv))
+    args = _parse(sys.argv[1:] if argv is None else argv)
+    return report_internal_errors(lambda: _dispatch(args))
 
 
 def _dispatch(args: argparse.Namespace) -> int:

@@ -1,8 +1,8 @@
-"""`python -m generator scan|fix PATH...`, `rules` and `explain CODE`: the migration tool's CLI.
+"""`checkpointing-migrate scan|fix PATH...`, `rules` and `explain CODE`: the migration tool's subcommands.
 
 Exit codes: 0 clean; 1 a `fix` or `hazard` finding, a file not checked or written, or (`fix --diff`) a rewrite
 pending; 2 usage error (bad option, code or path, a `--target` no release meets, an unreadable transformers
-requirement). Only `safe` fixes apply unless `--unsafe-fixes` (ruff's terms); `--select`/`--ignore` pick codes.
+requirement, an `--output-file` that cannot be written). Only `safe` fixes apply unless `--unsafe-fixes`.
 """
 
 from __future__ import annotations
@@ -12,11 +12,10 @@ import json
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
 
 from packaging.version import Version
 
-from checkpointing_migrate import codes, formats
+from checkpointing_migrate import codes, formats, report
 from checkpointing_migrate import config as config_module
 from checkpointing_migrate import rules as rules_module
 from checkpointing_migrate.config import Config
@@ -31,7 +30,7 @@ from checkpointing_migrate.table import TableError, load
 
 
 def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Path) -> None:
-    """The options of `scan` or `fix` (`command`); the parser itself lives in `generator/cli.py`."""
+    """The options of `scan` or `fix` (`command`); the parser itself lives in `checkpointing_migrate/cli.py`."""
     sub.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="files or folders to check")
     sub.add_argument(
         "--target",
@@ -98,8 +97,9 @@ def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Pat
             "--min-severity",
             choices=SEVERITIES[::-1],
             default="info",
-            help="hide findings below this severity (default: info)",
+            help="hide findings below this severity: hazard > fix > info (default: info)",
         )
+        report.add_arguments(sub, command)
         return
     sub.add_argument(
         "--format",
@@ -118,6 +118,7 @@ def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Pat
         "--diff", action="store_true", help="print a unified diff of the rewrites and write nothing (the default)"
     )
     mode.add_argument("--write", action="store_true", help="rewrite the files in place")
+    report.add_arguments(sub, command)
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
@@ -263,17 +264,35 @@ def _findings(results: list[Result]) -> list[Finding]:
     return sorted((f for r in results for f in r.findings), key=sort_key)
 
 
-def _report(fmt: str, findings: list[Finding], errors: list[FileError], out: TextIO) -> None:
+def _report(fmt: str, findings: list[Finding], errors: list[FileError], out: report.Output) -> None:
     """The findings and file errors in a machine-readable format (text output is written by each command)."""
     render = {"json": formats.to_json, "github": formats.to_github, "sarif": formats.to_sarif}[fmt]
     text = render(findings, errors)
     if text:
-        print(text, file=out)
+        out.print(text)
+
+
+def _text(args: argparse.Namespace, shown: list[Finding], errors: list[FileError], out: report.Output) -> None:
+    """The findings as text lines (or `--statistics`) on `out`; the file errors always on stderr, as diagnostics."""
+    colour = report.use_colour(sys.stderr)
+    for error in errors:
+        print(report.error_line(error, colour), file=sys.stderr)
+    for text in report.statistics(shown) if args.statistics else [report.line(f, out.colour) for f in shown]:
+        out.print(text)
+
+
+def _close(out: report.Output) -> int:
+    """Write `--output-file`; 2 (with the reason on stderr) when it cannot be written, else 0."""
+    problem = out.close()
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return 2
+    return 0
 
 
 def scan(args: argparse.Namespace) -> int:
-    """One line per finding (`path:line:col: severity [code] old → new: message`), or `--format json|github|sarif`
-    (`checkpointing_migrate.formats`)."""
+    """One line per finding (`path:line:col: severity [code] old → new: short reason`, `checkpointing_migrate.report`),
+    or `--format json|github|sarif` (`checkpointing_migrate.formats`)."""
     setup = _setup(args)
     if isinstance(setup, int):
         return setup
@@ -289,15 +308,19 @@ def scan(args: argparse.Namespace) -> int:
     errors = _errors(results)
     findings = _findings(results)
     shown = [f for f in findings if SEVERITIES.index(f.severity) <= SEVERITIES.index(args.min_severity)]
+    out = report.Output(sys.stdout, args.output_file)
     if args.format == "text":
-        for error in errors:
-            print(error.text(), file=sys.stderr)
-        for finding in shown:
-            print(finding.text())
-        print(summary(shown, len(results), args.unsafe_fixes))
+        _text(args, shown, errors, out)
+        if args.show_fixes:
+            heading = "fixes available (`fix --write` applies them)"
+            for text in report.fixes(shown, lambda f: f.applies(args.unsafe_fixes), heading):
+                out.print(text)
+        if not args.quiet:
+            for text in report.closing(shown, summary(shown, len(results), args.unsafe_fixes, len(errors))):
+                out.print(text)
     else:
-        _report(args.format, shown, errors, sys.stdout)
-    return 1 if errors or any(f.severity in ("fix", "hazard") for f in findings) else 0
+        _report(args.format, shown, errors, out)
+    return _close(out) or (1 if errors or any(f.severity in ("fix", "hazard") for f in findings) else 0)
 
 
 def fix(args: argparse.Namespace) -> int:
@@ -354,25 +377,32 @@ def fix(args: argparse.Namespace) -> int:
     findings = _findings(results)
     written = {r.path for r in changed}
     left = [f for f in findings if not (f.applies(args.unsafe_fixes) and f.path in written) and id(f) not in silenced]
+    out = report.Output(sys.stderr, args.output_file)
     if args.format == "text":
-        for error in errors:
-            print(error.text(), file=sys.stderr)
-        for finding in left:
-            print(finding.text(), file=sys.stderr)
-        renamed = [f.path for f in findings if f.applies(args.unsafe_fixes) and f.path in written]
-        fixed, files = len(renamed), len(set(renamed))
+        _text(args, left, errors, out)
         verb = "rewrote" if args.write else "would rewrite"
-        print(
-            f"{verb} {fixed} name{'s' * (fixed != 1)} in {files} file{'s' * (files != 1)}; {len(left)} finding{'s' * (len(left) != 1)} left for a person.",
-            file=sys.stderr,
-        )
-        if args.add_ignore:
-            verb = "silenced" if args.write else "would silence"
-            print(f"{verb} {len(silenced)} finding{'s' * (len(silenced) != 1)} with ignore comments.", file=sys.stderr)
+        applied = [f for f in findings if f.applies(args.unsafe_fixes) and f.path in written]
+        if args.show_fixes:
+            for text in report.fixes(
+                applied, lambda f: True, "fixes applied" if args.write else "fixes to apply (`--write`)"
+            ):
+                out.print(text)
+        if not args.quiet:
+            fixed, files = len(applied), len({f.path for f in applied})
+            line = (
+                f"{verb} {fixed} name{'s' * (fixed != 1)} in {files} file{'s' * (files != 1)}; "
+                f"{len(left)} finding{'s' * (len(left) != 1)} left for a person"
+                + (f"; {len(errors)} file{'s' * (len(errors) != 1)} could not be checked." if errors else ".")
+            )
+            for text in report.closing(left, line):
+                out.print(text)
+            if args.add_ignore:
+                verb = "silenced" if args.write else "would silence"
+                out.print(f"{verb} {len(silenced)} finding{'s' * (len(silenced) != 1)} with ignore comments.")
     else:
-        _report(args.format, left, errors, sys.stderr)
+        _report(args.format, left, errors, out)
     pending = bool(changed) and not args.write
-    return 1 if errors or pending or any(f.severity in ("fix", "hazard") for f in left) else 0
+    return _close(out) or (1 if errors or pending or any(f.severity in ("fix", "hazard") for f in left) else 0)
 
 
 def rules(args: argparse.Namespace) -> int:

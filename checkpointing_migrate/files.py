@@ -290,6 +290,8 @@ def check(path: str, options: Options, finder: Finder) -> Result:
                 row=hit.row,
                 via=hit.via,
                 applicability=hit.applicability,
+                cell=hit.cell,
+                why=hit.why,
             )
         )
     if options.strict_ignores:
@@ -338,7 +340,7 @@ def without_patched_fixes(result: Result, patches: dict[str, Finding], unsafe_fi
             f"through that replacement: not rewritten; patch `{f.new}` too, then rename. See {link('model')}"
         )
         findings.append(
-            replace(f, severity="hazard", code="patched-method", message=what, edits=(), applicability=None)
+            replace(f, severity="hazard", code="patched-method", message=what, edits=(), applicability=None, why=None)
         )
     if not changed:
         return result

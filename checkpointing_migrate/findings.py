@@ -2,7 +2,7 @@
 
 A finding is one use of a renamed name. Its severity says what a person has to do: `fix` (the tool can rewrite it,
 `safe` or `unsafe`), `hazard` (behaviour may differ: a person must look) or `info` (nothing to change now, or nothing
-the tool can be sure of). Every message ends with a link to the guide section that explains it.
+the tool can be sure of). A message ends with a link to its guide section; a text line shows the short `reason`.
 """
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from checkpointing_migrate.table import Rename
 
-from checkpointing_migrate import NAME
+from checkpointing_migrate import NAME, codes
 from checkpointing_migrate.paths import IN_CHECKOUT, PACKAGE
 
-SEVERITIES = ("fix", "hazard", "info")
-"""From most to least actionable; `scan` exits 1 when a `fix` or `hazard` finding is reported."""
+SEVERITIES = ("hazard", "fix", "info")
+"""From most to least urgent (a hazard needs a person, a fix the tool can apply); `--min-severity fix` shows hazards
+too. `scan` exits 1 when a `fix` or `hazard` finding is reported."""
 
 GUIDE = "docs/generated/migration-guide.md"
 """The migration guide, relative to the repository root; messages link to its sections."""
@@ -105,6 +106,11 @@ class Finding:
     applicability: str | None = None
     """For a `fix`: `safe` (`fix --write` applies it) or `unsafe` (only with `--unsafe-fixes`: no evidence either way
     that the rename keeps behaviour); `None` for hazards and info."""
+    cell: Cell | None = None
+    """In a notebook, where the name stands in its cell (`line`/`column` stay the notebook file's, for SARIF and
+    editors); `None` in any other file."""
+    why: str | None = field(default=None, compare=False, repr=False)
+    """The short reason, when the verdict has one of its own (a use the version gate keeps); else `reason` derives it."""
 
     def applies(self, unsafe_fixes: bool) -> bool:
         """Whether `fix --write` (with `--unsafe-fixes` when `unsafe_fixes`) applies this finding's edits."""
@@ -113,14 +119,46 @@ class Finding:
     def as_json(self) -> dict[str, object]:
         """The public fields, as `--format json` writes them."""
         data = asdict(self)
-        del data["edits"], data["row"], data["via"]
+        del data["edits"], data["row"], data["via"], data["why"]
         return data
 
+    @property
+    def where(self) -> str:
+        """`path:line:col`, or in a notebook `path:cell N:line:col` (ruff's form: N counts every cell from 1)."""
+        if self.cell is not None:
+            return f"{self.path}:cell {self.cell.number}:{self.cell.line}:{self.cell.column}"
+        return f"{self.path}:{self.line}:{self.column}"
+
+    @property
+    def label(self) -> str:
+        """The severity as a text line shows it: an unsafe fix says so."""
+        return "fix (unsafe)" if self.applicability == "unsafe" else self.severity
+
+    @property
+    def reason(self) -> str:
+        """One short reason, from the table (a fix: since when the name is deprecated, when it goes) or the registry
+        (the code's summary); the whole message stays in `message` (JSON, SARIF) and `explain CODE`."""
+        if self.why is not None:
+            return self.why
+        if self.severity == "fix" and self.row is not None and self.row.since is not None:
+            removal = f", removed in {self.row.removal}" if self.row.removal else ""
+            return f"deprecated since {self.row.since}{removal}"
+        return codes.get(self.code).summary
+
     def text(self) -> str:
-        """One linter-style line: `path:line:col: severity [code] old → new: message`."""
+        """One linter-style line: `path:line:col: severity [code] old → new: short reason`."""
         names = f"{self.old} → {self.new}" if self.new else self.old
-        severity = "fix (unsafe)" if self.applicability == "unsafe" else self.severity
-        return f"{self.path}:{self.line}:{self.column}: {severity} [{self.code}] {names}: {self.message}"
+        return f"{self.where}: {self.label} [{self.code}] {names}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A position inside a notebook's code cell: `number` counts every cell (Markdown too) from 1, `line` and
+    `column` (1-based) are in the cell's source."""
+
+    number: int
+    line: int
+    column: int
 
 
 @dataclass(frozen=True)
@@ -141,11 +179,13 @@ def sort_key(finding: Finding) -> tuple[str, int, int, str]:
     return (finding.path, finding.line, finding.column, finding.old)
 
 
-def summary(findings: list[Finding], files: int, unsafe_fixes: bool = False) -> str:
-    """The closing line of the text output (how many fixes `fix --write` applies, and how many only with
-    `--unsafe-fixes`, unless `unsafe_fixes` is on)."""
+def summary(findings: list[Finding], files: int, unsafe_fixes: bool = False, errors: int = 0) -> str:
+    """The closing line of the text output: the findings by severity, the files checked and the `errors` that could
+    not be (how many fixes `fix --write` applies only with `--unsafe-fixes`, unless `unsafe_fixes` is on)."""
     counts = {s: sum(1 for f in findings if f.severity == s) for s in SEVERITIES}
     parts = ", ".join(f"{n} {s}" for s, n in counts.items())
     unsafe = sum(1 for f in findings if f.severity == "fix" and not f.applies(unsafe_fixes))
     hidden = f"; {unsafe} of the fixes unsafe (applied only with --unsafe-fixes)" if unsafe else ""
-    return f"{len(findings)} finding{'s' * (len(findings) != 1)} ({parts}) in {files} file{'s' * (files != 1)} checked{hidden}."
+    checked = files - errors
+    failed = f", {errors} could not be checked" if errors else ""
+    return f"{len(findings)} finding{'s' * (len(findings) != 1)} ({parts}) in {checked} file{'s' * (checked != 1)} checked{failed}{hidden}."

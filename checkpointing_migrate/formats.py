@@ -1,8 +1,8 @@
 """The machine-readable outputs of `scan` (and of `fix`'s remaining findings): JSON, GitHub annotations, SARIF 2.1.0.
 
 Each takes the findings and the files that could not be checked, and returns the whole text; a file error is an
-entry of the output like a finding (code `file-error`, severity `error`), so no format loses it. Rule metadata
-(summary, explanation, guide section, level) comes from the registry in `checkpointing_migrate.codes`.
+entry of the output like a finding (code `file-error`, severity `error`), so no format loses it. Rule metadata comes
+from `checkpointing_migrate.codes`. A notebook finding keeps the file's line (see `_text` for the cell).
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ def error_entry(error: FileError) -> dict[str, object]:
         "code": codes.FILE_ERROR,
         "message": error.message,
         "applicability": None,
+        "cell": None,
     }
 
 
@@ -65,12 +66,21 @@ def _command(kind: str, path: str, line: int, column: int, title: str, message: 
     return f"::{kind} {props}::{_escape_data(message)}"
 
 
+def _text(f: Finding) -> str:
+    """`old → new: message`, after the place in the notebook cell when there is one.
+
+    GitHub and SARIF locate a finding by the notebook file's line (where the name stands in its JSON, so a viewer lands
+    on it), which says nothing about the cell: the message starts with `cell N:LINE:COL`, JSON has `cell` as a field."""
+    names = f"{f.old} → {f.new}" if f.new else f.old
+    cell = f"cell {f.cell.number}:{f.cell.line}:{f.cell.column}: " if f.cell is not None else ""
+    return f"{cell}{names}: {f.message}"
+
+
 def to_github(findings: list[Finding], errors: list[FileError]) -> str:
     """One GitHub Actions annotation per line: `::warning file=F,line=L,col=C,title=CODE::old → new: message`."""
     lines = []
     for f in findings:
-        names = f"{f.old} → {f.new}" if f.new else f.old
-        lines.append(_command(_GITHUB_COMMAND[f.severity], f.path, f.line, f.column, f.code, f"{names}: {f.message}"))
+        lines.append(_command(_GITHUB_COMMAND[f.severity], f.path, f.line, f.column, f.code, _text(f)))
     for e in errors:
         lines.append(_command(_GITHUB_COMMAND["error"], e.path, e.line, e.column, codes.FILE_ERROR, e.message))
     return "\n".join(lines)
@@ -145,7 +155,7 @@ def to_sarif(findings: list[Finding], errors: list[FileError]) -> str:
             index,
             f.code,
             _SARIF_LEVEL[f.severity],
-            f"{f.old} → {f.new}: {f.message}" if f.new else f"{f.old}: {f.message}",
+            _text(f),
             f.path,
             f.line,
             f.column,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from checkpointing_migrate import codes
-from checkpointing_migrate.findings import Edit, link
+from checkpointing_migrate.findings import Cell, Edit, link
 from checkpointing_migrate.requirements import PLACES, Allowed, Deferred
 from checkpointing_migrate.rules import Rules
 from checkpointing_migrate.table import Rename
@@ -84,6 +84,11 @@ class Hit:
     via: str | None = None
     """For a keyword, the function or class it is passed to; for an override of only the old method, the class; for
     a lookup by string, its form (see `Finding.via`)."""
+    cell: Cell | None = None
+    """In a notebook: the cell and the position in it (see `Finding.cell`)."""
+    why: str | None = None
+    """The short reason of a verdict that has its own (see `Finding.reason`); `None`: derived from the table or the
+    registry."""
 
     def __post_init__(self) -> None:
         # Every hit passes here: a code missing from the registry, or a severity it cannot have, fails on first use
@@ -108,6 +113,10 @@ _BOTH_VERSIONS = {
         "config",
     ),
 }
+
+
+ESCAPED = "written with escapes: rename it by hand"
+"""The short reason of a `fix` code reported as `info` because the name is spelt with escapes (a JSON or YAML string)."""
 
 
 def gate_reason(row: Rename, options: Options) -> str | None:
@@ -152,7 +161,8 @@ def rename(
     """
     reason = gate_reason(row, options)
     if reason is not None:
-        return Hit(start, row.old, row.new, "info", code, f"{what}; {reason}", row=row)
+        why = f"not rewritten: {options.allowed.describe()}, and releases before {row.since} lack the new name"
+        return Hit(start, row.old, row.new, "info", code, f"{what}; {reason}", row=row, why=why)
     if unsafe is not None:
         message = f"{what}, {deprecation(row)}: use `{row.new}`; unsafe fix: {unsafe}, so it is applied only with --unsafe-fixes. See {link(section)}"
         return Hit(start, row.old, row.new, "fix", code, message, edits, applicability="unsafe", row=row)
@@ -174,9 +184,12 @@ def hazard(row: Rename, start: int, *, code: str, what: str, section: str) -> Hi
     return Hit(start, row.old, row.new, "hazard", code, f"{what}. See {link(section)}", row=row)
 
 
-def info(row: Rename, start: int, *, code: str, what: str, section: str, new: str | None = None) -> Hit:
-    """A use to know about that needs no change now (or that the tool cannot place)."""
-    return Hit(start, row.old, new, "info", code, f"{what}. See {link(section)}", row=row)
+def info(
+    row: Rename, start: int, *, code: str, what: str, section: str, new: str | None = None, why: str | None = None
+) -> Hit:
+    """A use to know about that needs no change now (or that the tool cannot place); `why`: its short reason, when
+    the code's summary is not it."""
+    return Hit(start, row.old, new, "info", code, f"{what}. See {link(section)}", row=row, why=why)
 
 
 def planned_hit(rows: tuple[Rename, ...], start: int, old: str) -> Hit:

@@ -1,8 +1,8 @@
 """Jupyter notebooks: check the code cells, and patch the renamed names inside the notebook's JSON text.
 
-The notebook is never re-serialised: each code cell's `source` strings are found with their spans
-(`checkpointing_migrate.jsonpos`), the cell is checked as Python (`!cmd` lines and `%%bash` cells as shell), and each edit
-is mapped back into the raw JSON string it falls in, so indentation, key order, escapes and outputs keep their bytes.
+Never re-serialised: each code cell's `source` strings are found with their spans (`jsonpos`), the cell is checked as
+Python (IPython's escapes line by line: `!cmd` and `%%bash` as shell), each edit is mapped back into the raw JSON
+string it falls in (every other byte is kept), and each finding says where it is in its cell.
 """
 
 from __future__ import annotations
@@ -12,13 +12,17 @@ from dataclasses import replace
 from pathlib import Path
 
 from checkpointing_migrate import jsonpos, python, shell
-from checkpointing_migrate.findings import Edit
-from checkpointing_migrate.hits import Hit, Options, PositionedError
+from checkpointing_migrate.findings import Cell, Edit
+from checkpointing_migrate.hits import ESCAPED, Hit, Options, PositionedError
 from checkpointing_migrate.yaml_json import ConfigParseError
 
 _SHELL_CELL = re.compile(r"%%(?:bash|sh|script (?:ba)?sh)\b")
 _PYTHON_CELL = re.compile(r"%%(?:time|timeit|capture|prun)\b")
 _PYTHON_MAGIC = re.compile(r"%(?:time|timeit|prun)\b[ \t]*(?:-\w+[ \t]+(?:\d+[ \t]+)?)*")
+_ESCAPE = re.compile(r"[ \t]*(?P<target>[\w.]+(?:[ \t]*,[ \t]*[\w.]+)*[ \t]*=[ \t]*)?(?P<escape>!!?|%)")
+"""A line IPython runs as a shell command or a magic: `!cmd`, `!!cmd`, `%magic`, `x = !cmd`, `a, b = %magic`."""
+_HELP = re.compile(r"[ \t]*(?:\?\??[\w.*]+|[\w.*]+\?\??)[ \t]*$")
+"""A help line: `obj?`, `obj??`, `?obj`, `??obj` (a dotted name, maybe with `*` wildcards)."""
 
 
 class CellError(PositionedError):
@@ -52,10 +56,12 @@ def _mapper(text: str, pieces: list[jsonpos.JString]):  # type: ignore[no-untype
 
 
 def _python_view(code: str) -> tuple[str, list[tuple[int, str]]]:
-    """The code with `!shell` and `%magic` lines blanked (keeping every offset), and the shell lines (offset after
-    `!`, text).
+    """The code with IPython's escape lines blanked (keeping every offset), and the shell lines (offset of the
+    command, text), line by line as IPython (and ruff) read them.
 
-    The magics that run Python (`%time stmt`, `%%time` cells, ...) keep that Python: only the magic is blanked.
+    `!cmd` and `x = !cmd` are shell commands, checked as shell lines; `%magic`, `x = %magic`, `obj?` and `??obj` are
+    left as they are. The magics that run Python (`%time stmt`, `x = %time f()`, `%%time` cells, ...) keep that
+    Python: only the magic is blanked, so the names in it are still checked and fixed.
     """
     out, shell_lines, offset = [], [], 0
     if _PYTHON_CELL.match(code) is not None:
@@ -63,20 +69,20 @@ def _python_view(code: str) -> tuple[str, list[tuple[int, str]]]:
         out.append(" " * len(code[:first].rstrip("\r\n")) + code[len(code[:first].rstrip("\r\n")) : first])
         code, offset = code[first:], first
     for line in code.splitlines(keepends=True):
-        stripped = line.lstrip()
-        if (magic := _PYTHON_MAGIC.match(stripped)) is not None:
-            cut = len(line) - len(stripped) + magic.end()
-            indent = len(line) - len(stripped)
-            # `0;` keeps the statement at its indentation and every offset in place: `%time f()` → `0;    f()`.
-            out.append(line[:indent] + "0;".ljust(magic.end()) + line[cut:])
-        elif stripped.startswith(("!", "%")):
-            body = line.rstrip("\r\n")
-            if stripped.startswith("!"):
-                bang = offset + line.index("!") + 1
-                shell_lines.append((bang, body[line.index("!") + 1 :]))
-            out.append(" " * len(body) + line[len(body) :])
+        body = line.rstrip("\r\n")
+        blank = " " * len(body) + line[len(body) :]
+        escape = _ESCAPE.match(body)
+        if escape is None:
+            out.append(line if _HELP.match(body) is None else blank)
+        elif (magic := _PYTHON_MAGIC.match(body, escape.start("escape"))) is not None:
+            # `0;` keeps a bare statement at its indentation (`%time f()` → `0;    f()`); after `x =` blanks do.
+            filler = " " if escape.group("target") else "0;"
+            out.append(body[: magic.start()] + filler.ljust(magic.end() - magic.start()) + line[magic.end() :])
         else:
-            out.append(line)
+            if body[escape.start("escape")] == "!":
+                command = escape.end("escape")
+                shell_lines.append((offset + command, body[command:]))
+            out.append(blank)
         offset += len(line)
     return "".join(out), shell_lines
 
@@ -134,16 +140,26 @@ def _shift(hit: Hit, by: int) -> Hit:
 
 
 def _to_file(hit: Hit, to_file, text: str, code: str, cell: int) -> Hit:  # type: ignore[no-untyped-def]
-    """`hit` with notebook offsets; an edit whose name is spelled with JSON escapes becomes an `info` instead."""
+    """`hit` with notebook offsets and its place in the cell; an edit whose name is spelled with JSON escapes
+    becomes an `info` instead."""
     start = to_file(hit.start)
+    line_start = code.rfind("\n", 0, hit.start) + 1
+    where = Cell(cell, code.count("\n", 0, hit.start) + 1, hit.start - line_start + 1)
     edits = []
     for edit in hit.edits:
         s = to_file(edit.start)
         size = edit.end - edit.start
         if s is None or text[s : s + size] != code[edit.start : edit.end]:
-            message = f"cell {cell}: the name is written with JSON escapes, rename it by hand; {hit.message}"
-            return replace(hit, start=start or 0, severity="info", edits=(), message=message)
+            message = f"the name is written with JSON escapes, rename it by hand; {hit.message}"
+            return replace(
+                hit,
+                start=start or 0,
+                severity="info",
+                edits=(),
+                message=message,
+                applicability=None,
+                cell=where,
+                why=ESCAPED,
+            )
         edits.append(Edit(s, s + size, edit.new))
-    return replace(
-        hit, start=start if start is not None else 0, edits=tuple(edits), message=f"cell {cell}: {hit.message}"
-    )
+    return replace(hit, start=start if start is not None else 0, edits=tuple(edits), cell=where)

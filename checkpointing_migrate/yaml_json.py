@@ -11,7 +11,7 @@ import yaml
 
 from checkpointing_migrate import jsonpos
 from checkpointing_migrate.findings import Edit
-from checkpointing_migrate.hits import Hit, Options, PositionedError, hazard, info, rename
+from checkpointing_migrate.hits import ESCAPED, Hit, Options, PositionedError, hazard, info, rename
 
 
 class ConfigParseError(PositionedError):
@@ -35,7 +35,7 @@ def _keys_hits(keys: list[tuple[str, int, str]], options: Options, fmt: str) -> 
         at = start + max(raw.find(key), 0)
         if raw.find(key) < 0:
             what = f"the key `{row.old}` is written with escapes: rename it by hand"
-            hits.append(info(row, at, code="config-key", what=what, section="config", new=row.new))
+            hits.append(info(row, at, code="config-key", what=what, section="config", new=row.new, why=ESCAPED))
         elif unknown:
             what = (
                 f"not rewritten: `{unknown[0]}` is not a field of TrainingArguments or a TRL config, so this {fmt} file "

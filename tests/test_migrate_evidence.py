@@ -282,8 +282,11 @@ def test_unsafe_fixes_are_marked_in_text_output(tmp_path: Path, capsys: pytest.C
     (tmp_path / "case.py").write_text(CASES["no_evidence"])
     main(["scan", str(tmp_path)])
     out = capsys.readouterr().out
-    assert "fix (unsafe) [call]" in out and "nothing in this file shows that `model` is a transformers model" in out
-    assert "2 of the fixes unsafe (applied only with --unsafe-fixes)" in out
+    assert "fix (unsafe) [call]" in out and "2 of the fixes unsafe (applied only with --unsafe-fixes)" in out
+    # Why it is unsafe is in the whole message (JSON, SARIF); the text line keeps one short reason.
+    main(["scan", "--format", "json", str(tmp_path)])
+    messages = [e["message"] for e in json.loads(capsys.readouterr().out) if e["applicability"] == "unsafe"]
+    assert any("nothing in this file shows that `model` is a transformers model" in m for m in messages)
 
 
 # --- what the verdicts rest on, measured on the installed transformers ------------------------------------------------

@@ -279,6 +279,7 @@ def test_json_output_carries_file_errors(project: Path, capsys: pytest.CaptureFi
         "code": "file-error",
         "message": error["message"],
         "applicability": None,
+        "cell": None,
     }
     assert "not valid JSON" in error["message"] and finding["code"] == "call"
 

@@ -57,11 +57,10 @@ def test_fix_leaves_the_other_fixtures_alone(project: Path, fixture: Path) -> No
 
 def test_every_marked_line_and_only_those_are_hazards(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     expected = set().union(*(_hazard_lines(p) for p in PAIRS.iterdir() if ".after." not in p.name))
-    assert main(["scan", "--min-severity", "hazard", str(project)]) == 1
-    found = {
-        (Path(m.group(1)).name, int(m.group(2)))
-        for m in re.finditer(r"^(\S+?):(\d+):\d+: hazard ", capsys.readouterr().out, re.MULTILINE)
-    }
+    assert main(["scan", "--min-severity", "hazard", "--format", "json", str(project)]) == 1
+    entries = json.loads(capsys.readouterr().out)
+    assert {e["severity"] for e in entries} == {"hazard"}  # `hazard` is the top of hazard > fix > info
+    found = {(Path(e["path"]).name, e["line"]) for e in entries}  # a notebook's line is the file's, as marked
     assert found == expected
 
 

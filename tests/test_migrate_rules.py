@@ -3,6 +3,7 @@ exactly."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -65,10 +66,10 @@ def test_an_override_of_only_the_old_method_says_the_trainer_warns(
         "class Both(torch.nn.Module):\n    def gradient_checkpointing_enable(self, **kwargs):\n        pass\n"
         "    def activation_checkpointing_enable(self, **kwargs):\n        pass\n"
     )
-    main(["scan", str(script), "--target", "transformers>=5.24"])
-    out = capsys.readouterr().out
-    (encoder,) = [line for line in out.splitlines() if "`Encoder`" in line or "Encoder" in line.split(": ", 1)[-1][:80]]
-    (both,) = [line for line in out.splitlines() if "`Both`" in line or " Both " in line]
+    main(["scan", "--format", "json", str(script), "--target", "transformers>=5.24"])
+    # The whole message is in JSON (a text line has the short reason): the override of `Encoder` on line 2, of `Both` on 6.
+    messages = {e["line"]: e["message"] for e in json.loads(capsys.readouterr().out)}
+    encoder, both = messages[2], messages[6]
     assert f"{caller.warning.category}: {caller.warning.text_for('Encoder')}" in encoder
     assert "the Trainer warns" in encoder and "the Trainer warns" not in both
 

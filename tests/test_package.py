@@ -93,7 +93,8 @@ def test_the_console_script_scans_and_links_to_the_hosted_guide(installed: Path,
     assert result.returncode == 1, result.stderr
     site = PYPROJECT["project"]["urls"]["Documentation"].rstrip("/")
     assert "train.py:3:7: fix [call] gradient_checkpointing_enable → activation_checkpointing_enable" in result.stdout
-    assert f"See {site}/generated/migration-guide/#training-scripts" in result.stdout
+    # The link is printed once per code, in the closing block, not on the finding line.
+    assert f"\n[call]: {site}/generated/migration-guide/#training-scripts\n" in result.stdout
     same = _run([str(installed / "python"), "-m", "checkpointing_migrate", "scan", "train.py"], cwd=project)
     assert same.stdout == result.stdout and same.returncode == 1
     # A code without a section of its own links the hosted page too, never a path inside site-packages.

@@ -14,10 +14,10 @@ import pytest
 
 from checkpointing_migrate.rehearse import ENV_VAR
 
-if TYPE_CHECKING:
-    pass
+if TYPE_CHECKING:  # only for the checker: importing `preview` is what an unasked session must not pay
+    from checkpointing_migrate.rehearse.preview import Preview
 
-_APPLIED = pytest.StashKey["Preview"]()
+_APPLIED: pytest.StashKey[Preview] = pytest.StashKey()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
