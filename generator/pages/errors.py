@@ -93,10 +93,9 @@ class ErrorText:
     """Measured messages that fill in a placeholder of the recorded one (`{model}`: the probe's class)."""
     anchor: str = ""
     """The section's anchor on the page (what MkDocs' toc makes of the heading)."""
-
     fixes: tuple[Snippet, ...] = ()
-    """The code to write instead, once each: the new names of the rows and causes that used an old name, or used
-    the new names where a release has them."""
+    """Old -> new code, once each: for a warning its rows' names, for an exception the names of the causes in
+    releases that have the new ones (mixing them is what raised)."""
     upgrades: tuple[Upgrade, ...] = ()
     """For causes in releases that all predate the row's new name: the requirement that leaves them out."""
 
