@@ -492,3 +492,92 @@ def test_the_root_redirects_to_latest(tab: Tab) -> None:
     tab.page.goto(tab.deployed.origin)
     tab.page.wait_for_url(tab.deployed.base)
     _expect()(tab.page.locator("h1").first).to_contain_text("activation_checkpointing")
+
+
+# --- What readers paste into the search --------------------------------------------------------------------------
+
+SITE_PACKAGES = "/home/me/.venv/lib/python3.12/site-packages/transformers/modeling_utils.py:3204"
+"""A warning's location as Python's warnings module prints it in front of the category (made up, as readers' are)."""
+OTHER_MODEL = "Qwen2ForCausalLM"
+"""A model class other than the probes' tiny Llama: a reader's message names their own."""
+
+
+def _pasted_texts() -> list[tuple[str, str, str]]:
+    """(how it is entered, what, the anchor of its own section): every section's text as readers meet it, each
+    warning as a whole log line, each exception as a traceback's last line, each flag typed and in a command line."""
+    from markdown.extensions.toc import slugify
+
+    from checkpointing_migrate.table import load
+    from generator.measure import data as measured_data
+    from generator.pages import errors
+
+    table = load(ROOT / "aliases.yaml")
+    found = errors.error_texts(table, measured_data.load_measured())
+    measured_class = re.compile(r"^'(\w+)' object has no attribute")
+    cases = []
+    for e in found:
+        for text in (*e.texts, *e.seen):
+            text = text.replace("{model}", OTHER_MODEL).replace("{…}", OTHER_MODEL)
+            line = f"{SITE_PACKAGES}: {e.category}: {text}" if e.warning else f"{e.category}: {text}"
+            cases.append(("paste", line, e.anchor))
+            if named := measured_class.match(text):
+                cases.append(("paste", f"{e.category}: {text.replace(named[1], OTHER_MODEL, 1)}", e.anchor))
+    for flag in errors.flags(table, found):
+        anchor = slugify(flag.row.old, "-")
+        cases.append(("type", flag.row.old, anchor))
+        cases.append(("paste", f"torchrun --nproc_per_node 8 train.py {flag.row.old} True", anchor))
+    return cases
+
+
+def _search(tab: Tab, how: str, text: str) -> Any:
+    """Enter `text` into the search box the way a reader does; returns the first section of the first result."""
+    field = tab.page.locator("input.md-search__input")
+    tab.page.keyboard.press("/")
+    field.fill("")
+    field.press("End")  # Material searches on keyup; an empty query shows no results
+    _expect()(tab.page.locator(".md-search-result__item")).to_have_count(0)
+    if how == "type":
+        field.press_sequentially(text)
+    else:
+        field.fill(text)  # what a paste does to the box, then the key Material listens to
+        field.press("End")
+    # Material lists the page (h1), then its sections (h2), the best first; a fold holds the others.
+    return tab.page.locator(".md-search-result__item").first.locator("a.md-search-result__link:has(h2)").first
+
+
+def test_pasted_log_lines_flags_and_exceptions_land_on_their_own_section(tab: Tab) -> None:
+    """The first section of the first result is the pasted text's own: a whole log line (path, line, category),
+    a traceback's last line, another model's class name, a flag typed with its dashes, a whole command line."""
+    cases = _pasted_texts()
+    assert len(cases) > 20
+    tab.open("")
+    wrong = []
+    for how, text, anchor in cases:
+        first = _search(tab, how, text)
+        try:
+            _expect()(first).to_have_attribute("href", re.compile(re.escape(f"#{anchor}") + "$"), timeout=5_000)
+        except AssertionError:
+            got = first.get_attribute("href") if first.count() else "no result"
+            wrong.append(f"{how} {text!r}\n    wants #{anchor}\n    got   {got}")
+        tab.page.keyboard.press("Escape")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_a_pasted_warning_opens_on_its_fix(tab: Tab) -> None:
+    """Following the best hit for a pasted log line shows the heading and, right under it, the fix and the snippet,
+    with the measurements folded away; on the phone too."""
+    how, text, anchor = next(c for c in _pasted_texts() if c[1].startswith(SITE_PACKAGES))
+    for width, height in SCREENS:
+        tab.page.set_viewport_size({"width": width, "height": height})
+        tab.open("")
+        first = _search(tab, how, text)
+        _expect()(first).to_have_attribute("href", re.compile(re.escape(f"#{anchor}") + "$"))
+        first.click()
+        heading = tab.page.locator(f"[id='{anchor}']")
+        _expect()(heading).to_be_in_viewport()
+        fix = heading.locator("xpath=following-sibling::p[1]")
+        _expect()(fix).to_contain_text("Fix:")
+        _expect()(fix).to_be_in_viewport()
+        _expect()(heading.locator("xpath=following-sibling::div[contains(@class, 'highlight')][1]")).to_be_in_viewport()
+        folded = heading.locator("xpath=following-sibling::details[1]")
+        assert folded.get_attribute("open") is None, "the measurements should start folded"

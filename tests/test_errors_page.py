@@ -103,3 +103,51 @@ def test_a_colon_inside_backticks_is_code_not_the_variant_separator() -> None:
         == "`kwargs={'selective': True}` requires `x=True`"
     )
     assert errors.heading_of("Some keys are not used: ['a']") == "Some keys are not used"
+
+
+def test_each_section_opens_with_the_table_names_old_then_new() -> None:
+    """What a reader sees first under a heading: the code that produced the text, then the code to write instead,
+    built from the rows (never typed): old names only before, new names only after (or the release to require)."""
+    found = errors.error_texts(TABLE, DATA)
+    for e in found:
+        assert e.fixes or e.upgrades or e.sites, f"no fix for {e.heading!r}"
+    for e in found:
+        if e.warning:
+            for row, fix in zip(e.rows, e.fixes, strict=False):
+                assert row.old in fix.before and row.new in fix.after and row.new not in fix.before
+        for u in e.upgrades:
+            pypi = TABLE.libraries[u.library].pypi
+            assert (u.fix.before, u.fix.after) == (f"{pypi}<{u.since}", f"{pypi}>={u.since}")
+            assert all(r.since == u.since for r in u.rows)
+
+
+def test_a_measured_instance_of_a_placeholder_shares_the_recorded_section() -> None:
+    """The Trainer's warning names the model's class (`{model}` in the table): the probe's class does not get a
+    section of its own, so a reader's own class name lands on the one section."""
+    (row,) = [r for r in TABLE.renames if r.warning and "{model}" in r.warning.message]
+    found = errors.error_texts(TABLE, DATA)
+    (e,) = [e for e in found if row in e.rows]
+    assert e.texts == (row.warning.message,) and e.seen and e.produced_in
+    assert not [x.heading for x in found for seen in e.seen if seen in x.texts]
+
+
+def test_fsdp_and_trl_checks_read_as_settings_to_change() -> None:
+    """Where the source raises under a condition (FSDP's both-on check, TRL's selective checks), the section names
+    the settings the condition tests, in the names of each release's text."""
+    sites = [s for e in errors.error_texts(TABLE, DATA) for s in e.sites]
+    fsdp = [s for s in sites if s.function == "Trainer.create_accelerator_and_postprocess"]
+    assert len(fsdp) == 2
+    for site in fsdp:
+        assert len(site.settings) == 2 and all(s.true for s in site.settings)
+        config, argument = site.settings
+        assert config.key and config.key in site.condition and argument.name in site.condition
+        keyword = f"{argument.name}=True"  # the training argument is turned off, FSDP's own key is kept
+        assert site.fix and keyword in site.fix.before and keyword not in site.fix.after
+        assert config.when_true in site.fix.after
+        (row,) = site.renamed
+        assert argument.name in (row.old, row.new)
+    trl = [s for s in sites if s.library == "trl"]
+    assert trl and all(s.settings and s.fix for s in trl)
+    for site in trl:
+        (tested,) = site.settings
+        assert tested.name in site.condition and (tested.key or not tested.true)

@@ -168,7 +168,7 @@ def test_llms_txt_follows_the_llmstxt_format(site: Path) -> None:
     assert not blocks[2].startswith(("#", "-", ">"))  # the details paragraph
     headings = re.findall(r"^## (.+)$", text, re.MULTILINE)
     assert headings == ["Pages", "Data", "Optional"]
-    assert re.search(r"^## Optional\n\n- \[API reference\]\(reference\.md\)", text, re.MULTILINE)
+    assert re.search(r"^## Optional\n\n- \[Generator internals\]\(reference\.md\)", text, re.MULTILINE)
 
 
 def test_llms_txt_links_resolve_to_the_published_markdown(site: Path) -> None:

@@ -2,19 +2,23 @@
 
 Pure functions from the table (each row's recorded warning) and the measured data (`data/matrix.json`: the
 warnings and exceptions each release produced, and those its source raises where no probe reaches;
-`data/downstream-warnings.json`: the library calls that warn) to one `ErrorText` per distinct text (`heading_of`).
+`data/downstream-warnings.json`: the library calls that warn) to one `ErrorText` per distinct text (`heading_of`),
+and one `Flag` per command-line flag of the table.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
+from markdown.extensions.toc import slugify
 from packaging.version import Version
 
 from checkpointing_migrate import findings
 from checkpointing_migrate.table import Rename, Table
 from generator.measure.data import Measured, row_key
+from generator.pages.fixes import Setting, Snippet, condition_fix, settings, snippet, upgrade
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,15 @@ class SourceSite:
     """The test of the innermost `if` around the `raise`, as source; empty when there is none."""
     lines: tuple[tuple[int, tuple[str, ...]], ...]
     """Each line the `raise` is on, with the releases that have it there."""
+    settings: tuple[Setting, ...] = ()
+    """What `condition` tests, as settings a user changes (`fixes.settings`); empty when it tests something else."""
+    renamed: tuple[Rename, ...] = ()
+    """The table's shipped rows that rename one of those settings (a training argument the condition reads)."""
+
+    @property
+    def fix(self) -> Snippet | None:
+        """The keyword arguments that raise here, then the ones that do not."""
+        return condition_fix(self.settings)
 
 
 @dataclass(frozen=True)
@@ -76,6 +89,40 @@ class ErrorText:
     """Library → the measured releases whose source does not (for the same libraries)."""
     sites: tuple[SourceSite, ...]
     """Where the source raises it (for `in_source`)."""
+    seen: tuple[str, ...] = ()
+    """Measured messages that fill in a placeholder of the recorded one (`{model}`: the probe's class)."""
+    anchor: str = ""
+    """The section's anchor on the page (what MkDocs' toc makes of the heading)."""
+    fixes: tuple[Snippet, ...] = ()
+    """Old -> new code, once each: for a warning its rows' names, for an exception the names of the causes in
+    releases that have the new ones (mixing them is what raised)."""
+    upgrades: tuple[Upgrade, ...] = ()
+    """For causes in releases that all predate the row's new name: the requirement that leaves them out."""
+
+
+@dataclass(frozen=True)
+class Upgrade:
+    """Releases of a library that predate new names a section's causes used: the fix is the requirement."""
+
+    library: str
+    since: str
+    releases: tuple[str, ...]
+    rows: tuple[Rename, ...]
+    """The rows whose new names those releases lack, once per new name."""
+    fix: Snippet
+
+
+@dataclass(frozen=True)
+class Flag:
+    """One command-line flag of the table, as a section of its own: what a pasted command line lands on."""
+
+    row: Rename
+    fix: Snippet | None
+    """Old flag -> new flag; `None` while the new one is only planned (the row's note says what to do)."""
+    warns: ErrorText | None
+    """The warning the old flag produces, where the table records one."""
+    refused: tuple[ErrorText, ...]
+    """The exceptions the new flag raises in releases before it."""
 
 
 _TITLES = {
@@ -107,13 +154,28 @@ def error_texts(table: Table, measured: Measured) -> list[ErrorText]:
     rows_by_key = {row_key(r): r for r in table.renames}
     found: dict[tuple[str, str], dict[str, Any]] = {}
 
+    placeholders = _placeholders(table)
+
     def entry(category: str, message: str, warning: bool) -> dict[str, Any]:
-        key = (category, heading_of(message))
+        recorded = next((text for pattern, text in placeholders if pattern.fullmatch(message)), message)
+        key = (category, heading_of(recorded))
         item = found.setdefault(
-            key, {"texts": [], "warning": warning, "rows": [], "causes": {}, "releases": {}, "read": {}, "sites": {}}
+            key,
+            {
+                "texts": [],
+                "seen": [],
+                "warning": warning,
+                "rows": [],
+                "causes": {},
+                "releases": {},
+                "read": {},
+                "sites": {},
+            },
         )
-        if message not in item["texts"]:
-            item["texts"].append(message)
+        if recorded not in item["texts"]:
+            item["texts"].append(recorded)
+        if recorded != message and message not in item["seen"]:
+            item["seen"].append(message)
         return item
 
     for row in table.renames:
@@ -154,12 +216,18 @@ def error_texts(table: Table, measured: Measured) -> list[ErrorText]:
         not_in = {lib: tuple(r for r in measured.releases.get(lib, []) if r not in produced[lib]) for lib in produced}
         read = {lib: _sorted(releases) for lib, releases in item["read"].items()}
         sites = tuple(
-            SourceSite(lib, path, function, condition, tuple((n, _sorted(rel)) for n, rel in sorted(lines.items())))
+            _site(table, lib, path, function, condition, lines)
             for (lib, path, function, condition), lines in item["sites"].items()
         )
         causes = tuple(
             Cause(row, scenario, uses, _sorted(releases)) for (row, scenario, uses), releases in item["causes"].items()
         )
+        fixes = [snippet(table, row) for row in item["rows"]]
+        fixes += [snippet(table, c.row) for c in causes if not c.too_old and not item["warning"]]
+        upgrades: dict[tuple[str, str], list[Cause]] = {}
+        for c in causes:
+            if c.too_old and c.row.since:
+                upgrades.setdefault((c.row.library, c.row.since), []).append(c)
         out.append(
             ErrorText(
                 category=category,
@@ -176,8 +244,51 @@ def error_texts(table: Table, measured: Measured) -> list[ErrorText]:
                     lib: tuple(r for r in measured.releases.get(lib, []) if r not in read[lib]) for lib in read
                 },
                 sites=sites,
+                seen=tuple(item["seen"]),
+                anchor=slugify(heading.replace("`", ""), "-"),
+                fixes=tuple(dict.fromkeys(fixes)),
+                upgrades=tuple(_upgrade(table, lib, since, cs) for (lib, since), cs in upgrades.items()),
             )
         )
+    return out
+
+
+def _upgrade(table: Table, library: str, since: str, causes: list[Cause]) -> Upgrade:
+    rows = tuple({c.row.new: c.row for c in causes}.values())
+    releases = _sorted({r for c in causes for r in c.releases})
+    return Upgrade(library, since, releases, rows, upgrade(table, library, since))
+
+
+def _placeholders(table: Table) -> list[tuple[re.Pattern[str], str]]:
+    """Recorded warnings with a placeholder (`{model}`, the class name the message names at run time), each as the
+    pattern its measured instances match: a measured text that fills one in shares its section."""
+    out = []
+    for row in table.renames:
+        if row.warning and "{" in row.warning.message:
+            parts = re.split(r"\{\w+\}", row.warning.message)
+            out.append((re.compile(r"[^`\s]+".join(map(re.escape, parts))), row.warning.message))
+    return out
+
+
+def _site(
+    table: Table, library: str, path: str, function: str, condition: str, lines: dict[int, set[str]]
+) -> SourceSite:
+    tested = settings(table, library, condition)
+    names = {s.name for s in tested}
+    renamed = tuple(r for r in table.renames if r.kind == "field" and r.since and names & {r.old, r.new})
+    numbered = tuple((n, _sorted(releases)) for n, releases in sorted(lines.items()))
+    return SourceSite(library, path, function, condition, numbered, tested, renamed)
+
+
+def flags(table: Table, texts: list[ErrorText]) -> list[Flag]:
+    """Every command-line flag the table renames, with the sections of what it produces."""
+    out = []
+    for row in table.renames:
+        if row.kind != "cli-flag":
+            continue
+        warns = next((e for e in texts if row.warning and row in e.rows), None)
+        refused = tuple(e for e in texts if not e.warning and any(c.row == row and c.too_old for c in e.causes))
+        out.append(Flag(row, snippet(table, row) if row.since else None, warns, refused))
     return out
 
 
@@ -187,4 +298,5 @@ def _sorted(releases: set[str]) -> tuple[str, ...]:
 
 def context(table: Table, measured: Measured) -> dict[str, Any]:
     """What the errors page template uses."""
-    return {"error_texts": error_texts(table, measured), "guide_sections": GUIDE_SECTIONS}
+    texts = error_texts(table, measured)
+    return {"error_texts": texts, "flags": flags(table, texts), "guide_sections": GUIDE_SECTIONS}

@@ -3,17 +3,23 @@
 `on_pre_build` renders docs/generated/*.md (written only when changed, so the server does not rebuild in a loop);
 `on_config` gives `site_url` back its trailing slash; `on_post_build` publishes the machine-readable outputs
 (`generator.pages.outputs`) into site_dir only, never into docs/, so they need no committing and trigger no rebuild.
+Under `mkdocs serve`, a page of mkdocstrings blocks whose sources did not change is reused from the previous build.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import logging
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
 
 # MkDocs puts only this file's folder on sys.path while importing a hook, and restores sys.path afterwards; the
 # package lives one level up, so the path is added here and again whenever the package is imported afresh.
@@ -27,27 +33,52 @@ import generator.paths
 
 log = logging.getLogger("mkdocs.hooks.generator")
 
-_rebuild = False
-"""Whether a build already ran in this process. Before the first one the generator modules were just imported,
-so reloading them would only cost time (it is part of every `mkdocs build`; see benchmarks/build.py)."""
+_imported: str | None = None
+"""`_packages_key()` when the generator modules were last imported, `None` before the first build. Before it they
+were just imported, and while no package source changed (a table or page edit) they are still current, so
+importing them afresh would only cost time (it is part of every build; see benchmarks/)."""
 _table: checkpointing_migrate.table.Table | None = None
 """The table the current build rendered, which `on_post_build` publishes without reading the file again."""
 
 
+@dataclass
+class _Rendered:
+    """A page of mkdocstrings blocks as the previous build rendered it, and what autorefs learnt from it."""
+
+    key: str
+    html: str
+    toc: Any
+    anchors: set[str]
+    refs: list[tuple[str, str, str | None, bool]]
+    """(identifier, anchor, title, primary) of every object the page documents, as mkdocstrings registered them
+    with autorefs: what its own cross-references (and other pages') resolve to."""
+
+
+_rendered: dict[str, _Rendered] = {}
+"""Page source path -> its last rendering, reused while `_sources_key` stays the same. Only rebuilds use it:
+the API reference takes half of a build (mkdocstrings, griffe, Pygments), and a table edit changes none of it."""
+_keys: dict[str, str] = {}
+"""Page source path -> `_sources_key` in the current build, for the pages of mkdocstrings blocks."""
+_reusing: set[str] = set()
+"""Pages of the current build whose rendering is reused."""
+_MKDOCSTRINGS_BLOCK = "\n::: "
+
+
 def _reimport_generator() -> None:
-    """Import the generator package afresh, every module of it, so no edit is served stale.
+    """Import the generator and the tool's package afresh (the table lives there), every module, so no edit is
+    served stale.
 
     Dropping the modules and importing again, rather than `importlib.reload` one by one, needs no list of modules
     in dependency order that would go stale as the package grows.
     """
-    global generator
-    for name in [n for n in sys.modules if n == "generator" or n.startswith("generator.")]:
+    global generator, checkpointing_migrate
+    for name in [n for n in sys.modules if n.split(".")[0] in ("generator", "checkpointing_migrate")]:
         del sys.modules[name]
     if _ROOT not in sys.path:
         sys.path.insert(0, _ROOT)
     for name in ("checkpointing_migrate.table", "generator.pages.render", "generator.pages.outputs"):
         importlib.import_module(name)
-    generator = sys.modules["generator"]
+    generator, checkpointing_migrate = sys.modules["generator"], sys.modules["checkpointing_migrate"]
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
@@ -62,12 +93,14 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 
 def on_pre_build(config: MkDocsConfig) -> None:
     """Render docs/generated/*.md. `mkdocs serve` imports a hook once and caches it with every module it imports, so
-    the generator modules are imported afresh on each rebuild; otherwise an edit to `generator/` (watched, see
-    `watch:` in mkdocs.yml) would be served stale. Pages are written only when their content changed."""
-    global _rebuild, _table
-    if _rebuild:
+    the generator modules are imported afresh on a rebuild after a package source changed; otherwise an edit to
+    `generator/` (watched, see `watch:` in mkdocs.yml) would be served stale. Pages are written only when their
+    content changed."""
+    global _imported, _table
+    packages = _packages_key()
+    if _imported is not None and _imported != packages:
         _reimport_generator()
-    _rebuild, _table = True, None
+    _imported, _table = packages, None
     render, table = generator.pages.render, checkpointing_migrate.table
     try:
         loaded = table.load(generator.paths.TABLE_PATH)
@@ -79,6 +112,65 @@ def on_pre_build(config: MkDocsConfig) -> None:
     for path in render.write_pages(pages):
         log.info("generator: wrote %s", path.relative_to(generator.paths.ROOT))
     _table = loaded
+
+
+def _packages_key(*also: Path) -> str:
+    """Every Python source of the repository's packages (and `also`), by name, size and modification time."""
+    digest = hashlib.sha256()
+    packages = sorted(p for p in Path(_ROOT).iterdir() if (p / "__init__.py").is_file())
+    for source in [*also, *(s for p in packages for s in sorted(p.rglob("*.py")))]:
+        stat = source.stat()
+        digest.update(f"{source}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    return digest.hexdigest()
+
+
+def _sources_key(markdown: str, config: MkDocsConfig) -> str:
+    """What a page of mkdocstrings blocks depends on: its Markdown, mkdocs.yml (the handler's options) and the
+    Python packages of the repository (the `paths: [.]` griffe reads)."""
+    markdown_hash = hashlib.sha256(markdown.encode()).hexdigest()
+    return markdown_hash + _packages_key(Path(config.config_file_path))
+
+
+def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """On a rebuild, skip converting a page of mkdocstrings blocks whose sources did not change."""
+    if _MKDOCSTRINGS_BLOCK not in "\n" + markdown:
+        return markdown
+    key = _keys[page.file.src_uri] = _sources_key(markdown, config)
+    previous = _rendered.get(page.file.src_uri)
+    if previous is not None and previous.key == key:
+        _reusing.add(page.file.src_uri)
+        return ""  # converted in no time; on_page_content puts the previous rendering back
+    _reusing.discard(page.file.src_uri)
+    return markdown
+
+
+def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """Keep a fresh rendering of a page of mkdocstrings blocks, or restore the kept one (with its table of
+    contents, its anchors for MkDocs' link validation and its objects for autorefs' cross-references)."""
+    key = _keys.get(page.file.src_uri)
+    if key is None:
+        return html
+    autorefs: Any = config.plugins.get("autorefs")
+    if page.file.src_uri in _reusing:
+        kept = _rendered[page.file.src_uri]
+        page.toc, page.present_anchor_ids = kept.toc, set(kept.anchors)
+        if autorefs is not None:
+            for identifier, anchor, title, primary in kept.refs:
+                autorefs.register_anchor(page, identifier, anchor, title=title, primary=primary)
+        return kept.html
+    refs = []
+    if autorefs is not None:  # what mkdocstrings registered while converting this page (autorefs has no getter)
+        here = page.url + "#"
+        for primary, url_map in ((True, autorefs._primary_url_map), (False, autorefs._secondary_url_map)):
+            for identifier, urls in url_map.items():
+                refs += [
+                    (identifier, url.removeprefix(here), autorefs._title_map.get(url), primary)
+                    for url in urls
+                    if url.startswith(here)
+                ]
+    anchors = set(page.present_anchor_ids or ())
+    _rendered[page.file.src_uri] = _Rendered(key, html, page.toc, anchors, refs)
+    return html
 
 
 def on_post_build(config: MkDocsConfig) -> None:
