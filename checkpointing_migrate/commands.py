@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
-from checkpointing_migrate import codes, formats
+from checkpointing_migrate import codes, formats, stdin
 from checkpointing_migrate import rules as rules_module
 from checkpointing_migrate.files import Result, describe_size, parse_size
 from checkpointing_migrate.findings import SEVERITIES, FileError, Finding, link, sort_key, summary
@@ -26,7 +26,20 @@ from checkpointing_migrate.table import TableError, load
 
 def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Path) -> None:
     """The options of `scan` or `fix` (`command`); the parser itself lives in `generator/cli.py`."""
-    sub.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="files or folders to check")
+    sub.add_argument(
+        "paths", nargs="+", type=Path, metavar="PATH", help="files or folders to check; `-` reads standard input"
+    )
+    sub.add_argument(
+        "--stdin-filename",
+        metavar="NAME",
+        help="the name of the text read from `-`: its suffix picks the file kind and its folder the project whose "
+        "transformers requirement applies (default: a Python file in the working folder)"
+        + (
+            "; `fix -` prints the fixed text, `fix --diff -` a unified diff, and --write is refused"
+            if command == "fix"
+            else ""
+        ),
+    )
     sub.add_argument(
         "--target",
         metavar="REQ",
@@ -105,7 +118,23 @@ def _setup(args: argparse.Namespace) -> tuple[Options, Finder] | int:
     selection = _selection(args)
     if isinstance(selection, int):
         return selection
-    missing = [p for p in args.paths if not p.exists()]
+    if (Path(stdin.MARK) in args.paths) != (args.paths == [Path(stdin.MARK)]):
+        print(
+            f"error: `{stdin.MARK}` (standard input) cannot be mixed with other paths; check them in two runs",
+            file=sys.stderr,
+        )
+        return 2
+    if args.stdin_filename is not None and args.paths != [Path(stdin.MARK)]:
+        print(f"error: --stdin-filename names standard input: pass `{stdin.MARK}` as the only PATH", file=sys.stderr)
+        return 2
+    if getattr(args, "write", False) and args.paths == [Path(stdin.MARK)]:
+        print(
+            f"error: --write cannot rewrite standard input: `fix {stdin.MARK}` prints the fixed text "
+            "(redirect it to a file), or pass the file's path instead",
+            file=sys.stderr,
+        )
+        return 2
+    missing = [p for p in args.paths if not p.exists() and p != Path(stdin.MARK)]
     if missing:
         for p in missing:
             print(f"{p}: no such file or folder", file=sys.stderr)
@@ -162,7 +191,7 @@ def scan(args: argparse.Namespace) -> int:
     if isinstance(setup, int):
         return setup
     options, finder = setup
-    results = check_all(args.paths, replace(options, verify=False), finder)
+    results, _ = _results(args, replace(options, verify=False), finder)
     errors = _errors(results)
     findings = _findings(results)
     shown = [f for f in findings if SEVERITIES.index(f.severity) <= SEVERITIES.index(args.min_severity)]
@@ -184,9 +213,13 @@ def fix(args: argparse.Namespace) -> int:
     setup = _setup(args)
     if isinstance(setup, int):
         return setup
-    results = check_all(args.paths, *setup)
+    results, sent = _results(args, *setup)
     errors = _errors(results)
     changed = [r for r in results if r.fixed is not None and r.error is None]
+    # `fix -` applies the rewrites to what it prints (an editor replaces its buffer with it); `fix --diff -` shows them.
+    applied = args.write or (sent is not None and not args.diff)
+    if sent is not None and not args.diff:
+        _print_bytes(changed[0].fixed.encode(changed[0].encoding) if changed and changed[0].fixed else sent)
     if args.write and changed:
         from checkpointing_migrate.plan import write_all  # only `fix --write` writes: scan never loads it
 
@@ -209,7 +242,7 @@ def fix(args: argparse.Namespace) -> int:
             return 1
     import difflib  # only `fix` shows a diff
 
-    for result in changed if not args.write else ():
+    for result in changed if not applied else ():
         assert result.fixed is not None and result.original is not None
         sys.stdout.writelines(
             difflib.unified_diff(
@@ -227,14 +260,14 @@ def fix(args: argparse.Namespace) -> int:
         for finding in left:
             print(finding.text(), file=sys.stderr)
         fixed = sum(1 for f in findings if f.severity == "fix") - sum(1 for f in left if f.severity == "fix")
-        verb = "rewrote" if args.write else "would rewrite"
+        verb = "rewrote" if applied else "would rewrite"
         print(
             f"{verb} {fixed} name{'s' * (fixed != 1)} in {len(changed)} file{'s' * (len(changed) != 1)}; {len(left)} finding{'s' * (len(left) != 1)} left for a person.",
             file=sys.stderr,
         )
     else:
         _report(args.format, left, errors, sys.stderr)
-    pending = bool(changed) and not args.write
+    pending = bool(changed) and not applied
     return 1 if errors or pending or any(f.severity in ("fix", "hazard") for f in left) else 0
 
 
@@ -290,6 +323,26 @@ def explain(args: argparse.Namespace) -> int:
     ]
     print("\n".join(lines))
     return 0
+
+
+def _results(args: argparse.Namespace, options: Options, finder: Finder) -> tuple[list[Result], bytes | None]:
+    """The result of every file `args.paths` names, and the bytes read when the one PATH is `-` (standard input)."""
+    if args.paths == [Path(stdin.MARK)]:
+        result, sent = stdin.check(args.stdin_filename or stdin.DEFAULT_NAME, options, finder)
+        return [result], sent
+    return check_all(args.paths, options, finder), None
+
+
+def _print_bytes(data: bytes) -> None:
+    """`data` on standard output as they are: the text's own encoding and line endings (CRLF stays CRLF). A stream
+    without bytes underneath (a `StringIO` put in place by a caller) gets them decoded, undecodable ones escaped."""
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(data.decode("utf-8", "backslashreplace"))
+        return
+    buffer.write(data)
+    buffer.flush()
 
 
 def _diff_names(name: str) -> tuple[str, str]:

@@ -76,7 +76,7 @@ def kind_of(path: str, *, sniff: bool = True) -> str | None:
                 head = f.readline(64)
         except OSError:
             return None
-        return "shell" if head.startswith(_SHELLS) else None
+        return sniff_kind(head)
     return None
 
 
@@ -247,16 +247,16 @@ def read(path: str, limit: int | None) -> bytes | FileError:
             if not stat.S_ISREG(info.st_mode):
                 return FileError(path, 1, 1, "not a regular file; skipped: only regular files are read")
             if limit is not None and info.st_size > limit:
-                return FileError(path, 1, 1, _too_big(info.st_size, limit))
+                return FileError(path, 1, 1, too_big(info.st_size, limit))
             data = f.read() if limit is None else f.read(limit + 1)
     except OSError as exc:
         return FileError(path, 1, 1, f"cannot read: {exc.strerror or exc}")
     if limit is not None and len(data) > limit:
-        return FileError(path, 1, 1, _too_big(len(data), limit))
+        return FileError(path, 1, 1, too_big(len(data), limit))
     return data
 
 
-def _too_big(size: int, limit: int) -> str:
+def too_big(size: int, limit: int) -> str:
     return (
         f"{describe_size(size)}, over the {describe_size(limit)} limit; skipped: "
         f"pass --max-file-size {-(-size // 10**6)}MB (or more) to check it"
@@ -274,6 +274,17 @@ def check(path: str, options: Options, finder: Finder) -> Result:
     data = read(path, options.max_size)
     if isinstance(data, FileError):
         return Result(path, error=data)
+    return check_data(path, data, kind, options, finder)
+
+
+def sniff_kind(data: bytes) -> str | None:
+    """The handler for a file without a known suffix, from its first bytes: `shell` for a shell `#!` line."""
+    return "shell" if data.startswith(_SHELLS) else None
+
+
+def check_data(path: str, data: bytes, kind: str, options: Options, finder: Finder) -> Result:
+    """Check the bytes `data` of a file of `kind` named `path` (read from disk, or standard input under the name
+    `--stdin-filename` gives it); never raises for bad input."""
     if options.rules.stem.encode() not in data:
         return Result(path)
     try:
