@@ -22,6 +22,7 @@ sys.path.insert(0, _ROOT)
 
 import checkpointing_migrate.table
 import generator.pages.outputs
+import generator.pages.playground
 import generator.pages.render
 import generator.paths
 
@@ -45,7 +46,12 @@ def _reimport_generator() -> None:
         del sys.modules[name]
     if _ROOT not in sys.path:
         sys.path.insert(0, _ROOT)
-    for name in ("checkpointing_migrate.table", "generator.pages.render", "generator.pages.outputs"):
+    for name in (
+        "checkpointing_migrate.table",
+        "generator.pages.render",
+        "generator.pages.outputs",
+        "generator.pages.playground",
+    ):
         importlib.import_module(name)
     generator = sys.modules["generator"]
 
@@ -83,9 +89,14 @@ def on_pre_build(config: MkDocsConfig) -> None:
 
 def on_post_build(config: MkDocsConfig) -> None:
     """Publish aliases.json and its JSON Schema, llms.txt, llms-full.txt and each page's Markdown source into
-    site_dir (see `generator.pages.outputs`)."""
+    site_dir (see `generator.pages.outputs`), and the Try it page's runtime (`generator.pages.playground`)."""
     outputs = generator.pages.outputs
     pages = outputs.read_pages(Path(config.docs_dir), config.nav)
     assert _table is not None, "on_pre_build failed, so MkDocs should not have built"
     files = outputs.site_outputs(_table, pages, config.site_name, config.site_description or "")
     outputs.write_outputs(files, Path(config.site_dir))
+    playground = generator.pages.playground
+    try:
+        playground.publish(Path(config.site_dir), _table)
+    except playground.PlaygroundError as exc:
+        raise PluginError(f"the Try it page's runtime cannot be published: {exc}") from None
