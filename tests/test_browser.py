@@ -601,6 +601,7 @@ def test_try_it_with_a_script_a_config_and_a_launch_command(tab: Tab, wheel_tool
     page.keyboard.press("Enter")
     explain = subprocess.run(
         [sys.executable, "-m", "checkpointing_migrate", "explain", code],
+        cwd=wheel_tool,
         env={**os.environ, "PYTHONPATH": str(wheel_tool)},
         capture_output=True,
         text=True,
@@ -614,9 +615,10 @@ def test_try_it_with_a_script_a_config_and_a_launch_command(tab: Tab, wheel_tool
     if not axe.is_file():
         _missing(f"{axe} not found: run `make setup` (it fetches the pinned axe-core from the npm registry)")
     page.add_script_tag(path=str(axe))
-    for scheme in ("light", "dark"):
-        page.emulate_media(color_scheme=scheme)
-        page.evaluate("s => { document.body.dataset.mdColorScheme = s }", "slate" if scheme == "dark" else "default")
+    for scheme in ("default", "slate"):
+        if scheme == "slate":  # the header's toggle, as a reader switches: the results stay on the page
+            page.locator('label[title="Switch to dark mode"]').click()
+        _expect()(page.locator("body")).to_have_attribute("data-md-color-scheme", scheme)
         failing = page.evaluate(
             """async (impacts) => (await axe.run(document, {resultTypes: ["violations"]})).violations
                 .filter(v => impacts.includes(v.impact))
@@ -639,6 +641,7 @@ def test_python_loads_only_when_the_reader_starts_it(tab: Tab) -> None:
     tab.page.wait_for_url(tab.deployed.base + PAGES["Try it"])
     tab.page.wait_for_load_state("networkidle")
     assert not [u for u in fetched if "/pyodide/" in u or u.endswith(".whl")], fetched
+    _expect()(tab.page.locator("#playground-requirement")).to_have_value(REQUIREMENT)  # its script ran
     big = "args = TrainingArguments(output_dir='out', gradient_checkpointing=True)\n" * 14_000
     assert len(big) > 1_000_000
     answer = tab.page.evaluate(

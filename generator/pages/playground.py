@@ -197,7 +197,7 @@ def _place(source: Path, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     target.unlink(missing_ok=True)
     try:
-        os.link(source, target)
+        os.link(source.resolve(), target)  # the file, not a symlink to it (a linked cache)
     except OSError:
         shutil.copyfile(source, target)
 

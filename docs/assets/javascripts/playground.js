@@ -1,8 +1,8 @@
-// The "Try it" page (docs/try.md): the migration tool's own wheel, run by Pyodide in the page. Loaded by that page
-// only; Python itself loads on the first Run. Every file comes from this site's assets/playground/ (published by
-// generator/pages/playground.py): the interpreter, the tool's wheel, PyYAML and packaging, and manifest.json. The
-// page calls the tool's command line, `fix --diff --format json --stdin-filename NAME --target REQ -`, and shows
-// what it prints; there is no second implementation here, only the display.
+// The "Try it" page (docs/try.md): the migration tool's own wheel, run by Pyodide in the page. Loaded on that
+// page only (by playground-loader.js); Python itself loads on the first Run. Every file comes from this site's
+// assets/playground/ (published by generator/pages/playground.py): the interpreter, the tool's wheel, PyYAML and
+// packaging, and manifest.json. The page calls the tool's command line, `fix --diff --format json --stdin-filename
+// NAME --target REQ -`, and shows what it prints; there is no second implementation here, only the display.
 (() => {
   const script = document.currentScript;
   const base = new URL("../playground/", script.src);
@@ -155,5 +155,6 @@ def playground_run(argv, text):
       if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); run(); }
     });
   };
+  state.init = init; // the loader (playground-loader.js) calls it again after an instant navigation
   init();
 })();
