@@ -578,7 +578,8 @@ def test_try_it_with_a_script_a_config_and_a_launch_command(tab: Tab, wheel_tool
         want = _cli(wheel_tool, kind, text)
         if number == 0:
             page.click("#playground-run")
-            _expect()(page.locator("#playground-status")).to_contain_text("Loading")  # the progress shown
+            _expect()(page.locator("#playground-progress")).to_be_visible()  # shown while Python loads
+            _expect()(page.locator("#playground-status")).to_have_text(re.compile("^(Loading|Starting)"))
         else:
             page.focus("#playground-text")
             page.keyboard.press("Control+Enter")
