@@ -156,6 +156,9 @@ def tool_wheel() -> Path:
         (wheel,) = WheelBuilder(str(ROOT)).build(directory=tmp, versions=["standard"])
         folder.mkdir(parents=True, exist_ok=True)
         os.replace(wheel, folder / Path(wheel).name)
+    for old in CACHE.glob("wheel-*"):  # the wheels of earlier sources: one per edit would pile up
+        if old != folder:
+            shutil.rmtree(old, ignore_errors=True)
     return folder / Path(wheel).name
 
 
