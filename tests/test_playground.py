@@ -80,3 +80,10 @@ def test_the_pins_are_the_versions_the_makefile_fetches() -> None:
     assert set(pins) == {"pyodide", "pyyaml", "packaging"}
     assert all(len(p.sha256) == 64 and p.version in p.file for p in pins.values())
     assert "generator/pages/playground.pins" in (ROOT / "Makefile").read_text(encoding="utf-8")
+
+
+def test_without_the_downloads_the_build_publishes_no_runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A build of a copy of the sources (or before `make setup`) still builds; the page then says what is missing.
+    monkeypatch.setattr(playground, "CACHE", tmp_path)
+    assert [p.name for p in playground.missing()] == list(playground.pins())
+    assert "this build has no Python runtime" in (ROOT / "docs/assets/javascripts/playground.js").read_text()

@@ -96,6 +96,9 @@ def on_post_build(config: MkDocsConfig) -> None:
     files = outputs.site_outputs(_table, pages, config.site_name, config.site_description or "")
     outputs.write_outputs(files, Path(config.site_dir))
     playground = generator.pages.playground
+    if absent := playground.missing():
+        log.info("generator: the Try it page has no runtime: %s not downloaded; run `make setup`", absent[0].file)
+        return
     try:
         playground.publish(Path(config.site_dir), _table)
     except playground.PlaygroundError as exc:

@@ -1,9 +1,8 @@
 """The "Try it" page's runtime: Pyodide, the tool's own wheel and its two dependencies, published into the built site.
 
-`fetch` (run by `make setup`) downloads the pinned files of `playground.pins` into `.cache/playground/`; `publish`
-(the MkDocs hook, after every build) checks each one's sha256, builds the tool's wheel from this checkout with
-hatchling (cached by the hash of what goes into it) and copies everything under `assets/playground/` of site_dir,
-with a manifest the page's script reads. Nothing is written into docs/, and nothing is fetched from elsewhere.
+`fetch` (`make setup`) downloads the pinned files of `playground.pins` into `.cache/playground/`; `publish` (the hook)
+checks each sha256, builds the tool's wheel with hatchling (cached by content hash) and places everything, with a
+manifest for the page's script, under `assets/playground/` of site_dir only. Nothing is fetched from elsewhere.
 """
 
 from __future__ import annotations
@@ -215,6 +214,12 @@ def manifest(table: Table, archives: list[tuple[Path, str]]) -> dict[str, object
         "guide": {c.code: GUIDE_PAGE + (f"#{SECTIONS[c.section]}" if c.section else "") for c in codes.CODES.values()}
         | {codes.FILE_ERROR: GUIDE_PAGE},
     }
+
+
+def missing() -> list[Pin]:
+    """The pinned downloads not in the cache: a build without `make setup` (or in a copy of the sources) publishes
+    no runtime, and the page says so; a download that is there but differs is an error (`publish`)."""
+    return [p for p in pins().values() if not p.path.is_file()]
 
 
 def publish(site_dir: Path, table: Table) -> None:

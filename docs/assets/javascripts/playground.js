@@ -43,11 +43,13 @@ def playground_run(argv, text):
   const start = (progress) => {
     state.ready ??= (async () => {
       progress(0);
+      const listed = await fetch(new URL("manifest.json", base));
+      if (!listed.ok) throw new Error("this build has no Python runtime (its builder ran without `make setup`)");
+      const manifest = await listed.json();
       const { loadPyodide } = await import(new URL("pyodide/pyodide.mjs", base).href);
       progress(1);
       const pyodide = await loadPyodide({ indexURL: new URL("pyodide/", base).href });
       progress(2);
-      const manifest = await (await fetch(new URL("manifest.json", base))).json();
       const site = pyodide.runPython("import sysconfig; sysconfig.get_paths()['purelib']");
       for (const archive of manifest.archives) {
         const data = await (await fetch(new URL(archive.file, base))).arrayBuffer();
