@@ -2,7 +2,7 @@
 # make test   - the whole test suite (site build, generator, doc examples)
 # make build  - strict build of the site into site/
 # make render - rewrite docs/generated/*.md from aliases.yaml and templates/
-# make setup  - only the environment: .venv and the pinned axe-core the browser tests inject
+# make setup  - only the environment: .venv, the pinned axe-core the browser tests inject, the Try it page's runtime
 # Every target first creates .venv, or refreshes it when requirements.txt changed.
 
 PYTHON ?= python3
@@ -14,6 +14,10 @@ TORCH := torch==2.13.0
 # (pinned; npm checks the tarball against the registry's integrity hash). The test reads this line.
 AXE_CORE_VERSION := 4.14.1
 AXE := .cache/axe-core-$(AXE_CORE_VERSION)/axe.min.js
+# The Try it page's runtime: Pyodide (npm), PyYAML's sdist and packaging's wheel, pinned with their sha256 in this file
+# (generator/pages/playground.py downloads them, and every site build checks them before publishing).
+PLAYGROUND_PINS := generator/pages/playground.pins
+PLAYGROUND := .cache/playground/.fetched
 
 # Material 9.8 prints a multi-line MkDocs 2.0 notice on every build; it changes nothing.
 export NO_MKDOCS_2_WARNING := 1
@@ -21,17 +25,17 @@ export NO_MKDOCS_2_WARNING := 1
 .PHONY: serve test build render setup
 
 # --livereload: with Click 8.2.2-8.3.x `mkdocs serve` silently runs without it.
-serve: $(STAMP)
+serve: $(STAMP) $(PLAYGROUND)
 	$(VENV)/bin/mkdocs serve --livereload -a $(ADDR)
 
-setup: $(STAMP) $(AXE)
+setup: $(STAMP) $(AXE) $(PLAYGROUND)
 
-test: $(STAMP) $(AXE)
+test: $(STAMP) $(AXE) $(PLAYGROUND)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/python -m pytest
 
-build: $(STAMP)
+build: $(STAMP) $(PLAYGROUND)
 	$(VENV)/bin/mkdocs build --strict
 
 render: $(STAMP)
@@ -55,3 +59,8 @@ $(AXE):
 	rm -rf $(@D).tmp && mkdir -p $(@D).tmp
 	cd $(@D).tmp && npm pack --silent axe-core@$(AXE_CORE_VERSION) >/dev/null && tar -xzf axe-core-$(AXE_CORE_VERSION).tgz
 	rm -rf $(@D) && mv $(@D).tmp/package $(@D) && rm -rf $(@D).tmp
+
+# Each file is checked against its pinned sha256 before it is moved into place; the stamp follows the pins file.
+$(PLAYGROUND): $(PLAYGROUND_PINS) $(STAMP)
+	$(VENV)/bin/python -m generator.pages.playground fetch
+	touch $@

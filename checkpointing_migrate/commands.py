@@ -15,7 +15,7 @@ from pathlib import Path
 
 from packaging.version import Version
 
-from checkpointing_migrate import codes, formats, report
+from checkpointing_migrate import codes, formats, report, stdin
 from checkpointing_migrate import config as config_module
 from checkpointing_migrate import rules as rules_module
 from checkpointing_migrate.config import Config
@@ -31,7 +31,20 @@ from checkpointing_migrate.table import TableError, load
 
 def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Path) -> None:
     """The options of `scan` or `fix` (`command`); the parser itself lives in `checkpointing_migrate/cli.py`."""
-    sub.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="files or folders to check")
+    sub.add_argument(
+        "paths", nargs="+", type=Path, metavar="PATH", help="files or folders to check; `-` reads standard input"
+    )
+    sub.add_argument(
+        "--stdin-filename",
+        metavar="NAME",
+        help="the name of the text read from `-`: its suffix picks the file kind and its folder the project whose "
+        "transformers requirement applies (default: a Python file in the working folder)"
+        + (
+            "; `fix -` prints the fixed text, `fix --diff -` a unified diff, and --write is refused"
+            if command == "fix"
+            else ""
+        ),
+    )
     sub.add_argument(
         "--target",
         metavar="REQ",
@@ -186,7 +199,23 @@ def _size(text: str) -> int:
 
 
 def _setup(args: argparse.Namespace) -> tuple[Options, Finder, Selection] | int:
-    missing = [p for p in args.paths if not p.exists()]
+    if (Path(stdin.MARK) in args.paths) != (args.paths == [Path(stdin.MARK)]):
+        print(
+            f"error: `{stdin.MARK}` (standard input) cannot be mixed with other paths; check them in two runs",
+            file=sys.stderr,
+        )
+        return 2
+    if args.stdin_filename is not None and args.paths != [Path(stdin.MARK)]:
+        print(f"error: --stdin-filename names standard input: pass `{stdin.MARK}` as the only PATH", file=sys.stderr)
+        return 2
+    if getattr(args, "write", False) and args.paths == [Path(stdin.MARK)]:
+        print(
+            f"error: --write cannot rewrite standard input: `fix {stdin.MARK}` prints the fixed text "
+            "(redirect it to a file), or pass the file's path instead",
+            file=sys.stderr,
+        )
+        return 2
+    missing = [p for p in args.paths if not p.exists() and p != Path(stdin.MARK)]
     if missing:
         for p in missing:
             print(f"{p}: no such file or folder", file=sys.stderr)
@@ -297,12 +326,7 @@ def scan(args: argparse.Namespace) -> int:
     if isinstance(setup, int):
         return setup
     options, finder, walk = setup
-    results = _gate(
-        check_all(args.paths, replace(options, verify=False), finder, selection=walk),
-        options,
-        finder,
-        args.format == "text",
-    )
+    results, _ = _results(args, replace(options, verify=False), finder, walk)
     if isinstance(results, int):
         return results
     errors = _errors(results)
@@ -331,7 +355,7 @@ def fix(args: argparse.Namespace) -> int:
     if isinstance(setup, int):
         return setup
     options, finder, walk = setup
-    results = _gate(check_all(args.paths, options, finder, selection=walk), options, finder, args.format == "text")
+    results, sent = _results(args, options, finder, walk)
     if isinstance(results, int):
         return results
     errors = _errors(results)
@@ -343,6 +367,10 @@ def fix(args: argparse.Namespace) -> int:
         for note in notes:  # not errors: the run goes on, the finding stays listed
             print(f"{note.path}:{note.line}:{note.column}: {note.message}", file=sys.stderr)
     changed = [r for r in results if r.fixed is not None and r.error is None]
+    # `fix -` applies the rewrites to what it prints (an editor replaces its buffer with it); `fix --diff -` shows them.
+    applied = args.write or (sent is not None and not args.diff)
+    if sent is not None and not args.diff:
+        _print_bytes(changed[0].fixed.encode(changed[0].encoding) if changed and changed[0].fixed else sent)
     if args.write and changed:
         from checkpointing_migrate.plan import write_all  # only `fix --write` writes: scan never loads it
 
@@ -365,7 +393,7 @@ def fix(args: argparse.Namespace) -> int:
             return 1
     import difflib  # only `fix` shows a diff
 
-    for result in changed if not args.write else ():
+    for result in changed if not applied else ():
         assert result.fixed is not None and result.original is not None
         sys.stdout.writelines(
             difflib.unified_diff(
@@ -380,15 +408,15 @@ def fix(args: argparse.Namespace) -> int:
     out = report.Output(sys.stderr, args.output_file)
     if args.format == "text":
         _text(args, left, errors, out)
-        verb = "rewrote" if args.write else "would rewrite"
-        applied = [f for f in findings if f.applies(args.unsafe_fixes) and f.path in written]
+        verb = "rewrote" if applied else "would rewrite"
+        done = [f for f in findings if f.applies(args.unsafe_fixes) and f.path in written]
         if args.show_fixes:
             for text in report.fixes(
-                applied, lambda f: True, "fixes applied" if args.write else "fixes to apply (`--write`)"
+                done, lambda f: True, "fixes applied" if args.write else "fixes to apply (`--write`)"
             ):
                 out.print(text)
         if not args.quiet:
-            fixed, files = len(applied), len({f.path for f in applied})
+            fixed, files = len(done), len({f.path for f in done})
             line = (
                 f"{verb} {fixed} name{'s' * (fixed != 1)} in {files} file{'s' * (files != 1)}; "
                 f"{len(left)} finding{'s' * (len(left) != 1)} left for a person"
@@ -401,7 +429,7 @@ def fix(args: argparse.Namespace) -> int:
                 out.print(f"{verb} {len(silenced)} finding{'s' * (len(silenced) != 1)} with ignore comments.")
     else:
         _report(args.format, left, errors, out)
-    pending = bool(changed) and not args.write
+    pending = bool(changed) and not applied
     return _close(out) or (1 if errors or pending or any(f.severity in ("fix", "hazard") for f in left) else 0)
 
 
@@ -457,6 +485,32 @@ def explain(args: argparse.Namespace) -> int:
     ]
     print("\n".join(lines))
     return 0
+
+
+def _results(
+    args: argparse.Namespace, options: Options, finder: Finder, walk: Selection
+) -> tuple[list[Result] | int, bytes | None]:
+    """The result of every file `args.paths` names (or 2 when the project's requirement cannot be read: `_gate`),
+    and the bytes read when the one PATH is `-` (standard input)."""
+    sent = None
+    if args.paths == [Path(stdin.MARK)]:
+        result, sent = stdin.check(args.stdin_filename or stdin.DEFAULT_NAME, options, finder)
+        results = [result]
+    else:
+        results = check_all(args.paths, options, finder, selection=walk)
+    return _gate(results, options, finder, args.format == "text"), sent
+
+
+def _print_bytes(data: bytes) -> None:
+    """`data` on standard output as they are: the text's own encoding and line endings (CRLF stays CRLF). A stream
+    without bytes underneath (a `StringIO` put in place by a caller) gets them decoded, undecodable ones escaped."""
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(data.decode("utf-8", "backslashreplace"))
+        return
+    buffer.write(data)
+    buffer.flush()
 
 
 def _diff_names(name: str) -> tuple[str, str]:

@@ -67,12 +67,14 @@ def shebang_kind(head: bytes) -> str | None:
     return SHEBANG_KINDS.get(interpreter)
 
 
-def kind_of(path: str) -> str | None:
-    """The handler for `path`, by suffix, else by its `#!` line (regular files only: a FIFO would block the read, a
-    device may act on it)."""
+def kind_of(path: str, *, sniff: bool = True) -> str | None:
+    """The handler for `path`, by suffix, else (with `sniff`) by its `#!` line (regular files only: a FIFO would block
+    the read, a device may act on it)."""
     suffix = os.path.splitext(os.path.basename(path))[1].lower()
     if suffix in SUFFIXES:
         return SUFFIXES[suffix]
+    if not sniff:
+        return None
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             return None
@@ -209,16 +211,16 @@ def read(path: str, limit: int | None) -> bytes | FileError:
             if not stat.S_ISREG(info.st_mode):
                 return FileError(path, 1, 1, "not a regular file; skipped: only regular files are read")
             if limit is not None and info.st_size > limit:
-                return FileError(path, 1, 1, _too_big(info.st_size, limit))
+                return FileError(path, 1, 1, too_big(info.st_size, limit))
             data = f.read() if limit is None else f.read(limit + 1)
     except OSError as exc:
         return FileError(path, 1, 1, f"cannot read: {exc.strerror or exc}")
     if limit is not None and len(data) > limit:
-        return FileError(path, 1, 1, _too_big(len(data), limit))
+        return FileError(path, 1, 1, too_big(len(data), limit))
     return data
 
 
-def _too_big(size: int, limit: int) -> str:
+def too_big(size: int, limit: int) -> str:
     return (
         f"{describe_size(size)}, over the {describe_size(limit)} limit; skipped: "
         f"pass --max-file-size {-(-size // 10**6)}MB (or more) to check it"
@@ -239,6 +241,17 @@ def check(path: str, options: Options, finder: Finder) -> Result:
     data = read(path, options.max_size)
     if isinstance(data, FileError):
         return Result(path, error=data)
+    return check_data(path, data, kind, options, finder)
+
+
+def sniff_kind(data: bytes) -> str | None:
+    """The handler for text without a known suffix (standard input), from its `#!` line."""
+    return shebang_kind(data.split(b"\n", 1)[0][:256])
+
+
+def check_data(path: str, data: bytes, kind: str, options: Options, finder: Finder) -> Result:
+    """Check the bytes `data` of a file of `kind` named `path` (read from disk, or standard input under the name
+    `--stdin-filename` gives it); never raises for bad input."""
     if options.rules.stem.encode() not in data and not (options.strict_ignores and suppress.MARKER.encode() in data):
         return Result(path)
     try:

@@ -42,13 +42,18 @@ def check_all(
     `.gitignore` files), in walk order (folders that could not be entered, named files of no known kind as errors)."""
     items = list(walk(paths, selection))
     files = [i for i in items if isinstance(i, str)]
-    results = _check_files(files, options, finder, workers)
-    # A file that replaces an old method on a transformers class makes renaming its calls unsafe in every file.
+    results = across_files(_check_files(files, options, finder, workers), options)
+    by_path = {r.path: r for r in results}
+    return [by_path[i] if isinstance(i, str) else Result(i.path, error=i) for i in items]
+
+
+def across_files(results: list[Result], options: Options) -> list[Result]:
+    """`results` after what one file says about the others: a file that replaces an old method on a transformers
+    class makes renaming its calls unsafe in every file of the run (standard input is a run of one file)."""
     patches = {f.old: f for r in results for f in r.findings if f.code == "class-patch"}
     if patches:
         results = [without_patched_fixes(r, patches, options.unsafe_fixes) for r in results]
-    by_path = {r.path: r for r in results}
-    return [by_path[i] if isinstance(i, str) else Result(i.path, error=i) for i in items]
+    return results
 
 
 def _check_files(files: list[str], options: Options, finder: Finder, workers: int | None) -> list[Result]:

@@ -25,8 +25,12 @@ _SKIP = shutil.ignore_patterns(".git", ".venv", ".cache", ".pytest_cache", "site
 
 
 def copy_repo(dest: Path) -> Path:
-    """What a build reads, copied: the repository without VCS data, environments, caches and output."""
-    return Path(shutil.copytree(ROOT, dest, ignore=_SKIP))
+    """What a build reads, copied: the repository without VCS data, environments, caches and output; the build's
+    one cache, the Try it page's pinned downloads (`make setup` fetched them), is linked, not copied."""
+    copied = Path(shutil.copytree(ROOT, dest, ignore=_SKIP))
+    (copied / ".cache").mkdir()
+    (copied / ".cache" / "playground").symlink_to(ROOT / ".cache" / "playground", target_is_directory=True)
+    return copied
 
 
 def build(repo: Path, site: Path, **env: str) -> subprocess.CompletedProcess[str]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import http.server
 import io
+import json
 import os
 import re
 import subprocess
@@ -24,6 +25,7 @@ import sys
 import tarfile
 import threading
 import tomllib
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +35,7 @@ import pytest
 import yaml
 from sitekit import IN_CI, copy_repo, git_snapshot
 
+from checkpointing_migrate.table import load
 from generator.pages.outputs import nav_pages
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -581,3 +584,158 @@ def test_a_pasted_warning_opens_on_its_fix(tab: Tab) -> None:
         _expect()(heading.locator("xpath=following-sibling::div[contains(@class, 'highlight')][1]")).to_be_in_viewport()
         folded = heading.locator("xpath=following-sibling::details[1]")
         assert folded.get_attribute("open") is None, "the measurements should start folded"
+
+
+# --- The Try it page -----------------------------------------------------------------------------------------------
+
+PAIRS = ROOT / "tests/fixtures/migrate/pairs"
+REQUIREMENT = f">={next(r.since for r in load(ROOT / 'aliases.yaml').renames if r.since)}"
+"""The playground's default: the release that shipped the renames, from the table."""
+COLD_MS = 90_000
+"""A first Run loads Python (about 14 MB) and the tool; `benchmarks/playground.py` measures it (target: 30 s)."""
+
+
+@pytest.fixture(scope="session")
+def wheel_tool(deployed: Deployed, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel the deployed page runs, unpacked where `python -m checkpointing_migrate` finds it first."""
+    (wheel,) = (deployed.tree / "latest" / "assets" / "playground").glob("checkpointing_migrate-*.whl")
+    folder = tmp_path_factory.mktemp("wheel")
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(folder)
+    return folder
+
+
+def _cli(tool: Path, name: str, text: str, requirement: str = REQUIREMENT) -> dict[str, object]:
+    """What `fix --diff --format json --stdin-filename NAME --target REQ -` of that wheel prints for `text`."""
+    done = subprocess.run(
+        [sys.executable, "-m", "checkpointing_migrate", "fix", "--diff", "--format", "json", "--stdin-filename", name]
+        + ["--target", f"transformers{requirement}", "-"],
+        input=text.encode("utf-8"),
+        cwd=tool,
+        env={**os.environ, "PYTHONPATH": str(tool)},
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    return {"code": done.returncode, "stdout": done.stdout.decode(), "stderr": done.stderr.decode()}
+
+
+def test_the_playground_answers_what_the_command_line_answers(tab: Tab, wheel_tool: Path) -> None:
+    """On every fixture of the pairs folder, byte for byte: the diff, the findings (JSON) and the exit code."""
+    tab.open(PAGES["Try it"])
+    fixtures = sorted(p for p in PAIRS.iterdir() if ".after." not in p.name)
+    assert len(fixtures) > 10
+    for path in fixtures:
+        name, text = path.name.replace(".before.", "."), path.read_bytes().decode("utf-8")
+        got = tab.page.evaluate("([n, t, r]) => window.checkpointingPlayground.run(n, t, r)", [name, text, REQUIREMENT])
+        assert got == _cli(wheel_tool, name, text), name
+
+
+def _run_and_wait(page: Any, expected_diff: str) -> None:
+    diff = expected_diff or "Nothing to rewrite."
+    page.wait_for_function(
+        "d => document.getElementById('playground-diff').textContent === d"
+        " && /^Done/.test(document.getElementById('playground-status').textContent)",
+        arg=diff,
+        timeout=COLD_MS,
+    )
+
+
+def _codes(page: Any, where: str) -> list[str]:
+    return page.locator(f"#playground-{where} tbody tr td:nth-child(4) > code").all_text_contents()
+
+
+def test_try_it_with_a_script_a_config_and_a_launch_command(tab: Tab, wheel_tool: Path) -> None:
+    """Pasted text, a file kind, Run (by mouse, then by keyboard): the diff and the findings the command line gives,
+    each finding's `explain` text and guide link; bad input is a positioned finding; nothing leaves the origin
+    (the `tab` fixture fails on any request that does), and the page with its results passes axe in both schemes
+    and fits a phone."""
+    page = tab.page
+    tab.open(PAGES["Try it"])
+    _expect()(page.locator("#playground-requirement")).to_have_value(REQUIREMENT)
+    _expect()(page.locator("#playground-progress")).to_be_hidden()
+    cases = [
+        ("train.py", (PAIRS / "training_args.before.py").read_text(encoding="utf-8")),
+        ("config.yaml", (PAIRS / "trl_config.before.yaml").read_text(encoding="utf-8")),
+        ("launch.sh", "trl sft --config sft.yaml --gradient_checkpointing\n"),
+        ("train.py", (PAIRS / "hazards.py").read_text(encoding="utf-8")),
+        ("train.py", "def f(:\n    model.gradient_checkpointing_enable()\n"),
+    ]
+    for number, (kind, text) in enumerate(cases):
+        page.select_option("#playground-kind", kind)
+        page.fill("#playground-text", text)
+        want = _cli(wheel_tool, kind, text)
+        if number == 0:
+            page.click("#playground-run")
+            _expect()(page.locator("#playground-progress")).to_be_visible()  # shown while Python loads
+            _expect()(page.locator("#playground-status")).to_have_text(re.compile("^(Loading|Starting)"))
+        else:
+            page.focus("#playground-text")
+            page.keyboard.press("Control+Enter")
+        _run_and_wait(page, str(want["stdout"]))
+        left = json.loads(str(want["stderr"]))
+        assert _codes(page, "findings") == [f["code"] for f in left if f["applicability"] != "unsafe"], kind
+        assert _codes(page, "unsafe") == [f["code"] for f in left if f["applicability"] == "unsafe"], kind
+    # The last case: the syntax error is a finding with its position, not a stack trace.
+    _expect()(page.locator("#playground-findings tbody tr")).to_have_count(1)
+    _expect()(page.locator("#playground-findings tbody tr td").nth(0)).to_have_text("1")
+    _expect()(page.locator("#playground-findings tbody tr td").nth(1)).to_have_text("7")
+    assert "Traceback" not in page.locator("#playground-result").inner_text()
+    # The explain text is the command line's; the guide link stays on this site.
+    page.fill("#playground-text", (PAIRS / "hazards.py").read_text(encoding="utf-8"))
+    page.keyboard.press("Control+Enter")
+    _run_and_wait(page, "")
+    first = page.locator("#playground-findings tbody tr").first
+    code = first.locator("td:nth-child(4) > code").text_content()
+    first.locator("summary").focus()
+    page.keyboard.press("Enter")
+    explain = subprocess.run(
+        [sys.executable, "-m", "checkpointing_migrate", "explain", code],
+        cwd=wheel_tool,
+        env={**os.environ, "PYTHONPATH": str(wheel_tool)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    _expect()(first.locator("details pre")).to_have_text(explain.stdout)
+    guide = first.locator("a", has_text="guide section").get_attribute("href")
+    assert guide.startswith(tab.deployed.base + "generated/migration-guide/#"), guide
+    # Accessible with its results, light and dark; no sideways scroll on a phone.
+    axe = _axe_path()
+    if not axe.is_file():
+        _missing(f"{axe} not found: run `make setup` (it fetches the pinned axe-core from the npm registry)")
+    page.add_script_tag(path=str(axe))
+    for scheme in ("default", "slate"):
+        if scheme == "slate":  # the header's toggle, as a reader switches: the results stay on the page
+            page.locator('label[title="Switch to dark mode"]').click()
+        _expect()(page.locator("body")).to_have_attribute("data-md-color-scheme", scheme)
+        failing = page.evaluate(
+            """async (impacts) => (await axe.run(document, {resultTypes: ["violations"]})).violations
+                .filter(v => impacts.includes(v.impact))
+                .map(v => v.id + ": " + v.nodes.slice(0, 3).map(n => n.target.join(" ") + " :: " + n.failureSummary).join("; "))""",
+            list(FAILING_IMPACTS),
+        )
+        assert not failing, f"{scheme}: " + "\n".join(failing)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=str(SCREENSHOTS / "390x844" / "try-it-with-results.png"), full_page=True)
+    width = page.evaluate("[document.documentElement.scrollWidth, innerWidth]")
+    assert width[0] <= width[1], f"the Try it page with results scrolls sideways on a phone: {width}"
+
+
+def test_python_loads_only_when_the_reader_starts_it(tab: Tab) -> None:
+    """Opening the page (or any other) fetches none of the interpreter; a 1 MB paste still answers."""
+    fetched: list[str] = []
+    tab.page.on("request", lambda r: fetched.append(r.url))
+    tab.open(PAGES["Home"])
+    tab.page.locator(".md-nav__link", has_text="Try it").first.click()
+    tab.page.wait_for_url(tab.deployed.base + PAGES["Try it"])
+    tab.page.wait_for_load_state("networkidle")
+    assert not [u for u in fetched if "/pyodide/" in u or u.endswith(".whl")], fetched
+    _expect()(tab.page.locator("#playground-requirement")).to_have_value(REQUIREMENT)  # its script ran
+    big = "args = TrainingArguments(output_dir='out', gradient_checkpointing=True)\n" * 14_000
+    assert len(big) > 1_000_000
+    answer = tab.page.evaluate(
+        "([t, r]) => window.checkpointingPlayground.run('train.py', t, r)",
+        [f"from transformers import TrainingArguments\n{big}", REQUIREMENT],
+    )
+    assert answer["code"] == 1 and answer["stdout"].count("+args = TrainingArguments(") == 14_000

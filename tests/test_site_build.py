@@ -39,6 +39,7 @@ TABLE = load(ROOT / "aliases.yaml")
 # The nav of the fixed interface: title -> built page (use_directory_urls).
 NAV = {
     "Home": "index.html",
+    "Try it": "try/index.html",
     "Migration guide": "generated/migration-guide/index.html",
     "Errors and warnings": "generated/errors/index.html",
     "Migrate automatically": "migrate-automatically/index.html",

@@ -28,6 +28,7 @@ sys.path.insert(0, _ROOT)
 
 import checkpointing_migrate.table
 import generator.pages.outputs
+import generator.pages.playground
 import generator.pages.render
 import generator.paths
 
@@ -76,7 +77,12 @@ def _reimport_generator() -> None:
         del sys.modules[name]
     if _ROOT not in sys.path:
         sys.path.insert(0, _ROOT)
-    for name in ("checkpointing_migrate.table", "generator.pages.render", "generator.pages.outputs"):
+    for name in (
+        "checkpointing_migrate.table",
+        "generator.pages.render",
+        "generator.pages.outputs",
+        "generator.pages.playground",
+    ):
         importlib.import_module(name)
     generator, checkpointing_migrate = sys.modules["generator"], sys.modules["checkpointing_migrate"]
 
@@ -175,9 +181,17 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
 
 def on_post_build(config: MkDocsConfig) -> None:
     """Publish aliases.json and its JSON Schema, llms.txt, llms-full.txt and each page's Markdown source into
-    site_dir (see `generator.pages.outputs`)."""
+    site_dir (see `generator.pages.outputs`), and the Try it page's runtime (`generator.pages.playground`)."""
     outputs = generator.pages.outputs
     pages = outputs.read_pages(Path(config.docs_dir), config.nav)
     assert _table is not None, "on_pre_build failed, so MkDocs should not have built"
     files = outputs.site_outputs(_table, pages, config.site_name, config.site_description or "")
     outputs.write_outputs(files, Path(config.site_dir))
+    playground = generator.pages.playground
+    if absent := playground.missing():
+        log.info("generator: the Try it page has no runtime: %s not downloaded; run `make setup`", absent[0].file)
+        return
+    try:
+        playground.publish(Path(config.site_dir), _table)
+    except playground.PlaygroundError as exc:
+        raise PluginError(f"the Try it page's runtime cannot be published: {exc}") from None
