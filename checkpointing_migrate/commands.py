@@ -72,6 +72,33 @@ def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Pat
         "--diff", action="store_true", help="print a unified diff of the rewrites and write nothing (the default)"
     )
     mode.add_argument("--write", action="store_true", help="rewrite the files in place")
+    _add_verify_arguments(sub)
+
+
+def _add_verify_arguments(sub: argparse.ArgumentParser) -> None:
+    """`fix --write --verify CMD` (`checkpointing_migrate.verify`)."""
+    sub.add_argument(
+        "--verify",
+        metavar="CMD",
+        help="with --write: run this shell command line (e.g. 'pytest -q') before and after the rewrites; it must pass "
+        "before, and the files whose rewrite makes it fail are found by bisection and put back (exit 1)",
+    )
+    sub.add_argument(
+        "--verify-timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="kill a --verify run that takes longer; it counts as failing (default: no limit)",
+    )
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds greater than 0, e.g. 300")
+    return value
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
@@ -184,10 +211,21 @@ def fix(args: argparse.Namespace) -> int:
     setup = _setup(args)
     if isinstance(setup, int):
         return setup
+    if (args.verify is not None or args.verify_timeout is not None) and not args.write:
+        print("error: --verify and --verify-timeout need --write (they check the files written)", file=sys.stderr)
+        return 2
     results = check_all(args.paths, *setup)
     errors = _errors(results)
     changed = [r for r in results if r.fixed is not None and r.error is None]
-    if args.write and changed:
+    verified = None
+    if args.write and changed and args.verify is not None:
+        from checkpointing_migrate.verify import verify_write
+
+        verified = verify_write(changed, args.verify, args.verify_timeout)
+        if verified.code not in (0, 1):
+            return verified.code
+        changed = [r for r in changed if r.path in verified.kept]
+    elif args.write and changed:
         from checkpointing_migrate.plan import write_all  # only `fix --write` writes: scan never loads it
 
         outcome = write_all(changed)
@@ -235,7 +273,14 @@ def fix(args: argparse.Namespace) -> int:
     else:
         _report(args.format, left, errors, sys.stderr)
     pending = bool(changed) and not args.write
-    return 1 if errors or pending or any(f.severity in ("fix", "hazard") for f in left) else 0
+    return (
+        1
+        if errors
+        or pending
+        or (verified is not None and verified.code)
+        or any(f.severity in ("fix", "hazard") for f in left)
+        else 0
+    )
 
 
 def rules(args: argparse.Namespace) -> int:
