@@ -487,14 +487,20 @@ class Receivers:
             if not bound:
                 continue
             kinds = set()
-            found = UNKNOWN
+            found = against = UNKNOWN
             for value in bound:
                 if isinstance(value, tuple):  # an annotation
                     found = self.class_kind(_unquote(value[1]))
                 else:
                     found = self.expr_kind(value, scopes[index:], depth + 1)
                 kinds.add(found.kind)
-            return found if len(kinds) == 1 else UNKNOWN
+                if found.kind == "foreign" and not isinstance(value, tuple):  # built, not only annotated
+                    against = found
+            if len(kinds) == 1:
+                return found
+            # Bound to another library's object and to something unknown (`model, opt = prepare(model, opt)`): a
+            # rename may still break the first, so the evidence against stands.
+            return against if kinds == {"foreign", "unknown"} and against.kind == "foreign" else UNKNOWN
         return UNKNOWN
 
     def _bindings(self, scope: ast.AST) -> dict[str, list[ast.expr | tuple[str, ast.expr]]]:

@@ -300,6 +300,19 @@ setattr(PreTrainedModel, "gradient_checkpointing_enable", hook)  # hazard class-
 model = AutoModelForCausalLM.from_pretrained("m")
 model.gradient_checkpointing_enable()  # hazard patched-method
 """,
+    # openrlhf 0.11.2's `cli/train_sft.py`: its `Actor` (a torch module with the old method only) is later rebound
+    # by unpacking; the call is on the real `Actor`, which has no new name (an AttributeError once renamed).
+    "prepared_actor": """
+from torch import nn
+
+class Actor(nn.Module):
+    def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None):  # hazard override
+        pass
+
+model = Actor()
+model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})  # info not-transformers
+(model, optim), scheduler = strategy.prepare((model, optim), scheduler)
+""",
     "base_from_elsewhere": """
 from transformers import GenerationMixin, LlamaForCausalLM
 from somewhere import Mixin
