@@ -462,12 +462,18 @@ class Receivers:
             func = expr.func
             if isinstance(func, ast.Attribute) and func.attr in _CONSTRUCTORS:
                 kind = self.class_kind(func.value)
-                remote = next((k for k in expr.keywords if k.arg == "trust_remote_code"), None)
-                if kind.kind == "model" and remote is not None and not _is_false(remote.value):
+                # Only the Auto classes load a repository's own code; `**options` may hold `trust_remote_code=True`.
+                auto = (self.qualified(func.value) or "").rpartition(".")[2].startswith("AutoModel")
+                remote = next((k for k in expr.keywords if k.arg in ("trust_remote_code", None)), None)
+                if kind.kind == "model" and auto and remote is not None and not _is_false(remote.value):
+                    passed = (
+                        f"**{ast.unparse(remote.value)}"
+                        if remote.arg is None
+                        else f"trust_remote_code={ast.unparse(remote.value)}"
+                    )
                     what = (
-                        f"line {expr.lineno} loads it with `trust_remote_code={ast.unparse(remote.value)}`: the model's "
-                        f"class may be the Hub's own code, which defines its own methods, so a transformers class name "
-                        f"is no evidence"
+                        f"line {expr.lineno} loads it with `{passed}`: the model's class may be the repository's own "
+                        f"code, which defines its own methods, so a transformers class name is no evidence"
                     )
                     return Kind("unsure", what, expr.lineno)
                 return kind

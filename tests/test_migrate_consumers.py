@@ -283,12 +283,17 @@ adapters.init(model)
 model.gradient_checkpointing_enable()  # unsafe call
 """,
     "remote_code": """
-from transformers import AutoModelForCausalLM
+from transformers import AutoModelForCausalLM, LlamaForCausalLM
 
 model = AutoModelForCausalLM.from_pretrained("org/custom", trust_remote_code=True)
 model.gradient_checkpointing_enable()  # unsafe call
 local = AutoModelForCausalLM.from_pretrained("m", trust_remote_code=False)
 local.gradient_checkpointing_enable()  # fix call
+options = {"trust_remote_code": True}
+maybe = AutoModelForCausalLM.from_pretrained("org/custom", **options)
+maybe.gradient_checkpointing_enable()  # unsafe call
+concrete = LlamaForCausalLM.from_pretrained("m", trust_remote_code=True)  # a concrete class runs its own code
+concrete.gradient_checkpointing_enable()  # fix call
 """,
     "setattr_patch": """
 from transformers import AutoModelForCausalLM, PreTrainedModel
