@@ -187,20 +187,56 @@ class _Walk:
         functions = [n for n, _ in reversed(self.stack[:-1]) if isinstance(n, _FUNCTIONS)]
         return [*functions, self.receivers.module]
 
+    def _instance_of(self, name: str) -> ast.ClassDef | None:
+        """The class whose instance `name` is, when it is the first parameter of a method (whatever its name; not of
+        a static method, a nested function or a lambda)."""
+        for (node, _), (outer, _) in zip(reversed(self.stack[1:-1]), reversed(self.stack[:-2]), strict=False):
+            if not isinstance(node, _FUNCTIONS) or name not in _parameters(node):
+                continue
+            if isinstance(node, ast.Lambda) or not isinstance(outer, ast.ClassDef):
+                return None
+            decorators = {ast.unparse(d) for d in node.decorator_list}
+            positional = [*node.args.posonlyargs, *node.args.args]
+            if not decorators & {"staticmethod", "classmethod"} and positional and positional[0].arg == name:
+                return outer
+            return None
+        return None
+
+    def _attribute_kind(self, expr: ast.Attribute) -> Kind:
+        """`self.vision` where every method of the class assigns `self.vision` an object of another library or a
+        project class that is not a transformers one: that (evidence against only; anything else is unknown)."""
+        cls = self._instance_of(expr.value.id) if isinstance(expr.value, ast.Name) else None
+        if cls is None:
+            return UNKNOWN
+        kinds = []
+        for method in cls.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
+                continue
+            me = method.args.args[0].arg
+            for node in ast.walk(method):
+                if isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Attribute) and t.attr == expr.attr and ast.unparse(t.value) == me
+                    for t in node.targets
+                ):
+                    # Built there (`Tower()`), not passed in: a parameter annotated `nn.Module` may hold a model.
+                    built = isinstance(node.value, ast.Call)
+                    kinds.append(
+                        self.receivers.expr_kind(node.value, [method, self.receivers.module]) if built else UNKNOWN
+                    )
+        if kinds and all(k.kind == "foreign" for k in kinds):
+            return dataclasses.replace(
+                kinds[0], why=f"`{ast.unparse(expr)}` is assigned in `{cls.name}`: {kinds[0].why}"
+            )
+        return UNKNOWN
+
     def _kind(self, expr: ast.expr) -> Kind:
-        """What `expr` holds (see `checkpointing_migrate.receivers`); the first parameter of a method (whatever its
-        name; not of a static method, a nested function or a lambda) holds an instance of its class."""
+        """What `expr` holds (see `checkpointing_migrate.receivers`); the first parameter of a method holds an
+        instance of its class (`_instance_of`), an attribute of it what the class assigns it (`_attribute_kind`)."""
+        if isinstance(expr, ast.Attribute):
+            return self._attribute_kind(expr)
         if isinstance(expr, ast.Name):
-            for (node, _), (outer, _) in zip(reversed(self.stack[1:-1]), reversed(self.stack[:-2]), strict=False):
-                if not isinstance(node, _FUNCTIONS) or expr.id not in _parameters(node):
-                    continue
-                if isinstance(node, ast.Lambda) or not isinstance(outer, ast.ClassDef):
-                    break
-                decorators = {ast.unparse(d) for d in node.decorator_list}
-                positional = [*node.args.posonlyargs, *node.args.args]
-                if not decorators & {"staticmethod", "classmethod"} and positional and positional[0].arg == expr.id:
-                    return self.receivers.class_kind(ast.Name(outer.name))
-                break
+            if (cls := self._instance_of(expr.id)) is not None:
+                return self.receivers.class_kind(ast.Name(cls.name))
             if expr.id == "self" and not any(isinstance(n, _FUNCTIONS) for n, _ in self.stack[:-1]):
                 cls = self._enclosing(ast.ClassDef)  # `self` in a class body outside methods: a snippet's shorthand
                 return self.receivers.class_kind(ast.Name(cls.name)) if isinstance(cls, ast.ClassDef) else UNKNOWN

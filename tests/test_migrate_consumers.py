@@ -357,6 +357,7 @@ def test_the_reasons_are_given(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "TypeError" in messages[("c01_mixin.py", 12)]
     assert "line 12 swaps its class (`model.__class__ = ...`)" in messages[("c02_swap.py", 13)]
     assert "trust_remote_code=True" in messages[("remote.py", 4)]
+    assert "`self.vision` is assigned in `M`: class `Tower` defines" in messages[("c08_attribute.py", 11)]
     assert "reads `self.gradient_checkpointing` in `__post_init__`" in messages[("c11_own_fields.py", 20)]
     assert (
         "not training arguments (class `Settings` defines `set_training` itself" in messages[("c11_own_fields.py", 22)]
