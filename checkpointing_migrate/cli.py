@@ -28,7 +28,9 @@ SUBCOMMANDS = {
 EPILOG = """exit codes:
   0  nothing to report (scan), nothing left to fix (fix)
   1  findings to act on, a file that could not be checked or written, or (fix --diff) rewrites pending
-  2  usage error (bad option, unknown code, missing path, a --target no release meets) or internal error"""
+  2  usage error (bad option, unknown code, missing path, a --target no release meets) or internal error;
+     fix --verify: the check fails before any rewrite (nothing written)
+  130  fix --verify interrupted (Ctrl-C): the check was killed and every original put back"""
 """The exit codes, shown at the end of `--help`."""
 
 

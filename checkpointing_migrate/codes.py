@@ -186,7 +186,9 @@ _CODES = (
         "model",
         "a model class that overrides the old method",
         "An override of the old method stays the entry point until the old name is removed (the new method calls "
-        "it, and it warns when it calls up). Override the new method instead.",
+        "it, and it warns when it calls up). A class outside transformers that only defines the old method is "
+        "called by the Trainer's fallback with `every_n_layers=` and `offload=`: without them (or `**kwargs`) that is "
+        "a TypeError already, not a warning until v6. Override the new method instead.",
         (
             "modeling.py",
             (
@@ -222,8 +224,9 @@ _CODES = (
         "warns",
         "library",
         "the old method or property looked up by string (`getattr`, `hasattr`, `setattr`)",
-        "A lookup by string warns on a transformers model like a direct use, and the string cannot be rewritten "
-        "safely. Test `hasattr(type(model), NEW)` and use the new name.",
+        "Looking up the old property by string warns on a transformers model like a direct read; looking up an old "
+        "method does not warn (only calling it does) but fails once the name is removed. The string cannot be "
+        "rewritten safely. Test `hasattr(type(model), NEW)` and use the new name.",
         ("probe.py", "if getattr(model, 'is_gradient_checkpointing', False):\n    pass\n"),
     ),
     Code(

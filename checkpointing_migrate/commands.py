@@ -132,6 +132,33 @@ def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Pat
     )
     mode.add_argument("--write", action="store_true", help="rewrite the files in place")
     report.add_arguments(sub, command)
+    _add_verify_arguments(sub)
+
+
+def _add_verify_arguments(sub: argparse.ArgumentParser) -> None:
+    """`fix --write --verify CMD` (`checkpointing_migrate.verify`)."""
+    sub.add_argument(
+        "--verify",
+        metavar="CMD",
+        help="with --write: run this shell command line (e.g. 'pytest -q') before and after the rewrites; it must pass "
+        "before, and the files whose rewrite makes it fail are found by bisection and put back (exit 1)",
+    )
+    sub.add_argument(
+        "--verify-timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="kill a --verify run that takes longer; it counts as failing (default: no limit)",
+    )
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds greater than 0, e.g. 300")
+    return value
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
@@ -354,6 +381,9 @@ def fix(args: argparse.Namespace) -> int:
     setup = _setup(args)
     if isinstance(setup, int):
         return setup
+    if (args.verify is not None or args.verify_timeout is not None) and not args.write:
+        print("error: --verify and --verify-timeout need --write (they check the files written)", file=sys.stderr)
+        return 2
     options, finder, walk = setup
     results, sent = _results(args, options, finder, walk)
     if isinstance(results, int):
@@ -371,7 +401,15 @@ def fix(args: argparse.Namespace) -> int:
     applied = args.write or (sent is not None and not args.diff)
     if sent is not None and not args.diff:
         _print_bytes(changed[0].fixed.encode(changed[0].encoding) if changed and changed[0].fixed else sent)
-    if args.write and changed:
+    verified = None
+    if args.write and changed and args.verify is not None:
+        from checkpointing_migrate.verify import verify_write
+
+        verified = verify_write(changed, args.verify, args.verify_timeout)
+        if verified.code not in (0, 1):
+            return verified.code
+        changed = [r for r in changed if r.path in verified.kept]
+    elif args.write and changed:
         from checkpointing_migrate.plan import write_all  # only `fix --write` writes: scan never loads it
 
         outcome = write_all(changed)
@@ -430,7 +468,8 @@ def fix(args: argparse.Namespace) -> int:
     else:
         _report(args.format, left, errors, out)
     pending = bool(changed) and not applied
-    return _close(out) or (1 if errors or pending or any(f.severity in ("fix", "hazard") for f in left) else 0)
+    failed = errors or pending or (verified is not None and verified.code)
+    return _close(out) or (1 if failed or any(f.severity in ("fix", "hazard") for f in left) else 0)
 
 
 def rules(args: argparse.Namespace) -> int:

@@ -30,6 +30,25 @@ from checkpointing_migrate.receivers import NEW_KEYWORDS, UNKNOWN, Kind, Receive
 __all__ = ["Source", "analyse", "context_of", "identifiers"]
 from checkpointing_migrate.table import Rename, field_name
 
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
+    a = node.args
+    return {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if x is not None}
+
+
+def _up_call(call: ast.Call, method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """`Base.method(self, ...)` inside `method`: a call through a class name with the method's own first parameter."""
+    positional = [*method.args.posonlyargs, *method.args.args]
+    return (
+        isinstance(call.func, ast.Attribute)
+        and isinstance(call.func.value, (ast.Name, ast.Attribute))
+        and bool(call.args and positional)
+        and isinstance(call.args[0], ast.Name)
+        and call.args[0].id == positional[0].arg
+    )
+
 
 def _callee(call: ast.Call) -> str | None:
     func = call.func
@@ -164,15 +183,63 @@ class _Walk:
         return self._receivers
 
     def _scopes(self) -> list[ast.AST]:
-        """The enclosing functions, innermost first, then the module."""
-        functions = [n for n, _ in reversed(self.stack[:-1]) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        """The enclosing functions and lambdas, innermost first, then the module."""
+        functions = [n for n, _ in reversed(self.stack[:-1]) if isinstance(n, _FUNCTIONS)]
         return [*functions, self.receivers.module]
 
+    def _instance_of(self, name: str) -> ast.ClassDef | None:
+        """The class whose instance `name` is, when it is the first parameter of a method (whatever its name; not of
+        a static method, a nested function or a lambda)."""
+        for (node, _), (outer, _) in zip(reversed(self.stack[1:-1]), reversed(self.stack[:-2]), strict=False):
+            if not isinstance(node, _FUNCTIONS) or name not in _parameters(node):
+                continue
+            if isinstance(node, ast.Lambda) or not isinstance(outer, ast.ClassDef):
+                return None
+            decorators = {ast.unparse(d) for d in node.decorator_list}
+            positional = [*node.args.posonlyargs, *node.args.args]
+            if not decorators & {"staticmethod", "classmethod"} and positional and positional[0].arg == name:
+                return outer
+            return None
+        return None
+
+    def _attribute_kind(self, expr: ast.Attribute) -> Kind:
+        """`self.vision` where every method of the class assigns `self.vision` an object of another library or a
+        project class that is not a transformers one: that (evidence against only; anything else is unknown)."""
+        cls = self._instance_of(expr.value.id) if isinstance(expr.value, ast.Name) else None
+        if cls is None:
+            return UNKNOWN
+        kinds = []
+        for method in cls.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
+                continue
+            me = method.args.args[0].arg
+            for node in ast.walk(method):
+                if isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Attribute) and t.attr == expr.attr and ast.unparse(t.value) == me
+                    for t in node.targets
+                ):
+                    # Built there (`Tower()`), not passed in: a parameter annotated `nn.Module` may hold a model.
+                    built = isinstance(node.value, ast.Call)
+                    kinds.append(
+                        self.receivers.expr_kind(node.value, [method, self.receivers.module]) if built else UNKNOWN
+                    )
+        if kinds and all(k.kind == "foreign" for k in kinds):
+            return dataclasses.replace(
+                kinds[0], why=f"`{ast.unparse(expr)}` is assigned in `{cls.name}`: {kinds[0].why}"
+            )
+        return UNKNOWN
+
     def _kind(self, expr: ast.expr) -> Kind:
-        """What `expr` holds (see `checkpointing_migrate.receivers`); `self` holds an instance of its class."""
-        if isinstance(expr, ast.Name) and expr.id == "self":
-            cls = self._enclosing(ast.ClassDef)
-            return self.receivers.class_kind(ast.Name(cls.name)) if isinstance(cls, ast.ClassDef) else UNKNOWN
+        """What `expr` holds (see `checkpointing_migrate.receivers`); the first parameter of a method holds an
+        instance of its class (`_instance_of`), an attribute of it what the class assigns it (`_attribute_kind`)."""
+        if isinstance(expr, ast.Attribute):
+            return self._attribute_kind(expr)
+        if isinstance(expr, ast.Name):
+            if (cls := self._instance_of(expr.id)) is not None:
+                return self.receivers.class_kind(ast.Name(cls.name))
+            if expr.id == "self" and not any(isinstance(n, _FUNCTIONS) for n, _ in self.stack[:-1]):
+                cls = self._enclosing(ast.ClassDef)  # `self` in a class body outside methods: a snippet's shorthand
+                return self.receivers.class_kind(ast.Name(cls.name)) if isinstance(cls, ast.ClassDef) else UNKNOWN
         return self.receivers.expr_kind(expr, self._scopes())
 
     def _is_config_class(self, node: ast.AST | None) -> bool:
@@ -205,7 +272,7 @@ class _Walk:
         instance whose old method was replaced → a hazard.
         """
         text = ast.unparse(receiver)
-        kind = self._kind(receiver)
+        kind = self._receiver_kind(receiver)
         if (text, row.old) in self.receivers.replaced:
             why = (
                 f"`{text}.{row.old}` is replaced on the instance in this file: since transformers {row.since} the new "
@@ -222,14 +289,28 @@ class _Walk:
             if self.rules.members[kind.overridden].kind == "property":
                 why = f"{kind.why}: reading `{row.new}` would skip the override; override the new name first"
             return hazard(row, start, code="narrow-override", what=f"{what}: not rewritten, {why}", section="model")
-        unsafe = self._no_evidence(receiver, row) if kind.kind == "unknown" else None
-        if kind.kind in ("model", "unknown") and row.kind == "property":
+        unsafe = self._unsafe(receiver, row, kind)
+        if kind.kind in ("model", "unknown", "unsure") and row.kind == "property":
             return rename(row, start, edits, self.options, code="property", what=what, section=section, unsafe=unsafe)
-        if kind.kind in ("model", "unknown"):
+        if kind.kind in ("model", "unknown", "unsure"):
             return rename(row, start, edits, self.options, code="call", what=what, section=section, unsafe=unsafe)
         why = kind.why if kind.kind == "foreign" else f"it holds training arguments: {kind.why}"
         message = f"{what} on `{text}`, which is not a transformers model ({why}): its `{row.old}` is not the deprecated one, so it is not rewritten"
         return info(row, start, code="not-transformers", what=message, section="library")
+
+    def _receiver_kind(self, receiver: ast.expr) -> Kind:
+        """`_kind`, made `unsure` when the module swaps the receiver's class (`checkpointing_migrate.receivers.SWAPPERS`)."""
+        kind = self._kind(receiver)
+        text = ast.unparse(receiver)
+        if kind.kind in ("model", "unknown") and text in self.receivers.swapped:
+            return Kind("unsure", f"`{text}` is not only what it was built as: {self.receivers.swapped[text]}")
+        return kind
+
+    def _unsafe(self, receiver: ast.expr, row: Rename, kind: Kind) -> str | None:
+        """Why a rename on `receiver` is an unsafe fix (no evidence, or evidence that something else may answer)."""
+        if kind.kind == "unsure":
+            return kind.why
+        return self._no_evidence(receiver, row) if kind.kind == "unknown" else None
 
     def _is_model_class(self, expr: ast.expr) -> bool:
         """Whether `expr` names a transformers model class itself (`PreTrainedModel`), not an instance of one."""
@@ -297,12 +378,7 @@ class _Walk:
         parent, _ = self._parent()
         section = "model" if self._enclosing(ast.ClassDef) else "script"
         if isinstance(node.ctx, ast.Store) and self._is_model_class(node.value):
-            what = (
-                f"replaces `{ast.unparse(node.value)}.{node.attr}` on the class: `{row.new}` does not go through the "
-                f"replacement, so a call renamed to `{row.new}`, in any file, would skip it; patch `{row.new}` too, "
-                f"then rename the calls (until then the calls of `{row.old}` in the files checked with this one are not rewritten)"
-            )
-            self.hits.append(hazard(row, start, code="class-patch", what=what, section="model"))
+            self._class_patch(row, start, f"{ast.unparse(node.value)}.{node.attr}")
             return
         if isinstance(node.ctx, ast.Store):
             what = f"assigns to `{node.attr}` on an instance: the function replaces the deprecated method and stays the entry point until {row.removal or 'the old name is removed'} (it runs, and warns, when `{row.new}` is called{self._new_keywords(row)}, so it must accept them); wrap `{row.new}` instead"
@@ -330,8 +406,13 @@ class _Walk:
         if (
             function is not None
             and function.name in self.rules.members
-            and isinstance(receiver, ast.Call)
-            and _callee(receiver) == "super"
+            and isinstance(self._enclosing(ast.ClassDef), ast.ClassDef)
+            and (
+                (isinstance(receiver, ast.Call) and _callee(receiver) == "super")
+                # `LlamaForCausalLM.gradient_checkpointing_enable(self, ...)`: the up-call by the base's name. Renamed
+                # inside the override, the new method calls the override again: a RecursionError (measured).
+                or _up_call(call, function)
+            )
         ):
             return  # part of an override, reported at its `def`
         old_kwargs = self.rules.member_kwargs.get(node.attr, {})
@@ -358,7 +439,7 @@ class _Walk:
         self.hits.append(verdict)
         if verdict.severity != "fix":
             return
-        unsafe = self._no_evidence(receiver, row) if verdict.applicability == "unsafe" else None
+        unsafe = self._unsafe(receiver, row, self._receiver_kind(receiver))
         for k, edit in zip(kwargs, edits[1:], strict=True):
             krow = old_kwargs[k.arg or ""]
             hit = rename(
@@ -372,6 +453,15 @@ class _Walk:
                 what=f"passes `{krow.old}=` to `{row.old}()` (renamed with it)",
             )
             self.hits.append(dataclasses.replace(hit, via=node.attr))
+
+    def _class_patch(self, row: Rename, start: int, patched: str) -> None:
+        """The old method replaced on a transformers class (`X.old = fn`, `setattr(X, "old", fn)`)."""
+        what = (
+            f"replaces `{patched}` on the class: `{row.new}` does not go through the "
+            f"replacement, so a call renamed to `{row.new}`, in any file, would skip it; patch `{row.new}` too, "
+            f"then rename the calls (until then the calls of `{row.old}` in the files checked with this one are not rewritten)"
+        )
+        self.hits.append(hazard(row, start, code="class-patch", what=what, section="model"))
 
     def _field_attribute(self, node: ast.Attribute) -> None:
         """`.old_field` on something surely training arguments (`self` in such a class, a parameter annotated with one,
@@ -446,6 +536,11 @@ class _Walk:
                 return
         elif callee in rules.method_kwargs and arg in rules.method_kwargs[callee]:
             row, what, section = rules.method_kwargs[callee][arg], f"passes `{arg}=` to `{callee}()`", "config"
+            kind = self._kind(parent.func.value) if isinstance(parent.func, ast.Attribute) else UNKNOWN
+            if kind.kind == "foreign":
+                what = f"passes `{arg}=` to `{callee}()` of an object that is not training arguments ({kind.why}): not rewritten"
+                self.hits.append(info(row, start, code="not-transformers", what=what, section="config"))
+                return
         elif arg in rules.fields and self._is_replace(parent):
             row = rules.fields[arg]
             copied = ast.unparse(parent.args[0]) if parent.args else "..."
@@ -631,10 +726,23 @@ class _Walk:
                 if kind.kind == "foreign"
                 else f"if `{cls.name}` does not inherit `{row.new}` (it is not a `{row.owner}`), "
             )
-            what += (
-                f"; {inherits}the {who} warns `{caller.warning.category}: {caller.warning.text_for(cls.name)}` and calls "
-                f"it until {caller.removal}; define `{row.new}` as well"
+            refuses = (
+                narrow_override(node, node.name)
+                if kind.kind == "foreign" and node.name == self.receivers.enable
+                else None
             )
+            if refuses is not None:
+                # Measured (trainer.py's fallback): the call passes the new keywords, so this raises already.
+                what += (
+                    f"; {inherits}the {who} warns `{caller.warning.category}: {caller.warning.text_for(cls.name)}` and "
+                    f"calls it with {NEW_KEYWORDS}, but it {refuses}: a TypeError on transformers ≥ {row.since}, not "
+                    f"something that keeps working until {caller.removal}; define `{row.new}`, or add `**kwargs`"
+                )
+            else:
+                what += (
+                    f"; {inherits}the {who} warns `{caller.warning.category}: {caller.warning.text_for(cls.name)}` and "
+                    f"calls it (with {NEW_KEYWORDS}) until {caller.removal}; define `{row.new}` as well"
+                )
         hit = hazard(row, self._def_name(node), code="override", what=what, section="model")
         self.hits.append(dataclasses.replace(hit, via=cls.name) if trainer_calls else hit)
 
@@ -669,9 +777,15 @@ class _Walk:
             return
         start = self._at(name.lineno, name.col_offset) + 1
         rules = self.rules
-        if name.value in rules.members:
+        if name.value in rules.members and _callee(call) == "setattr" and self._is_model_class(call.args[0]):
+            self._class_patch(rules.members[name.value], start, f"{ast.unparse(call.args[0])}.{name.value}")
+        elif name.value in rules.members:
             row = rules.members[name.value]
-            what = f"looks up `{row.old}` by string with `{_callee(call)}` (on a transformers model this warns like a direct use); test `hasattr(type(model), '{row.new}')` and use the new name"
+            if row.kind == "property" or _callee(call) == "setattr":
+                effect = "on a transformers model this warns like a direct use"
+            else:  # measured: looking a method up does not warn, only calling it does
+                effect = f"this does not warn, only a call does; it fails once `{row.old}` is removed in {row.removal}"
+            what = f"looks up `{row.old}` by string with `{_callee(call)}` ({effect}); test `hasattr(type(model), '{row.new}')` and use the new name"
             # How the lookup ends once the name is gone: `hasattr` and a `getattr` default answer, the others raise.
             form = "getattr with a default" if _callee(call) == "getattr" and len(call.args) > 2 else _callee(call)
             hit = hazard(row, start, code="string-lookup", what=what, section="library")

@@ -30,6 +30,11 @@ NEW_PARAMETERS = ("every_n_layers", "offload")
 """Keywords the new enable method passes to an override of the old one (transformers ≥ the rename)."""
 NEW_KEYWORDS = " and ".join(f"`{p}=`" for p in NEW_PARAMETERS)
 """`NEW_PARAMETERS` as messages name them."""
+SWAPPERS = frozenset({"adapters.init"})
+"""Calls that swap the class of the model passed to them (AdapterHub's `adapters.init(model)`): what the model's
+methods are afterwards is that library's business."""
+_NEUTRAL_ROOTS = ("abc", "typing", "typing_extensions", "dataclasses", "enum", "builtins", "collections")
+"""Import roots whose classes define none of the renamed names (a base from there is no evidence against)."""
 
 
 @dataclass(frozen=True)
@@ -40,7 +45,9 @@ class Kind:
     """`model`, `args` (training arguments), `override` (a model class whose override of an old name the new name
     cannot call the same way), `mixin` (training arguments whose class inherits the old field from a mixin),
     `args-unsure` (training arguments whose class also has a base from elsewhere, which may declare the old field),
-    `foreign` (another library's object or a project class that is not a transformers one) or `unknown`."""
+    `foreign` (another library's object or a project class that is not a transformers one), `unsure` (a transformers
+    model, but something may have replaced what the old name does: a base from elsewhere, remote code, a class swap;
+    `why` says what) or `unknown`."""
     why: str
     """The evidence, as a phrase for messages (`class TinyLlama overrides ...`)."""
     line: int = 0
@@ -121,6 +128,11 @@ class Receivers:
         self.classes: dict[str, ast.ClassDef | None] = {}
         self.replaced: set[tuple[str, str]] = set()
         """(receiver text, old name) of each old method replaced on an instance (`x.old = ...`)."""
+        self.patches: dict[str, dict[str, ast.expr]] = {}
+        """Old names assigned on a class of this module after its definition (`Tiny.old = fn`, `setattr(Tiny, "old",
+        fn)`), by class name: part of the class like a `def` in its body."""
+        self.swapped: dict[str, str] = {}
+        """Names whose object gets another class (`x.__class__ = X`, `adapters.init(x)`), with the evidence."""
         # Imports, classes and assignments are statements: expressions are not walked. A module followed from another
         # one is asked only about its classes and imports: its top level is enough.
         for node in _statements(tree, nested=hops == 0):
@@ -141,12 +153,39 @@ class Receivers:
                 self.classes[node.name] = None if node.name in self.classes else node
             elif isinstance(node, ast.Assign):
                 for target in node.targets:
+                    if isinstance(target, ast.Attribute) and target.attr == "__class__":
+                        self.swapped[ast.unparse(target.value)] = (
+                            f"line {node.lineno} swaps its class (`{ast.unparse(target)} = ...`)"
+                        )
                     if isinstance(target, ast.Attribute) and target.attr in rules.members:
+                        self._patched(target.value, target.attr, node.value)
                         if isinstance(node.value, ast.Lambda) and node.value.args.kwarg is not None:
                             continue  # `lambda **kwargs: ...` takes whatever the new name passes
                         self.replaced.add((ast.unparse(target.value), target.attr))
+            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+                self._call_statement(node.value)
         self._class_kinds: dict[str, Kind] = {}
         self._scopes: dict[int, dict[str, list[ast.expr | tuple[str, ast.expr]]]] = {}
+        self.functions = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        """The module's top-level functions: what a class attribute assigned from one of them (`old = _fn`) takes."""
+
+    def _patched(self, owner: ast.expr, name: str, value: ast.expr) -> None:
+        if isinstance(owner, ast.Name) and owner.id in self.classes:
+            self.patches.setdefault(owner.id, {})[name] = value
+
+    def _call_statement(self, call: ast.Call) -> None:
+        """`setattr(Tiny, "old", fn)` (a class patch) and `adapters.init(model)` (a class swap)."""
+        func = self.qualified(call.func) or (call.func.id if isinstance(call.func, ast.Name) else "")
+        if func == "setattr" and len(call.args) == 3:
+            owner, name, value = call.args
+            if isinstance(name, ast.Constant) and name.value in self.rules.members:
+                self._patched(owner, str(name.value), value)
+                if not (isinstance(value, ast.Lambda) and value.args.kwarg is not None):
+                    self.replaced.add((ast.unparse(owner), str(name.value)))
+        elif func in SWAPPERS and call.args:
+            self.swapped[ast.unparse(call.args[0])] = (
+                f"line {call.lineno} swaps its class (`{ast.unparse(call.func)}(...)`)"
+            )
 
     # --- names and classes -------------------------------------------------------------------------------------------
 
@@ -196,13 +235,13 @@ class Receivers:
             return self._imported_class(root, last)
         return UNKNOWN
 
-    def _imported_class(self, module: str, name: str) -> Kind:
-        """The kind of class `name` imported from a module of the project, read from its file when found."""
+    def _module_of(self, module: str, name: str) -> tuple[Receivers, tuple[tuple[Path, int, int, int], str]] | None:
+        """The reader of the project module that `name` is imported from, when found and not being followed already."""
         if self.base is None or self.hops >= MAX_HOPS:
-            return UNKNOWN
+            return None
         path = _module_file(self.base, module)
         if path is None:
-            return UNKNOWN
+            return None
         try:
             stamp = path.stat()
             # By depth too: how far the module's reader may follow on depends on how it was reached, not on which
@@ -211,20 +250,98 @@ class Receivers:
             if key not in _FILES:
                 _FILES[key] = Receivers(ast.parse(path.read_bytes()), self.rules, path.parent, self.hops + 1)
         except (OSError, SyntaxError, ValueError):
-            return UNKNOWN
+            return None
         other = _FILES[key]
         if name not in other.classes and name not in other.imports:
-            return UNKNOWN
+            return None
         if (key, name) in _FOLLOWING:
-            return UNKNOWN  # an import cycle, or a module that names itself (a vendored `transformers/` copy)
-        _FOLLOWING.add((key, name))
+            return None  # an import cycle, or a module that names itself (a vendored `transformers/` copy)
+        return other, (key, name)
+
+    def _imported_class(self, module: str, name: str) -> Kind:
+        """The kind of class `name` imported from a module of the project, read from its file when found."""
+        found = self._module_of(module, name)
+        if found is None:
+            return UNKNOWN
+        other, following = found
+        _FOLLOWING.add(following)
         try:
             kind = other.class_kind(ast.Name(name))
         finally:
-            _FOLLOWING.discard((key, name))
+            _FOLLOWING.discard(following)
         if kind.kind == "unknown":
             return kind
-        return dataclasses.replace(kind, why=f"{kind.why} (in {path.name})", line=0)
+        return dataclasses.replace(kind, why=f"{kind.why} (in {following[0][0].name})", line=0)
+
+    def definitions(self, expr: ast.expr, depth: int = 0) -> tuple[list[tuple[str, ast.AST, str]], str | None]:
+        """What the class `expr` and its bases (not transformers' own classes) define of the old member names, as
+        (name, `def` or assigned value, where), and why the tool cannot see all of it (`None` when it can)."""
+        name = self.qualified(expr)
+        top = (name or "").split(".")[0]
+        if top in HF_ROOTS or top in _NEUTRAL_ROOTS or (isinstance(expr, ast.Name) and expr.id == "object"):
+            return [], None
+        text = ast.unparse(expr)
+        if isinstance(expr, ast.Name) and expr.id in self.classes and expr.id not in self.imports:
+            node = self.classes[expr.id]
+            if node is None or depth > 8:
+                return [], f"`{text}` is defined more than once"
+            found = [(n, v, f"`{text}`, line {getattr(v, 'lineno', node.lineno)}") for n, v in self._own(node).items()]
+            for base in node.bases:
+                more, unsure = self.definitions(base, depth + 1)
+                if unsure is not None:
+                    return found + more, unsure
+                found += more
+            return found, None
+        if isinstance(expr, ast.Name) and name and "." in name:
+            module, _, last = name.rpartition(".")
+            other = self._module_of(module, last)
+            if other is not None:
+                reader, following = other
+                _FOLLOWING.add(following)
+                try:
+                    found, unsure = reader.definitions(ast.Name(last), depth + 1)
+                finally:
+                    _FOLLOWING.discard(following)
+                file = following[0][0].name
+                return [(n, v, f"{where} in {file}") for n, v, where in found], unsure
+        return [], f"`{text}` is not a class the tool can read in this project"
+
+    def _own(self, node: ast.ClassDef) -> dict[str, ast.AST]:
+        """The old member names the class body defines (`def`, or `old = value`) or a later patch assigns."""
+        own: dict[str, ast.AST] = {}
+        for item in node.body:
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in self.rules.members:
+                own[item.name] = item
+            elif isinstance(item, ast.Assign):
+                for target in item.targets:
+                    if isinstance(target, ast.Name) and target.id in self.rules.members:
+                        own[target.id] = item.value
+        own.update(self.patches.get(node.name, {}))
+        return own
+
+    def member_kind(self, cls: str, name: str, value: ast.AST, where: str) -> Kind | None:
+        """What defining the old member `name` as `value` in class `cls` (or a base, `where`) makes of a model
+        class: an `override` the new name cannot go through, `unsure` when the tool cannot read `value`, or `None`."""
+        if isinstance(value, ast.Name) and value.id in self.functions:
+            value = self.functions[value.id]
+        row = self.rules.members[name]
+        if row.kind == "property":
+            what = f"class `{cls}` overrides the property `{name}` ({where}), which the new name does not read"
+            return Kind("override", what, getattr(value, "lineno", 0), name)
+        if name != self.enable:
+            return None
+        if isinstance(value, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            why = narrow_override(value, name)
+        elif isinstance(value, ast.Lambda):
+            why = None if value.args.kwarg is not None else "takes no `**kwargs`"
+        else:
+            what = f"class `{cls}` gets `{name}` from `{ast.unparse(value)}` ({where}), which the tool cannot read"  # type: ignore[arg-type]
+            return Kind("unsure", what, getattr(value, "lineno", 0))
+        if why is None:
+            return None
+        return Kind(
+            "override", f"class `{cls}` overrides `{name}` ({where}), which {why}", getattr(value, "lineno", 0), name
+        )
 
     def _local_class(self, name: str, depth: int) -> Kind:
         if name in self._class_kinds:
@@ -237,11 +354,7 @@ class Receivers:
 
     def _class_from_node(self, node: ast.ClassDef, depth: int) -> Kind:
         bases = [self.class_kind(b, depth + 1) for b in node.bases]
-        methods = {
-            f.name: f
-            for f in node.body
-            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name in self.rules.members
-        }
+        methods = self._own(node)
         fields = {
             s.target.id: s
             for s in node.body
@@ -251,18 +364,30 @@ class Receivers:
         for base in bases:
             if base.kind in ("override", "mixin"):
                 return base
-        if "model" in kinds:
-            for method in methods.values():
-                if method.name == self.enable and (why := narrow_override(method, self.enable)):
-                    what = f"class `{node.name}` overrides `{method.name}`, which {why}"
-                    return Kind("override", what, method.lineno, method.name)
-                if self.rules.members[method.name].kind == "property":
-                    what = (
-                        f"class `{node.name}` overrides the property `{method.name}`, which the new name does not read"
-                    )
-                    return Kind("override", what, method.lineno, method.name)
+        if "model" in kinds or "unsure" in kinds:
+            # The bases before the first transformers model come first in the MRO: what they define of the old names
+            # is what the old names are on this class.
+            first = next(i for i, b in enumerate(bases) if b.kind in ("model", "unsure"))
+            found = [(n, v, f"line {getattr(v, 'lineno', node.lineno)}") for n, v in methods.items()]
+            for base_node in node.bases[:first]:
+                more, unsure = self.definitions(base_node, depth + 1)
+                found += more
+                if unsure is not None:
+                    what = f"class `{node.name}` has a base before its transformers one that may define the old names: {unsure}"
+                    return Kind("unsure", what, node.lineno)
+            for name, value, where in found:
+                if (verdict := self.member_kind(node.name, name, value, where)) is not None:
+                    return verdict
+            if "unsure" in kinds:
+                return next(b for b in bases if b.kind == "unsure")
             return Kind("model", f"class `{node.name}` subclasses a transformers model", node.lineno)
         if "args" in kinds:
+            if (read := self._early_read(node)) is not None:
+                what = (
+                    f"class `{node.name}` reads `self.{read.attr}` in `__post_init__` before TrainingArguments' own, "
+                    f"which is what sets the new field from the old one"
+                )
+                return Kind("mixin", what, read.lineno)
             for base_node, base in zip(node.bases, bases, strict=True):
                 if base.kind == "args":
                     continue
@@ -285,14 +410,45 @@ class Receivers:
         if "foreign" in kinds:
             why = next(b.why for b in bases if b.kind == "foreign")
             return Kind("foreign", f"class `{node.name}` subclasses {why}", node.lineno)
-        if methods or fields:
-            what = next(iter(methods or fields))
+        own_methods = [
+            f.name
+            for f in node.body
+            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name in self.rules.method_kwargs
+        ]
+        if methods or fields or own_methods:
+            what = next(iter([*methods, *fields, *own_methods]))
             return Kind(
                 "foreign",
                 f"class `{node.name}` defines `{what}` itself and subclasses no transformers class",
                 node.lineno,
             )
         return UNKNOWN
+
+    def _early_read(self, node: ast.ClassDef) -> ast.Attribute | None:
+        """A read of `self.<old field>` in the class's `__post_init__` before it calls `super().__post_init__()`
+        (where TrainingArguments moves the old field's value to the new one), if any."""
+        for item in node.body:
+            if not (isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "__post_init__"):
+                continue
+            up = [
+                n.lineno
+                for n in ast.walk(item)
+                if isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and n.func.attr == "__post_init__"
+                and isinstance(n.func.value, ast.Call)
+            ]
+            for n in ast.walk(item):
+                if (
+                    isinstance(n, ast.Attribute)
+                    and isinstance(n.ctx, ast.Load)
+                    and n.attr in self.rules.fields
+                    and isinstance(n.value, ast.Name)
+                    and n.value.id == "self"
+                    and (not up or n.lineno <= min(up))
+                ):
+                    return n
+        return None
 
     # --- what names hold ---------------------------------------------------------------------------------------------
 
@@ -305,7 +461,22 @@ class Receivers:
         if isinstance(expr, ast.Call):
             func = expr.func
             if isinstance(func, ast.Attribute) and func.attr in _CONSTRUCTORS:
-                return self.class_kind(func.value)
+                kind = self.class_kind(func.value)
+                # Only the Auto classes load a repository's own code; `**options` may hold `trust_remote_code=True`.
+                auto = (self.qualified(func.value) or "").rpartition(".")[2].startswith("AutoModel")
+                remote = next((k for k in expr.keywords if k.arg in ("trust_remote_code", None)), None)
+                if kind.kind == "model" and auto and remote is not None and not _is_false(remote.value):
+                    passed = (
+                        f"**{ast.unparse(remote.value)}"
+                        if remote.arg is None
+                        else f"trust_remote_code={ast.unparse(remote.value)}"
+                    )
+                    what = (
+                        f"line {expr.lineno} loads it with `{passed}`: the model's class may be the repository's own "
+                        f"code, which defines its own methods, so a transformers class name is no evidence"
+                    )
+                    return Kind("unsure", what, expr.lineno)
+                return kind
             name = self.qualified(func)
             if name in _COPIES and expr.args:
                 return self.expr_kind(expr.args[0], scopes, depth + 1)
@@ -322,49 +493,73 @@ class Receivers:
             if not bound:
                 continue
             kinds = set()
-            found = UNKNOWN
+            found = against = UNKNOWN
             for value in bound:
                 if isinstance(value, tuple):  # an annotation
                     found = self.class_kind(_unquote(value[1]))
                 else:
                     found = self.expr_kind(value, scopes[index:], depth + 1)
                 kinds.add(found.kind)
-            return found if len(kinds) == 1 else UNKNOWN
+                if found.kind == "foreign" and not isinstance(value, tuple):  # built, not only annotated
+                    against = found
+            if len(kinds) == 1:
+                return found
+            # Bound to another library's object and to something unknown (`model, opt = prepare(model, opt)`): a
+            # rename may still break the first, so the evidence against stands.
+            return against if kinds == {"foreign", "unknown"} and against.kind == "foreign" else UNKNOWN
         return UNKNOWN
 
     def _bindings(self, scope: ast.AST) -> dict[str, list[ast.expr | tuple[str, ast.expr]]]:
         if id(scope) in self._scopes:
             return self._scopes[id(scope)]
         found: dict[str, list[ast.expr | tuple[str, ast.expr]]] = {}
-        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            for arg in [*scope.args.posonlyargs, *scope.args.args, *scope.args.kwonlyargs]:
-                found.setdefault(arg.arg, []).append(
-                    ("annotation", arg.annotation) if arg.annotation else ast.Constant(None)
-                )
+        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            arguments = scope.args
+            for arg in [
+                *arguments.posonlyargs,
+                *arguments.args,
+                *arguments.kwonlyargs,
+                arguments.vararg,
+                arguments.kwarg,
+            ]:
+                if arg is not None:
+                    found.setdefault(arg.arg, []).append(
+                        ("annotation", arg.annotation) if arg.annotation else ast.Constant(None)
+                    )
+        bound: set[int] = set()
+        """The names whose value is known (`x = value`): every other binding of a name holds something unknown."""
         stack = list(ast.iter_child_nodes(scope))
         while stack:
             node = stack.pop()
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                found.setdefault(node.name, []).append(ast.Constant(None))
+                continue
+            if isinstance(node, ast.Lambda):
                 continue
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     if isinstance(target, ast.Name):
                         found.setdefault(target.id, []).append(node.value)
-                    elif isinstance(target, (ast.Tuple, ast.List)):
-                        for element in target.elts:
-                            if isinstance(element, ast.Name):
-                                found.setdefault(element.id, []).append(ast.Constant(None))
+                        bound.add(id(target))
             elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
                 found.setdefault(node.target.id, []).append(("annotation", node.annotation))
-            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and isinstance(node.target, ast.Name):
-                found.setdefault(node.target.id, []).append(ast.Constant(None))
-            elif isinstance(node, ast.withitem) and isinstance(node.optional_vars, ast.Name):
-                found.setdefault(node.optional_vars.id, []).append(ast.Constant(None))
+                bound.add(id(node.target))
             elif isinstance(node, ast.NamedExpr):
                 found.setdefault(node.target.id, []).append(node.value)
+                bound.add(id(node.target))
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)) and id(node) not in bound:
+                # Tuple unpacking (`model, opt = build()`), loop and `with` targets, `del`, augmented assignment.
+                found.setdefault(node.id, []).append(ast.Constant(None))
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    found.setdefault(alias.asname or alias.name.split(".")[0], []).append(ast.Constant(None))
             stack.extend(ast.iter_child_nodes(node))
         self._scopes[id(scope)] = found
         return found
+
+
+def _is_false(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value in (False, None)
 
 
 def _unquote(annotation: ast.expr) -> ast.expr:

@@ -1,9 +1,8 @@
 """Every warning and exception a user of the renamed names meets, as sections a pasted error text lands on.
 
-Pure functions from the table (each row's recorded warning) and the measured data (`data/matrix.json`: the
-warnings and exceptions each release produced, and those its source raises where no probe reaches;
-`data/downstream-warnings.json`: the library calls that warn) to one `ErrorText` per distinct text (`heading_of`),
-and one `Flag` per command-line flag of the table.
+Pure functions from the table and the measured data (`data/matrix.json`: what each release emitted and raised,
+and what its source raises where no probe reaches; `data/downstream-warnings.json`: library calls that warn) to
+one `ErrorText` per distinct text (`heading_of`) and one `Flag` per command-line flag of the table.
 """
 
 from __future__ import annotations

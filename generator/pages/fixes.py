@@ -1,9 +1,8 @@
 """What a section of the errors page says first: the fix as a two-line snippet, and the settings a raise tests.
 
-`snippet` writes the old and the new use of a row's names the way its kind is written (a call, a field, a flag,
-a YAML key); `upgrade` the requirement line for releases that predate a new name; `settings` reads the `if`
-around a raise that no probe reaches (its text recorded in data/matrix.json) as the settings it tests, and
-`condition_fix` the keyword arguments that avoid it.
+`snippet` writes the old and new use of a row's names as its kind is written (a call, a field, a flag, a YAML key);
+`upgrade` the requirement line for releases before a new name; `settings` reads the `if` around an unprobed raise
+(data/matrix.json) as the settings it tests, and `condition_fix` the keyword arguments that avoid it.
 """
 
 from __future__ import annotations

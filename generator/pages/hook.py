@@ -1,8 +1,7 @@
 """MkDocs hook: re-render the generated pages before every build (live table edits), publish the outputs after.
 
-`on_pre_build` renders docs/generated/*.md (written only when changed, so the server does not rebuild in a loop);
-`on_config` gives `site_url` back its trailing slash; `on_post_build` publishes the machine-readable outputs
-(`generator.pages.outputs`) into site_dir only, never into docs/, so they need no committing and trigger no rebuild.
+`on_pre_build` renders docs/generated/*.md (written only when changed: no rebuild loop); `on_config` mends
+`site_url`; `on_post_build` publishes the outputs (`generator.pages.outputs`) into site_dir only, never into docs/.
 Under `mkdocs serve`, a page of mkdocstrings blocks whose sources did not change is reused from the previous build.
 """
 

@@ -1,0 +1,399 @@
+"""A rewrite only where the consumer is proven: receivers that look like transformers models but are not (only) that.
+
+`PROJECT` is a small project whose every module prints what the old name does on the installed transformers (a tiny
+Llama built from a config, nothing downloaded). A line marked `# renamed before` is one the tool used to rewrite as a
+safe fix: renaming it changes what the project prints (shown here), and `fix --write` now leaves the output as it was.
+`CASES` are scan verdicts in the markers of `test_migrate_evidence` for what cannot run here (adapters, remote code).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from migratekit import REQUIREMENT, run
+from test_migrate_evidence import _expected, _scan
+
+from checkpointing_migrate.cli import main
+
+TINY = """from transformers import LlamaConfig
+
+cfg = LlamaConfig(
+    vocab_size=64, hidden_size=16, intermediate_size=32, num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2
+)
+
+
+class Tower:
+    def gradient_checkpointing_enable(self):
+        print("the tower's own method")
+"""
+
+PROJECT = {
+    "mixins.py": """class MyMixin:
+    def gradient_checkpointing_enable(self):
+        print("the mixin's narrow method")
+
+    @property
+    def is_gradient_checkpointing(self):
+        return "the mixin's property"
+""",
+    # 1. A mixin (in another module) before the transformers base.
+    "c01_mixin.py": """from mixins import MyMixin
+from tiny import cfg
+from transformers import LlamaForCausalLM
+
+
+class M(MyMixin, LlamaForCausalLM):
+    pass
+
+
+def run():
+    m = M(cfg)
+    m.gradient_checkpointing_enable()  # renamed before
+    print(m.is_gradient_checkpointing)  # renamed before
+""",
+    # 2. A class swapped in after loading.
+    "c02_swap.py": """from tiny import cfg
+from transformers import LlamaForCausalLM
+
+
+class Swapped(LlamaForCausalLM):
+    def gradient_checkpointing_enable(self):
+        print("the swapped-in class's method")
+
+
+def run():
+    model = LlamaForCausalLM(cfg)
+    model.__class__ = Swapped
+    model.gradient_checkpointing_enable()  # renamed before
+""",
+    # 4. An override assigned in the class body.
+    "c04_assigned.py": """from tiny import cfg
+from transformers import LlamaForCausalLM
+
+
+def _enable(self):
+    print("the assigned override")
+
+
+class T(LlamaForCausalLM):
+    gradient_checkpointing_enable = _enable
+
+
+def run():
+    T(cfg).gradient_checkpointing_enable()  # renamed before
+""",
+    # 5. A project class patched later.
+    "c05_patched.py": """from tiny import cfg
+from transformers import LlamaForCausalLM
+
+
+class Tiny(LlamaForCausalLM):
+    pass
+
+
+def _enable(self):
+    print("the patch")
+
+
+Tiny.gradient_checkpointing_enable = _enable
+
+
+def run():
+    Tiny(cfg).gradient_checkpointing_enable()  # renamed before
+""",
+    # 6. `self` that is not the method's first parameter (a static method's).
+    "c06_first_parameter.py": """from tiny import Tower
+from transformers import LlamaForCausalLM
+
+
+class M(LlamaForCausalLM):
+    @staticmethod
+    def enable(self):
+        self.gradient_checkpointing_enable()  # renamed before
+
+
+def run():
+    M.enable(Tower())
+""",
+    # 7. A lambda parameter named like a module-level model.
+    "c07_lambda.py": """from tiny import Tower, cfg
+from transformers import LlamaForCausalLM
+
+model = LlamaForCausalLM(cfg)
+enable = lambda model: model.gradient_checkpointing_enable()  # renamed before
+
+
+def run():
+    enable(Tower())
+""",
+    # 8. An attribute bound to a project class.
+    "c08_attribute.py": """from tiny import Tower, cfg
+from transformers import LlamaForCausalLM
+
+
+class M(LlamaForCausalLM):
+    def __init__(self, config):
+        super().__init__(config)
+        self.vision = Tower()
+
+    def enable_vision(self):
+        self.vision.gradient_checkpointing_enable()
+
+
+def run():
+    M(cfg).enable_vision()
+""",
+    # 9. A name rebound by unpacking (an assignment, a loop target).
+    "c09_unpacked.py": """from tiny import Tower, cfg
+from transformers import LlamaForCausalLM
+
+
+def build(model):
+    return Tower(), None
+
+
+def run():
+    model = LlamaForCausalLM(cfg)
+    model, optimizer = build(model)
+    model.gradient_checkpointing_enable()
+    for model, optimizer in [build(model)]:
+        model.gradient_checkpointing_enable()  # renamed before
+""",
+    # 10. An explicit up-call by the base's name inside an override.
+    "c10_up_call.py": """from tiny import cfg
+from transformers import LlamaForCausalLM
+
+
+class T(LlamaForCausalLM):
+    def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None, **kwargs):
+        print("the override")
+        LlamaForCausalLM.gradient_checkpointing_enable(self, gradient_checkpointing_kwargs)  # renamed before
+
+
+def run():
+    model = T(cfg)
+    model.gradient_checkpointing_enable()
+    print(model.is_activation_checkpointing)
+""",
+    # The project's own classes: a TrainingArguments subclass reading the old field early, a `set_training` of its own.
+    "c11_own_fields.py": """from dataclasses import dataclass
+
+from transformers import TrainingArguments
+
+
+@dataclass
+class Args(TrainingArguments):
+    def __post_init__(self):
+        self.batch = 4 if self.gradient_checkpointing else 1
+        super().__post_init__()
+
+
+class Settings:
+    def set_training(self, learning_rate=1e-3, gradient_checkpointing=False):
+        print("own set_training:", gradient_checkpointing)
+        return self
+
+
+def run():
+    args = Args(output_dir="out", report_to="none", gradient_checkpointing=True)  # renamed before
+    print("batch", args.batch)
+    Settings().set_training(gradient_checkpointing=True)  # renamed before
+""",
+}
+
+MAIN = """import warnings
+
+warnings.simplefilter("ignore")
+import {modules}
+
+for module in [{modules}]:
+    print("==", module.__name__)
+    try:
+        module.run()
+    except Exception as exc:
+        print(module.__name__, "raised", type(exc).__name__)
+"""
+
+
+def _write(project: Path) -> None:
+    (project / "pyproject.toml").write_text(REQUIREMENT)
+    (project / "tiny.py").write_text(TINY)
+    for name, text in PROJECT.items():
+        (project / name).write_text(text)
+    modules = ", ".join(n[:-3] for n in PROJECT if n.startswith("c"))
+    (project / "main.py").write_text(MAIN.format(modules=modules))
+
+
+def _output(project: Path) -> dict[str, str]:
+    """What each case module printed, by module name."""
+    done = subprocess.run(
+        [sys.executable, "main.py"], cwd=project, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    sections = re.split(r"^== (\w+)\n", done.stdout, flags=re.MULTILINE)[1:]
+    return dict(zip(sections[::2], sections[1::2], strict=True))
+
+
+def _rename_marked(text: str) -> str:
+    """What the tool used to write: the marked lines with the old names renamed."""
+    out = []
+    for line in text.splitlines(keepends=True):
+        if "# renamed before" in line:
+            line = re.sub(r"\b(is_)?gradient_checkpointing(_enable|=)", r"\1activation_checkpointing\2", line)
+        out.append(line)
+    return "".join(out)
+
+
+def test_fix_write_keeps_what_the_project_prints(tmp_path: Path) -> None:
+    before_dir, naive_dir = tmp_path / "before", tmp_path / "naive"
+    before_dir.mkdir()
+    _write(before_dir)
+    before = _output(before_dir)
+    # The cases matter: the rewrites the tool used to make change every marked case's output.
+    naive_dir.mkdir()
+    _write(naive_dir)
+    for name in PROJECT:
+        (naive_dir / name).write_text(_rename_marked(PROJECT[name]))
+    naive = _output(naive_dir)
+    marked = {n[:-3] for n, text in PROJECT.items() if "# renamed before" in text}
+    assert {m for m in marked if naive[m] == before[m]} == set(), (before, naive)
+    done = run("fix", "--write", ".", cwd=before_dir)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert _output(before_dir) == before
+    # Nothing marked was rewritten (the rest of the file may be: the up-call's caller is a proven model).
+    for name, text in PROJECT.items():
+        after = (before_dir / name).read_text().splitlines()
+        for number, line in enumerate(text.splitlines()):
+            if "# renamed before" in line:
+                assert after[number] == line, (name, line)
+    assert "model.activation_checkpointing_enable()" in (before_dir / "c10_up_call.py").read_text()
+
+
+CASES = {
+    "adapters_init": """
+import adapters
+from transformers import AutoModelForCausalLM
+
+model = AutoModelForCausalLM.from_pretrained("m")
+adapters.init(model)
+model.gradient_checkpointing_enable()  # unsafe call
+""",
+    "remote_code": """
+from transformers import AutoModelForCausalLM, LlamaForCausalLM
+
+model = AutoModelForCausalLM.from_pretrained("org/custom", trust_remote_code=True)
+model.gradient_checkpointing_enable()  # unsafe call
+local = AutoModelForCausalLM.from_pretrained("m", trust_remote_code=False)
+local.gradient_checkpointing_enable()  # fix call
+options = {"trust_remote_code": True}
+maybe = AutoModelForCausalLM.from_pretrained("org/custom", **options)
+maybe.gradient_checkpointing_enable()  # unsafe call
+concrete = LlamaForCausalLM.from_pretrained("m", trust_remote_code=True)  # a concrete class runs its own code
+concrete.gradient_checkpointing_enable()  # fix call
+""",
+    "setattr_patch": """
+from transformers import AutoModelForCausalLM, PreTrainedModel
+
+def hook(self, **kwargs):
+    pass
+
+setattr(PreTrainedModel, "gradient_checkpointing_enable", hook)  # hazard class-patch
+model = AutoModelForCausalLM.from_pretrained("m")
+model.gradient_checkpointing_enable()  # hazard patched-method
+""",
+    # openrlhf 0.11.2's `cli/train_sft.py`: its `Actor` (a torch module with the old method only) is later rebound
+    # by unpacking; the call is on the real `Actor`, which has no new name (an AttributeError once renamed).
+    "prepared_actor": """
+from torch import nn
+
+class Actor(nn.Module):
+    def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None):  # hazard override
+        pass
+
+model = Actor()
+model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})  # info not-transformers
+(model, optim), scheduler = strategy.prepare((model, optim), scheduler)
+""",
+    "base_from_elsewhere": """
+from transformers import GenerationMixin, LlamaForCausalLM
+from somewhere import Mixin
+
+class Good(GenerationMixin, LlamaForCausalLM):
+    pass
+
+class Unsure(Mixin, LlamaForCausalLM):
+    pass
+
+Good(cfg).gradient_checkpointing_enable()  # fix call
+Unsure(cfg).gradient_checkpointing_enable()  # unsafe call
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_scan_verdicts(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    text = CASES[name].lstrip("\n")
+    (tmp_path / "case.py").write_text(text)
+    found = {
+        (f["line"], "unsafe" if f.get("applicability") == "unsafe" else f["severity"], f["code"])
+        for f in _scan(tmp_path, capsys)
+    }
+    assert found == _expected(text)
+
+
+def test_the_reasons_are_given(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _write(tmp_path)
+    (tmp_path / "remote.py").write_text(CASES["remote_code"].lstrip("\n"))
+    (tmp_path / "lookups.py").write_text(
+        "has = hasattr(model, 'gradient_checkpointing_enable')\nflag = getattr(model, 'is_gradient_checkpointing', False)\n"
+    )
+    messages = {(Path(str(f["path"])).name, f["line"]): str(f["message"]) for f in _scan(tmp_path, capsys)}
+    assert "`MyMixin`, line 2 in mixins.py" in messages[("c01_mixin.py", 12)]
+    assert "TypeError" in messages[("c01_mixin.py", 12)]
+    assert "line 12 swaps its class (`model.__class__ = ...`)" in messages[("c02_swap.py", 13)]
+    assert "trust_remote_code=True" in messages[("remote.py", 4)]
+    assert "`self.vision` is assigned in `M`: class `Tower` defines" in messages[("c08_attribute.py", 11)]
+    assert "reads `self.gradient_checkpointing` in `__post_init__`" in messages[("c11_own_fields.py", 20)]
+    assert (
+        "not training arguments (class `Settings` defines `set_training` itself" in messages[("c11_own_fields.py", 22)]
+    )
+    # Looking a method up does not warn (measured in test_method_lookups_do_not_warn); the property's does.
+    assert "this does not warn, only a call does" in messages[("lookups.py", 1)]
+    assert "warns like a direct use" in messages[("lookups.py", 2)]
+    # A class outside transformers that only defines a narrow old method: the Trainer's fallback raises already.
+    assert "a TypeError on transformers ≥" in messages[("mixins.py", 2)]
+    assert main(["scan", str(tmp_path)]) == 1
+
+
+def test_method_lookups_do_not_warn_and_the_trainer_fallback_passes_the_new_keywords(tmp_path: Path) -> None:
+    import warnings
+
+    import transformers
+
+    exec(compile(TINY, "tiny.py", "exec"), namespace := {})  # noqa: S102 - the test's own text
+    model = transformers.LlamaForCausalLM(namespace["cfg"])
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert hasattr(model, "gradient_checkpointing_enable")
+        assert getattr(model, "gradient_checkpointing_disable", None) is not None
+        assert not seen
+        getattr(model, "is_gradient_checkpointing", None)
+        assert [type(w.message) for w in seen] == [FutureWarning]
+
+    import torch
+
+    class Narrow(torch.nn.Module):  # a model outside transformers that only defines the old method
+        def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None):
+            pass
+
+    args = transformers.TrainingArguments(output_dir=str(tmp_path), activation_checkpointing=True, report_to="none")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        trainer = transformers.Trainer(model=Narrow(), args=args)
+        with pytest.raises(TypeError, match="unexpected keyword argument 'every_n_layers'"):
+            trainer.train()
