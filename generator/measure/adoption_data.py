@@ -51,6 +51,9 @@ class ScannedSite:
     """`Category: message` of each warning the same use emitted on the newest measured release."""
     v6: str
     """The exception the use raises once the old name is removed; empty when it keeps running."""
+    changes: str = ""
+    """What silently behaves differently once the old name is removed (a default that no longer reaches
+    transformers, a guard that now skips the code); empty when nothing does."""
 
     @classmethod
     def from_json(cls, node: JsonObject) -> ScannedSite:
@@ -63,6 +66,7 @@ class ScannedSite:
             effect=node.one_of("effect", tuple(EFFECTS)),
             warnings=node.array("warnings", str),
             v6=node.text("v6"),
+            changes=node.text("changes"),
         )
 
 
