@@ -146,3 +146,16 @@ def test_trls_default_true_is_a_silent_change() -> None:
 def test_peft_getattr_default_is_a_silent_change() -> None:
     lookups = [s for s in DATA["peft"].sites if s.code == "string-lookup"]
     assert lookups and all(s.v6 == "" and "returns True" in s.changes for s in lookups), lookups
+
+
+def test_the_silent_changes_are_counted_next_to_what_breaks_from_the_data() -> None:
+    from generator.paths import DOCS_DIR
+
+    page = (DOCS_DIR / "generated" / "adoption-report.md").read_text(encoding="utf-8")
+    breaks, silent, packages = (
+        page.index(h) for h in ("## What breaks in", "## What changes silently in", "## Packages")
+    )
+    assert breaks < silent < packages
+    changing = [s for lib in DATA.values() for s in lib.sites if s.changes and not s.v6]
+    owners = {lib.library for lib in DATA.values() if any(s.changes and not s.v6 for s in lib.sites)}
+    assert f"**{len(changing)}** sites in\n**{len(owners)}** packages" in page

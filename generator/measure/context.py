@@ -45,7 +45,8 @@ class Around:
     """The exception type the package raises itself before the use (its `hasattr` check), else empty."""
 
 
-def _name(node: ast.expr) -> str:
+def name_of(node: ast.expr) -> str:
+    """The last name of a `Name` or `Attribute` (`version.parse` → `parse`), else empty."""
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
@@ -69,7 +70,7 @@ def _is_transformers_version(node: ast.expr) -> bool:
 
 def _version_side(node: ast.expr) -> tuple[str, object] | None:
     """(`release` or `literal`, value) for one side of a comparison: the running transformers, or a literal version."""
-    if isinstance(node, ast.Call) and _name(node.func) in _VERSION_CALLS and len(node.args) == 1:
+    if isinstance(node, ast.Call) and name_of(node.func) in _VERSION_CALLS and len(node.args) == 1:
         inner = node.args[0]
         if _is_transformers_version(inner) or (
             isinstance(inner, ast.Attribute) and inner.attr == "base_version" and _is_transformers_version(inner.value)
@@ -79,7 +80,7 @@ def _version_side(node: ast.expr) -> tuple[str, object] | None:
             return "literal", inner.value
         if (
             isinstance(inner, ast.Call)
-            and _name(inner.func) in ("version",)
+            and name_of(inner.func) in ("version",)
             and ast.unparse(inner.args[:1][0])
             in (
                 "'transformers'",
@@ -103,7 +104,7 @@ def evaluate(test: ast.expr, release: str) -> bool | None:
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = evaluate(test.operand, release)
         return None if inner is None else not inner
-    if isinstance(test, ast.Call) and _name(test.func) in _CHECKERS and len(test.args) == 2:
+    if isinstance(test, ast.Call) and name_of(test.func) in _CHECKERS and len(test.args) == 2:
         op, wanted = test.args
         if isinstance(op, ast.Constant) and isinstance(wanted, ast.Constant):
             ops = {"<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE, "==": ast.Eq, "!=": ast.NotEq}
@@ -149,7 +150,7 @@ def _hasattr_of(test: ast.expr, name: str) -> ast.Call | None:
     for part in parts:
         if (
             isinstance(part, ast.Call)
-            and _name(part.func) == "hasattr"
+            and name_of(part.func) == "hasattr"
             and len(part.args) == 2
             and isinstance(part.args[1], ast.Constant)
             and part.args[1].value == name
@@ -165,7 +166,8 @@ def _contains(node: ast.AST, line: int, column: int) -> bool:
 
 
 @cache
-def _tree(path: Path) -> ast.Module | None:
+def tree_of(path: Path) -> ast.Module | None:
+    """The file's AST, parsed once; `None` when it cannot be read or parsed (the scanner reports such files)."""
     try:
         return ast.parse(path.read_text(encoding="utf-8"))
     except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
@@ -175,7 +177,7 @@ def _tree(path: Path) -> ast.Module | None:
 def around(path: Path, line: int, column: int, name: str, release: str) -> Around:
     """What the code around the use of `name` at `line`:`column` (1-based column, as findings give) decides on
     `release`."""
-    tree = _tree(path)
+    tree = tree_of(path)
     if tree is None:
         return Around(True, "", "")
     column -= 1
@@ -194,7 +196,7 @@ def around(path: Path, line: int, column: int, name: str, release: str) -> Aroun
                     if field == "body" and _hasattr_of(node.test, name) is not None and not instead:
                         instead = "skipped (hasattr)"
                 if isinstance(node, ast.Try) and field == "body":
-                    caught = {_name(t) for h in node.handlers if h.type for t in _types(h.type)}
+                    caught = {name_of(t) for h in node.handlers if h.type for t in _types(h.type)}
                     if caught & set(CAUGHT) and not instead:
                         instead = f"caught (except {', '.join(sorted(caught & set(CAUGHT)))})"
                 if field == "body" or field == "orelse" or isinstance(value, list):
@@ -222,7 +224,7 @@ def _raises_without(statement: ast.AST, name: str) -> str:
     for node in statement.body:
         if isinstance(node, ast.Raise) and node.exc is not None:
             exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-            return _name(exc)
+            return name_of(exc)
     return ""
 
 
@@ -239,7 +241,7 @@ class Definition:
 
 def definition_at(path: Path, line: int, name: str) -> Definition | None:
     """The class of the `def name` at `line` (or the class whose body assigns it), or `None`."""
-    tree = _tree(path)
+    tree = tree_of(path)
     if tree is None:
         return None
     for node in ast.walk(tree):

@@ -26,7 +26,7 @@ NARROW_TRAINER_SCENARIO = "Trainer.train() with checkpointing on, override witho
 
 def _declared_default(path: Path, line: int, name: str) -> str | None:
     """The default an annotated field `name` declares at `line`, as source (`True`), or `None`."""
-    tree = context._tree(path)
+    tree = context.tree_of(path)
     if tree is None:
         return None
     for node in ast.walk(tree):
@@ -38,7 +38,7 @@ def _declared_default(path: Path, line: int, name: str) -> str | None:
             and node.value is not None
         ):
             value = node.value
-            if isinstance(value, ast.Call) and context._name(value.func) == "field":
+            if isinstance(value, ast.Call) and context.name_of(value.func) == "field":
                 value = next((k.value for k in value.keywords if k.arg == "default"), value)
             return ast.unparse(value)
     return None
@@ -46,13 +46,13 @@ def _declared_default(path: Path, line: int, name: str) -> str | None:
 
 def _lookup_default(path: Path, line: int, name: str) -> str | None:
     """The default of the `getattr(x, "name", DEFAULT)` at `line`, as source."""
-    tree = context._tree(path)
+    tree = context.tree_of(path)
     if tree is None:
         return None
     for node in ast.walk(tree):
         if (
             isinstance(node, ast.Call)
-            and context._name(node.func) == "getattr"
+            and context.name_of(node.func) == "getattr"
             and len(node.args) == 3
             and node.lineno <= line <= (node.end_lineno or node.lineno)
             and isinstance(node.args[1], ast.Constant)
@@ -148,7 +148,7 @@ def training_arguments_call(source: Path, line: int, name: str, fields: frozense
     """Whether the call passing `name=` at `line` passes only training-arguments fields (at least five of them): the
     callee is a training-arguments class held in a variable (oumi's `config_class(...)`), which the scanner cannot
     name."""
-    tree = context._tree(source)
+    tree = context.tree_of(source)
     if tree is None:
         return False
     for node in ast.walk(tree):
