@@ -1,9 +1,8 @@
 """`python -m generator audit`: prove the table complete for every transformers release it lists.
 
-Each listed release's wheel (sha256-checked, cached) is read statically. Every public object or parameter whose name
-says gradient/activation checkpointing that appeared, disappeared or changed between consecutive releases (griffe)
-must be a row of the same owner, kind and name (a method's argument does not vouch for a field of the same name), and
-every warning call whose text names one must be a row's warning; or either is under `not_renamed` with a reason.
+Each listed release's wheel (sha256-checked, cached) is read statically. Every public checkpointing object or
+parameter that appeared, disappeared or changed between releases (griffe) must be a row of the same owner, kind and
+name, and every warning naming one a row's warning; or either is under `not_renamed` with a reason.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """A use's v6 verdict from the code around it: what the adoption report says happens to it on the removal release.
 
-`adoption.effect` gives what the use does by itself (measured); this module corrects it with its context
-(`generator.measure.context`): a version branch that cannot run, a guard that answers instead of raising, the
-package's own error first, a field the package declares, an override the Trainer no longer calls, a default that no
-longer reaches transformers (a silent behaviour change).
+`adoption.effect` gives what the use does by itself (measured); this module corrects it with its context: a version
+branch that cannot run, a guard that answers instead of raising, the package's own error first, an override the
+Trainer no longer calls, a default that no longer reaches transformers (a silent behaviour change).
 """
 
 from __future__ import annotations
