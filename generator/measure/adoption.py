@@ -101,6 +101,8 @@ def probe_of(finding: Finding) -> tuple[str, str] | None:
         return None
     if row.kind == "method" and code in ("call", "kwargs-unpacked"):
         return "call on a fresh model", "old"
+    if row.kind == "method" and code == "narrow-override":
+        return "overridden without **kwargs, new method called", "old"
     if row.kind == "method" and code == "reference":
         return "call on a fresh model", "old"  # only for what removal does: the attribute lookup is the same
     if code == "string-lookup" and row.kind in ("method", "property"):
