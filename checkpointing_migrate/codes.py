@@ -20,9 +20,9 @@ class Code:
     """`fix`, `hazard`, `info`, or `error` (only `file-error`, which is not a finding). A `fix` code is reported as `info` where the tool will not rewrite that use: the
     version gate forbids the new name (see `gated`), or a config key is spelt with escapes."""
     effect: str | None
-    """What the old name typically does on transformers ≥ the rename's release, in the adoption report's vocabulary
-    (its `EFFECTS`; the report measures each use where a probe can); `None` when the tool cannot tell what the name
-    refers to, so no effect is claimed."""
+    """What the example's form of the use does on transformers ≥ the rename's release, in the adoption report's
+    vocabulary (its `EFFECTS`; the report measures each use where a probe can); `None` when the tool cannot tell what
+    the name refers to, so no effect is claimed. Forms that do something else are in `forms`."""
     section: str | None
     """Key of `findings.SECTIONS`: the guide section that explains it (SARIF's help link, the site's list); `None`
     when no section is about it. A message may link a closer section for its context: a call inside a class
@@ -36,6 +36,10 @@ class Code:
     that requires the release with the new names."""
     args: tuple[str, ...] = ()
     """Extra `scan` options the example needs (`--include-planned`)."""
+    forms: tuple[tuple[str, str], ...] = ()
+    """(form, effect) for the forms of this use that measurably do something other than `effect` (which is what the
+    example's form does); `explanation` says each of them in words. `generator.measure.code_effects` names the probes
+    behind every statement, and a test compares them with `data/matrix.json`."""
 
     @property
     def gated(self) -> bool:
@@ -101,11 +105,13 @@ _CODES = (
     Code(
         "both-names",
         "hazard",
-        "warns",
+        "silent",
         "pitfalls",
-        "the old and the new name set together: the new one wins, the old value is dropped",
-        "When both names are given, the old value is silently dropped. Remove one of them; which one is for a "
-        "person to decide.",
+        "the old and the new name set together: one value is dropped",
+        "Given both names, TrainingArguments (its constructor, a command line, a config file) keeps the new value and "
+        "drops the old one without a word; `set_training` warns and keeps the old value; `gradient_checkpointing_enable` "
+        "raises TypeError, since it takes only the old keyword. Remove one of them; which one is for a person to "
+        "decide.",
         (
             "train.py",
             (
@@ -113,6 +119,7 @@ _CODES = (
                 "args = TrainingArguments(output_dir='out', gradient_checkpointing=True, activation_checkpointing=False)\n"
             ),
         ),
+        forms=(("set_training", "warns"), ("gradient_checkpointing_enable", "raises")),
     ),
     Code(
         "write",
@@ -224,10 +231,15 @@ _CODES = (
         "warns",
         "library",
         "the old method or property looked up by string (`getattr`, `hasattr`, `setattr`)",
-        "Looking up the old property by string warns on a transformers model like a direct read; looking up an old "
-        "method does not warn (only calling it does) but fails once the name is removed. The string cannot be "
-        "rewritten safely. Test `hasattr(type(model), NEW)` and use the new name.",
+        "Looking up the old property by string (`getattr`, `hasattr`) reads it, so it warns like a read; looking "
+        "up the old methods is silent (nothing is called); `setattr` of the property raises AttributeError (it has "
+        "no setter). The string cannot be rewritten safely. Test `hasattr(type(model), NEW)` and use the new name.",
         ("probe.py", "if getattr(model, 'is_gradient_checkpointing', False):\n    pass\n"),
+        forms=(
+            ("hasattr of the property", "warns"),
+            ("getattr or hasattr of a method", "silent"),
+            ("setattr of the property", "raises"),
+        ),
     ),
     Code(
         "kwargs-unpacked",
@@ -391,15 +403,17 @@ _CODES = (
         "lost-write",
         "pitfalls",
         "the old field set through `dataclasses.replace` on training arguments",
-        "`dataclasses.replace(args, gradient_checkpointing=False)` is silently ignored since the rename: the copy "
-        "keeps the new field's value (measured). Pass the new field.",
+        "`dataclasses.replace(args, gradient_checkpointing=True)` is silently ignored since the rename: the copy "
+        "keeps the new field's value (measured). With `gradient_checkpointing_kwargs` the copy takes the value and "
+        "warns. Pass the new field.",
         (
             "train.py",
             (
                 "import dataclasses\n\nfrom transformers import TrainingArguments\n\n"
-                "args = TrainingArguments(output_dir='out')\nargs = dataclasses.replace(args, gradient_checkpointing=False)\n"
+                "args = TrainingArguments(output_dir='out')\nargs = dataclasses.replace(args, gradient_checkpointing=True)\n"
             ),
         ),
+        forms=(("gradient_checkpointing_kwargs", "warns"),),
     ),
     Code(
         "not-transformers",

@@ -89,6 +89,8 @@ def _build(hint: Any, value: object, path: JsonPath, problems: list[_Invalid]) -
             raise _problem(path, f"expected an object, found {_found(value)}")
         fields = {}
         for field in dataclasses.fields(hint):
+            if field.name not in value and field.default is not dataclasses.MISSING:
+                continue  # a field added with a default: files written before it still load
             if field.name not in value:
                 raise _problem((*path, field.name), "missing")
             fields[field.name] = _build(_hints(hint)[field.name], value[field.name], (*path, field.name), problems)

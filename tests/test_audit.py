@@ -183,3 +183,22 @@ def test_the_fsdp_error_is_read_from_each_release_with_where_and_when(trees: dic
         == "self.accelerator.state.fsdp_plugin.activation_checkpointing and self.args.activation_checkpointing"
     )
     assert old.condition.endswith("and self.args.gradient_checkpointing")
+
+
+def test_a_missing_field_row_is_a_gap_even_when_an_argument_has_its_name(calls, objects) -> None:  # type: ignore[no-untyped-def]
+    """The method argument `gradient_checkpointing_kwargs` (and the config key, the flags) share the field's name: the
+    audit matches owner, kind and name, so they do not vouch for the TrainingArguments field."""
+    text = TABLE_PATH.read_text(encoding="utf-8")
+    start = "  - library: transformers\n    kind: field\n    owner: TrainingArguments\n    old: gradient_checkpointing_kwargs\n"
+    edited = parse(_without(text, start, "  # set_training:"), str(TABLE_PATH))
+    gaps = _gaps(edited, calls, objects)
+    assert len(gaps) == 4, gaps
+    assert all(g.startswith("transformers 5.23.0: transformers/training_args") for g in gaps), gaps
+    named = {g.split(" since ")[0].split(": ", 2)[2] for g in gaps}
+    assert named == {
+        "attribute transformers.training_args.TrainingArguments.gradient_checkpointing_kwargs changed",
+        "attribute transformers.training_args.TrainingArguments.activation_checkpointing_kwargs appeared",
+        "parameter transformers.training_args.TrainingArguments.__init__(activation_checkpointing_kwargs) appeared",
+        "parameter transformers.training_args_seq2seq.Seq2SeqTrainingArguments.__init__(activation_checkpointing_kwargs) appeared",
+    }, gaps
+    assert all("of TrainingArguments" in g or "or TrainingArguments" in g for g in gaps), gaps

@@ -170,6 +170,21 @@ def test_the_page_shows_the_measured_warning_of_each_site() -> None:
         ("x = getattr(model, 'is_gradient_checkpointing')\n", "string-lookup", "warns", "AttributeError"),
         ("x = getattr(model, 'is_gradient_checkpointing', True)\n", "string-lookup", "warns", ""),
         ("x = hasattr(model, 'is_gradient_checkpointing')\n", "string-lookup", "warns", ""),
+        # The old methods looked up without a call warn nothing (they were once counted as not deprecated at all);
+        # `setattr` of the property raises today: it has no setter.
+        ("x = hasattr(model, 'gradient_checkpointing_enable')\n", "string-lookup", "silent", ""),
+        ("x = getattr(model, 'gradient_checkpointing_enable', None)\n", "string-lookup", "silent", ""),
+        ("x = getattr(model, 'gradient_checkpointing_enable')\n", "string-lookup", "silent", "AttributeError"),
+        ("setattr(model, 'is_gradient_checkpointing', True)\n", "string-lookup", "raises", ""),
+        # An override of a transformers model's method that cannot take every_n_layers= (once counted as not
+        # deprecated at all): the new method passes it, so it raises today.
+        (
+            "from transformers import LlamaForCausalLM\n\n\nclass M(LlamaForCausalLM):\n"
+            "    def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None):\n        pass\n",
+            "narrow-override",
+            "raises",
+            "AttributeError",
+        ),
     ],
 )
 def test_effects_come_from_the_probe_of_the_same_use(

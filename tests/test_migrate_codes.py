@@ -85,11 +85,17 @@ def test_the_registry_is_consistent_with_the_guide_and_the_report() -> None:
     assert {c.effect for c in codes.CODES.values()} - {None} <= set(EFFECTS)
 
 
+def _forms(code: codes.Code) -> str:
+    """The forms that do something else, as the page writes them after the effect (Markdown-escaped)."""
+    shown = "; ".join(f"{form.replace('_', chr(92) + '_')}: {effect}" for form, effect in code.forms)
+    return f" ({shown})" if shown else ""
+
+
 def test_the_site_lists_every_code() -> None:
     page = (paths.DOCS_DIR / "generated" / "finding-codes.md").read_text(encoding="utf-8")
     rows = re.findall(r"^\| <code>([^<]+)</code> \| (\w+)[^|]*\| ([^|]+) \|", page, re.MULTILINE)
     assert [(c, s, e.strip()) for c, s, e in rows] == [
-        (c.code, c.severity, c.effect or "—") for c in codes.CODES.values()
+        (c.code, c.severity, (c.effect or "—") + _forms(c)) for c in codes.CODES.values()
     ]
     for anchor in re.findall(r"\]\(migration-guide\.md#([^)]+)\)", page):
         assert anchor in findings.SECTIONS.values()  # anchors themselves are checked by the link tests

@@ -29,7 +29,7 @@ from checkpointing_migrate.requirements import Allowed, Finder
 from checkpointing_migrate.run import check_all
 from checkpointing_migrate.table import Rename, Table, load
 from generator import paths
-from generator.measure import adoption_data, registry
+from generator.measure import adoption_data, registry, verdict
 from generator.measure.adoption_data import Adoption, MeasuredWith, ScannedLibrary, ScannedSite
 from generator.measure.data import MatrixData, MatrixError, Outcome, ReleaseEntry, load_matrix, row_key
 
@@ -107,9 +107,16 @@ def probe_of(finding: Finding) -> tuple[str, str] | None:
         return None
     if row.kind == "method" and code in ("call", "kwargs-unpacked"):
         return "call on a fresh model", "old"
+    if row.kind == "method" and code == "narrow-override":
+        return "overridden without **kwargs, new method called", "old"
     if row.kind == "method" and code == "reference":
         return "call on a fresh model", "old"  # only for what removal does: the attribute lookup is the same
-    if row.kind == "property" and code in ("property", "string-lookup"):
+    if code == "string-lookup" and row.kind in ("method", "property"):
+        # The lookup as it is written: `hasattr`, `getattr` with a default, `setattr`; a bare `getattr` is a read.
+        bare = "reference without a call" if row.kind == "method" else "read on a fresh model"
+        via = finding.via or "getattr"
+        return (via if via in ("hasattr", "getattr with a default", "setattr") else bare), "old"
+    if row.kind == "property" and code == "property":
         return "read on a fresh model", "old"
     if (
         row.kind == "argument"
@@ -406,14 +413,20 @@ def _in_wheel(path: str, packages: list[Path]) -> str:
     return next(found.relative_to(p.parent) for p in packages if found.is_relative_to(p)).as_posix()
 
 
-def scan(table: Table, targets: list[Wheel], classes: dict[str, object], measured: MatrixData) -> Adoption:
+def scan(table: Table, targets: list[Wheel], classes: rules_module.TrainingClasses, measured: MatrixData) -> Adoption:
     """Every call site of a renamed name in each wheel, with its measured effect; the data behind the report page.
 
     `measured` is `data/matrix.json`: the effects come from its newest transformers release and from the last
     release before the rename (what a missing name does)."""
     rules = rules_module.from_table(table, classes)
     newest, before = _reference_releases(table, measured)
+    removal = min((r.removal for r in table.renames if r.library == "transformers" and r.removal), key=Version)
+    switch = next(
+        r for r in table.renames if r.library == "transformers" and r.kind == "field" and r.owner == "TrainingArguments"
+    )
     libraries = []
+    own_fields: dict[str, frozenset[str]] = {}
+    keys = frozenset(classes.config_keys)
     for wheel in targets:
         packages = wheel.packages
         # No version gate and the planned names too: the report lists every use, knowing which package it reads.
@@ -424,12 +437,33 @@ def scan(table: Table, targets: list[Wheel], classes: dict[str, object], measure
         sites: list[ScannedSite] = []
         quiet: dict[str, int] = {}
         errors = tuple(f"{_in_wheel(e.path, packages)}:{e.line}: {e.message}" for r in results if (e := r.error))
-        # A package that declares the old field on its own configs keeps it when transformers drops the alias.
-        declared = frozenset(f.old for r in results for f in r.findings if f.code == "subclass-default")
+        # A package that declares the old field on its own configs (a subclass's, or a dataclass of its own, as oumi's
+        # TrainingParams) keeps it when transformers drops the alias; so does a package whose configs are TRL's.
+        own_fields[wheel.library] = declared_fields(packages, rules.fields)
+        declared = own_fields[wheel.library].union(
+            *(own_fields.get(dep, frozenset()) for dep in wheel_requires(wheel) if dep != wheel.library)
+        )
         for result in results:
             for f in result.findings:
                 found = replace(f, path=_in_wheel(f.path, packages))
-                site = effect(found, newest.outcomes, before.outcomes, rules.callers, declared)
+                if f.code == "unknown-callee" and verdict.training_arguments_call(Path(f.path), f.line, f.old, keys):
+                    # Every keyword of the call is a training-arguments field: judged as the keyword it is, passed to
+                    # transformers' class (the package's own fields of that name are not what the call sets).
+                    site = replace(
+                        effect(replace(found, code="keyword"), newest.outcomes, before.outcomes, rules.callers),
+                        code=f.code,
+                    )
+                else:
+                    site = effect(found, newest.outcomes, before.outcomes, rules.callers, declared)
+                caller = rules.callers.get(f.old) if f.code == "override" else None
+                site = verdict.judge(
+                    site,
+                    f,
+                    Path(f.path),
+                    (newest.release, removal),
+                    switch,
+                    verdict.trainer_outcomes(newest.outcomes, before.outcomes, caller),
+                )
                 if site.effect == "not-deprecated":
                     quiet[f.old] = quiet.get(f.old, 0) + 1
                     continue
@@ -453,6 +487,33 @@ def scan(table: Table, targets: list[Wheel], classes: dict[str, object], measure
             )
         )
     return Adoption(PYTHON_VERSION, MeasuredWith(newest.release, before.release), tuple(libraries))
+
+
+def declared_fields(packages: list[Path], fields: Mapping[str, Rename]) -> frozenset[str]:
+    """The old field names that some class of the package declares itself (an annotated class attribute)."""
+    found: set[str] = set()
+    for package in packages:
+        for file in sorted(package.rglob("*.py")):
+            text = file.read_text(encoding="utf-8", errors="replace")
+            if not any(name in text for name in fields):
+                continue
+            try:
+                tree = ast.parse(text)
+            except (SyntaxError, ValueError):
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ClassDef):
+                    found |= {
+                        s.target.id
+                        for s in node.body
+                        if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id in fields
+                    }
+    return frozenset(found)
+
+
+def wheel_requires(wheel: Wheel) -> list[str]:
+    """The table libraries among the wheel's requirements (`PINNED`), by their requirement name."""
+    return list(requirements(wheel.path))
 
 
 def _reference_releases(table: Table, measured: MatrixData) -> tuple[ReleaseEntry, ReleaseEntry]:

@@ -55,6 +55,9 @@ class ScannedSite:
     """`Category: message` of each warning the same use emitted on the newest measured release."""
     v6: str
     """The exception the use raises once the old name is removed; empty when it keeps running."""
+    changes: str = ""
+    """What silently behaves differently once the old name is removed (a default that no longer reaches
+    transformers, a guard that now skips the code); empty when nothing does."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """`python -m generator audit`: prove the table complete for every transformers release it lists.
 
-Each listed release's wheel (sha256-checked, cached) is read statically. Every public object or parameter whose name
-says gradient/activation checkpointing that appeared, disappeared or changed between consecutive releases (griffe),
-and every warning call whose text names one, must be a row (or its warning) or be under `not_renamed` with a reason.
+Each listed release's wheel (sha256-checked, cached) is read statically. Every public checkpointing object or
+parameter that appeared, disappeared or changed between releases (griffe) must be a row of the same owner, kind and
+name, and every warning naming one a row's warning; or either is under `not_renamed` with a reason.
 """
 
 from __future__ import annotations
@@ -57,6 +57,26 @@ class ApiObject:
     """What a change is measured on: a signature, an attribute's annotation and value, a class's bases."""
     where: str
     """`path/in/wheel.py:LINE`."""
+    owners: tuple[str, ...] = ()
+    """Who owns it, as a row's `owner` would say: its class and that class's bases (`TrainingArguments`), a
+    function's class and name (`PreTrainedModel.gradient_checkpointing_enable`), or the package for a module-level
+    object. A dataclass's `__init__` parameter is owned by the class, like the field it comes from."""
+
+    @property
+    def row_kinds(self) -> tuple[str, ...]:
+        """The table kinds that can name it: griffe's kind, translated (an `__init__` parameter is a field)."""
+        if self.kind == "parameter":
+            return ("field", "attribute") if self.path.split("(")[0].endswith(".__init__") else ("argument",)
+        return ROW_KINDS.get(self.kind, ())
+
+
+ROW_KINDS = {
+    "function": ("method", "function"),
+    "property": ("property",),
+    "attribute": ("field", "attribute"),
+    "class": ("class",),
+}
+"""griffe's kind of object → the table kinds that rename one."""
 
 
 # --- Public API ------------------------------------------------------------------------------------------------------
@@ -96,6 +116,20 @@ def api_objects(tree: Path, package: str = PACKAGE) -> dict[str, ApiObject]:
         relative = obj.relative_package_filepath if obj.filepath else Path(package)
         return f"{package}/{Path(relative).as_posix().split('/', 1)[-1]}:{obj.lineno or 1}"
 
+    def classes(obj: griffe.Object) -> tuple[str, ...]:
+        """A class's name and its bases' (last dotted part), or the package for anything outside a class."""
+        if not obj.is_class:
+            return (package,)
+        return (obj.name, *(str(b).split(".")[-1] for b in obj.bases))
+
+    def owners(member: griffe.Object, parameter: bool) -> tuple[str, ...]:
+        owning = classes(member.parent) if member.parent is not None else (package,)
+        if not parameter:
+            return owning
+        if member.name == "__init__":
+            return owning
+        return tuple(f"{o}.{member.name}" for o in owning) + (member.name,)
+
     def visit(obj: griffe.Object) -> None:
         for member in obj.members.values():
             if member.is_alias or not _public(member.path):
@@ -106,7 +140,9 @@ def api_objects(tree: Path, package: str = PACKAGE) -> dict[str, ApiObject]:
                 for name, kind, default in params:
                     if NAME.search(name):
                         key = f"{member.path}({name})"
-                        out[key] = ApiObject(key, name, "parameter", f"{kind}={default}", where(member))
+                        out[key] = ApiObject(
+                            key, name, "parameter", f"{kind}={default}", where(member), owners(member, True)
+                        )
             elif member.is_attribute:
                 shape = f"{member.annotation}={member.value}"
             elif member.is_class:
@@ -115,7 +151,9 @@ def api_objects(tree: Path, package: str = PACKAGE) -> dict[str, ApiObject]:
                 shape = ""
             if NAME.search(member.name):
                 kind = "property" if "property" in member.labels else member.kind.value
-                out[member.path] = ApiObject(member.path, member.name, kind, shape, where(member))
+                out[member.path] = ApiObject(
+                    member.path, member.name, kind, shape, where(member), owners(member, False)
+                )
             if member.is_module or member.is_class:
                 visit(member)
 
@@ -143,16 +181,35 @@ def release_tree(version: str, index_url: str, cache: Path) -> Path:
     return registry.unpack(registry.fetch(registry.pick(project.releases[version]), cache))
 
 
-def _row_names(table: Table) -> set[str]:
-    names: set[str] = set()
-    for row in table.renames:
-        if row.library == LIBRARY:
-            names |= {field_name(row.old), field_name(row.new)}
-    return names
+def _row_keys(table: Table) -> set[tuple[str, str, str]]:
+    """(owner, kind, name) of every transformers row, old and new name. A member-owned row (an argument of
+    `PreTrainedModel.gradient_checkpointing_enable`) is also owned by the member's new name when a row renames it."""
+    rows = [row for row in table.renames if row.library == LIBRARY]
+    renamed = {(row.owned.head, row.old): row.new for row in rows if row.kind in ("method", "function")}
+    keys: set[tuple[str, str, str]] = set()
+    for row in rows:
+        head, member = row.owned.head, row.owned.member
+        owners = {head}
+        if member:
+            owners = {f"{head}.{member}"}
+            if (head, member) in renamed:
+                owners.add(f"{head}.{renamed[head, member]}")
+        for owner in owners:
+            keys |= {(owner, row.kind, field_name(row.old)), (owner, row.kind, field_name(row.new))}
+    return keys
 
 
-def _owners(table: Table) -> set[str]:
-    return {(row.owned.member or row.owned.head).split(".")[-1] for row in table.renames if row.library == LIBRARY}
+def _owned_members(table: Table) -> set[tuple[str, str]]:
+    """(class, member) of every member a row's owner names: its signature changes when the row's argument does."""
+    return {(row.owned.head, row.owned.member) for row in table.renames if row.library == LIBRARY and row.owned.member}
+
+
+def covered(obj: ApiObject, change: str, keys: set[tuple[str, str, str]], members: set[tuple[str, str]]) -> bool:
+    """Whether a row of the object's own owner, kind and name renames it (or, for a changed member, owns an argument
+    of it)."""
+    if any((owner, kind, obj.name) in keys for owner in obj.owners for kind in obj.row_kinds):
+        return True
+    return change == "changed" and any((owner, obj.name) in members for owner in obj.owners)
 
 
 def warning_gaps(table: Table, release: str, calls: list[SourceText]) -> list[Gap]:
@@ -198,7 +255,7 @@ def api_gaps(
     table: Table, old_release: str, new_release: str, old: dict[str, ApiObject], new: dict[str, ApiObject]
 ) -> list[Gap]:
     """Objects that appeared, disappeared or changed from `old_release` to `new_release` without a row."""
-    names, owners = _row_names(table), _owners(table)
+    keys, members = _row_keys(table), _owned_members(table)
     known = {e.match for e in table.not_renamed if e.library == LIBRARY and e.kind == "api"}
     gaps = []
     for path in sorted(old.keys() | new.keys()):
@@ -208,15 +265,15 @@ def api_gaps(
         obj = after or before
         assert obj is not None
         change = "appeared" if before is None else "disappeared" if after is None else "changed"
-        covered = obj.name in names or (change == "changed" and obj.name in owners) or path in known
-        if not covered:
+        if not (covered(obj, change, keys, members) or path in known):
             detail = f" ({before.shape} → {after.shape})" if before and after else ""
             gaps.append(
                 Gap(
                     new_release,
                     obj.where,
                     f"{obj.kind} {path} {change} since {old_release}{detail}, and no row renames "
-                    f"'{obj.name}'; add a row, or list it under not_renamed (kind: api) with the reason",
+                    f"'{obj.name}' of {' or '.join(obj.owners)} ({' or '.join(obj.row_kinds) or obj.kind}); add "
+                    f"a row, or list it under not_renamed (kind: api) with the reason",
                 )
             )
     return gaps

@@ -14,6 +14,7 @@ import functools
 import importlib
 import inspect
 import io
+import itertools
 import json
 import sys
 import tempfile
@@ -150,6 +151,34 @@ def checkpointing_model() -> Any:
     return model
 
 
+LOOKUPS: dict[str, Callable[[Any, str], Any]] = {
+    "hasattr": hasattr,
+    "getattr with a default": lambda obj, name: getattr(obj, name, None),
+    "reference without a call": getattr,
+}
+"""Ways code looks a name up without calling it (the scanner's `string-lookup` and `reference` forms)."""
+
+
+def subclass_override(method: str, wide: bool) -> Any:
+    """A tiny Llama whose class overrides `method`, calling up: with `**kwargs` (`wide`) or only the old keyword,
+    as a Hub model or llm2vec's encoder writes it. It records that it ran."""
+    from transformers import LlamaForCausalLM
+
+    def enable(self: Any, gradient_checkpointing_kwargs: Any = None, **kwargs: Any) -> None:
+        self.override_ran = True
+        getattr(super(type(self), self), method)(gradient_checkpointing_kwargs, **kwargs)
+
+    def narrow(self: Any, gradient_checkpointing_kwargs: Any = None) -> None:
+        self.override_ran = True
+        getattr(super(type(self), self), method)(gradient_checkpointing_kwargs)
+
+    enable.__qualname__ = narrow.__qualname__ = f"TinyLlama.{method}"  # the error names the class, as a user's would
+    model = tiny_model()
+    model.__class__ = type("TinyLlama", (LlamaForCausalLM,), {method: enable if wide else narrow})
+    model.override_ran = False
+    return model
+
+
 def _model_method(row: Rename, table: Table) -> Iterator[Outcome]:
     for scenario, make in (
         ("call on a fresh model", tiny_model),
@@ -166,6 +195,44 @@ def _model_method(row: Rename, table: Table) -> Iterator[Outcome]:
                 lambda m=model, n=name: getattr(m, n)(),
                 lambda _, m=model: checkpointing_state(m),
             )
+    for scenario, lookup in LOOKUPS.items():
+        for uses in ("old", "new"):
+            name, model = getattr(row, uses), tiny_model()
+            exists = callable(getattr(type(model), name, None))
+            yield run(
+                row,
+                scenario,
+                uses,
+                exists,
+                lambda m=model, n=name, f=lookup: f(m, n),
+                lambda v: {"found": v is not False and v is not None},
+            )
+    # A subclass overriding the method, then the method called by its new name (what the Trainer and users call).
+    if row.new == _enable_pair(table)[1]:
+        for scenario, wide in (
+            ("overridden with **kwargs, new method called", True),
+            ("overridden without **kwargs, new method called", False),
+        ):
+            for uses in ("old", "new"):
+                name, model = getattr(row, uses), tiny_model()
+                exists = callable(getattr(type(model), row.new, None)) and callable(getattr(type(model), name, None))
+                model = subclass_override(name, wide) if exists else model
+                yield run(
+                    row,
+                    scenario,
+                    uses,
+                    exists,
+                    lambda m=model: getattr(m, row.new)(),
+                    lambda _, m=model: {"override_ran": m.override_ran, **checkpointing_state(m)},
+                )
+
+
+def _enable_pair(table: Table) -> tuple[str, str]:
+    """Old and new name of the method that turns checkpointing on: the owner of the method's keyword row."""
+    for row in table.renames:
+        if row.kind == "argument" and row.owned.head == "PreTrainedModel" and row.owned.member:
+            return _method_pair(row, table)
+    raise ProbeError("the table has no keyword row of a PreTrainedModel method")
 
 
 def _model_property(row: Rename, table: Table) -> Iterator[Outcome]:
@@ -179,6 +246,17 @@ def _model_property(row: Rename, table: Table) -> Iterator[Outcome]:
             yield run(
                 row, scenario, uses, exists, lambda m=model, n=name: getattr(m, n), lambda value: {"value": value}
             )
+    for scenario, lookup in LOOKUPS.items():
+        if scenario == "reference without a call":
+            continue  # for a property, a read: measured above
+        for uses in ("old", "new"):
+            name, model = getattr(row, uses), tiny_model()
+            exists = isinstance(getattr(type(model), name, None), property)
+            yield run(row, scenario, uses, exists, lambda m=model, n=name, f=lookup: f(m, n), lambda v: {"value": v})
+    for uses in ("old", "new"):
+        name, model = getattr(row, uses), tiny_model()
+        exists = isinstance(getattr(type(model), name, None), property)
+        yield run(row, "setattr", uses, exists, lambda m=model, n=name: setattr(m, n, True), lambda _: {})
 
 
 def _method_pair(row: Rename, table: Table) -> tuple[str, str]:
@@ -225,14 +303,19 @@ def _model_argument(row: Rename, table: Table) -> Iterator[Outcome]:
         )
 
 
-def override_model(method: str) -> Any:
+def override_model(method: str, wide: bool = True) -> Any:
     """A tiny model that is not a `PreTrainedModel` and defines only `method` to turn checkpointing on (as
-    sentence-transformers' models do); it records what the caller passed. Its class is named after the method."""
+    sentence-transformers' models do); it records what the caller passed. Its class is named after the method.
+    Not `wide`: the method takes only its kwargs keyword, no `**kwargs` (as llm2vec's does)."""
     import torch
 
     def enable(self: Any, *args: Any, **kwargs: Any) -> None:
         self.checkpointing = True
         self.checkpoint_kwargs = {k.split("_checkpointing_")[-1]: v for k, v in kwargs.items()}
+
+    keyword = method.rsplit("_", 1)[0] + "_kwargs"  # gradient_checkpointing_enable → gradient_checkpointing_kwargs
+    namespace: dict[str, Any] = {}
+    exec(f"def narrow(self, {keyword}=None):\n    self.checkpointing = True\n", namespace)  # noqa: S102 - a signature
 
     def forward(self: Any, input_ids: Any = None, labels: Any = None) -> dict[str, Any]:
         return {"loss": self.linear(input_ids.float()).pow(2).mean()}
@@ -243,7 +326,9 @@ def override_model(method: str) -> Any:
         self.checkpointing, self.checkpoint_kwargs = False, None
 
     name = "".join(part.title() for part in method.split("_")[:2]) + "Model"  # e.g. GradientCheckpointingModel
-    return type(name, (torch.nn.Module,), {"__init__": init, "forward": forward, method: enable})()
+    chosen = enable if wide else namespace["narrow"]
+    chosen.__qualname__ = f"{name}.{method}"  # the error names the class and method, as a user's would
+    return type(name, (torch.nn.Module,), {"__init__": init, "forward": forward, method: chosen})()
 
 
 def _switch_field(table: Table) -> Rename:
@@ -278,11 +363,17 @@ def _train_one_step(model: Any, switch: Rename) -> None:
 
 def _trainer_override(row: Rename, table: Table) -> Iterator[Outcome]:
     switch = _switch_field(table)
-    for uses in ("old", "new"):
-        model = override_model(getattr(row, uses))
+    for (scenario, wide), uses in itertools.product(
+        (
+            ("Trainer.train() with checkpointing on", True),
+            ("Trainer.train() with checkpointing on, override without **kwargs", False),
+        ),
+        ("old", "new"),
+    ):
+        model = override_model(getattr(row, uses), wide)
         outcome = run(
             row,
-            "Trainer.train() with checkpointing on",
+            scenario,
             uses,
             True,
             lambda m=model: _train_one_step(m, switch),
@@ -375,6 +466,27 @@ def _args_field(row: Rename, table: Table) -> Iterator[Outcome]:
             name in fields and args is not None,
             lambda a=args, n=name: getattr(a, n),
             lambda v: {"value": v},
+        )
+    for uses in ("old", "new"):
+        name = getattr(row, uses)
+        with _quiet():
+            args = cls(**_base())
+        yield run(
+            row,
+            "set through dataclasses.replace",
+            uses,
+            name in fields,
+            lambda a=args, n=name: dataclasses.replace(a, **{n: value}),
+            read,
+        )
+    for uses in ("old", "new"):
+        # A subclass that declares the name with a default (TRL's configs), constructed without setting anything.
+        name, annotation = getattr(row, uses), type(value)
+        declares = dataclasses.make_dataclass(
+            "Declared", [(name, annotation, dataclasses.field(default_factory=lambda: value))], bases=(cls,)
+        )
+        yield run(
+            row, "declared with a default by a subclass", uses, name in fields, lambda c=declares: c(**_base()), read
         )
     for uses in ("old", "new"):
         name = getattr(row, uses)

@@ -29,6 +29,8 @@ class Site:
     """`Category: message` of each warning the same use emitted on the newest measured release."""
     v6: str
     """The exception the use raises once the old name is removed; empty when it keeps running."""
+    changes: str = ""
+    """What silently behaves differently once the old name is removed; empty when nothing does."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,8 @@ class LibraryView:
     """The sites that are not `not-deprecated`, in file order."""
     breaking: tuple[Site, ...]
     """The sites that raise once the old names are removed."""
+    changing: tuple[Site, ...]
+    """The sites that keep running but silently behave differently once the old names are removed."""
     not_deprecated: Mapping[str, int]
     """Old name → occurrences that use a name which is not deprecated."""
     errors: tuple[str, ...]
@@ -84,7 +88,7 @@ def view(table: Table, data: Adoption) -> dict[str, object]:
     for entry in data.libraries:
         order = list(EFFECTS)
         ordered = sorted(entry.sites, key=lambda s: (order.index(s.effect), s.file, s.line, s.column))
-        sites = tuple(Site(f"{s.file}:{s.line}", s.old, s.effect, s.code, s.warnings, s.v6) for s in ordered)
+        sites = tuple(Site(f"{s.file}:{s.line}", s.old, s.effect, s.code, s.warnings, s.v6, s.changes) for s in ordered)
         counts = {e: sum(1 for s in sites if s.effect == e) for e in EFFECTS}
         counts["not-deprecated"] = sum(entry.not_deprecated.values())
         required = "transformers" in entry.requires
@@ -106,11 +110,13 @@ def view(table: Table, data: Adoption) -> dict[str, object]:
                 counts=counts,
                 sites=sites,
                 breaking=tuple(s for s in sites if s.v6),
+                changing=tuple(s for s in sites if s.changes and not s.v6),
                 not_deprecated=entry.not_deprecated,
                 errors=entry.errors,
             )
         )
     breaking = [lib for lib in libraries if lib.breaking]
+    changing = [lib for lib in libraries if lib.changing]
     return {
         "libraries": libraries,
         "effects": EFFECTS,
@@ -121,5 +127,7 @@ def view(table: Table, data: Adoption) -> dict[str, object]:
         "with_new": with_new,
         "breaking": breaking,
         "breaking_sites": sum(len(lib.breaking) for lib in breaking),
+        "changing": changing,
+        "changing_sites": sum(len(lib.changing) for lib in changing),
         "dependents": [lib for lib in libraries if lib.allows_since is not None and lib.sites],
     }
