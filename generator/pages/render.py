@@ -98,6 +98,16 @@ def new_name(text: str) -> Markup:
     return Markup(str(code(text)).replace("<code>", '<code class="ck-new">', 1))
 
 
+def old_wrap(text: str) -> Markup:
+    """An old line of code (`code_wrap`: it may break after `.`, `(`, `=`) in the colour of old names."""
+    return Markup(str(code_wrap(text)).replace('class="ck-path"', 'class="ck-path ck-old"', 1))
+
+
+def new_wrap(text: str) -> Markup:
+    """A new line of code (`code_wrap`) in the colour of new names."""
+    return Markup(str(code_wrap(text)).replace('class="ck-path"', 'class="ck-path ck-new"', 1))
+
+
 def future_name(text: str) -> Markup:
     """A name no release has yet, as inline code in a neutral colour (the column or label says "expected")."""
     return Markup(str(code(text)).replace("<code>", '<code class="ck-future">', 1))
@@ -210,7 +220,15 @@ def environment(table: Table, templates_dir: Path = TEMPLATES_DIR) -> jinja2.Env
     )
     examples = Examples(table, OldNames.from_table(table))
     env.filters.update(
-        md=md_text, code=code, code_wrap=code_wrap, md_wrap=md_wrap, old=old_name, new=new_name, future=future_name
+        md=md_text,
+        code=code,
+        code_wrap=code_wrap,
+        md_wrap=md_wrap,
+        old=old_name,
+        new=new_name,
+        future=future_name,
+        old_wrap=old_wrap,
+        new_wrap=new_wrap,
     )
     env.globals.update(tabs=examples.tabs, pycon=examples.pycon, outcome_badge=outcome_badge, source_tabs=source_tabs)
     return env
