@@ -739,3 +739,112 @@ def test_python_loads_only_when_the_reader_starts_it(tab: Tab) -> None:
         [f"from transformers import TrainingArguments\n{big}", REQUIREMENT],
     )
     assert answer["code"] == 1 and answer["stdout"].count("+args = TrainingArguments(") == 14_000
+
+
+# --- The first screen, copy and reading (issue 20) -----------------------------------------------------------------
+
+
+def _in_view(tab: Tab, locator: Any) -> bool:
+    box = locator.bounding_box()
+    size = tab.page.viewport_size
+    return bool(box) and box["width"] > 0 and box["y"] >= 0 and box["y"] + box["height"] <= size["height"]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("title", ["Home", "Migration guide"])
+def test_the_answer_is_on_the_first_screen(tab: Tab, title: str, scheme: str) -> None:
+    """At 1440×900, without scrolling: the versions, the common lines after the rename, the errors page, the tool."""
+    from checkpointing_migrate.table import load
+    from generator.pages.answer import answer
+
+    facts = answer(load(ROOT / "aliases.yaml"))
+    tab.page.emulate_media(color_scheme="dark" if scheme == "dark" else "light")
+    tab.page.set_viewport_size({"width": 1440, "height": 900})
+    tab.open(PAGES[title])
+    content = tab.page.locator(".md-content")
+    lead = content.locator("p", has_text=f"{facts.library} {facts.since} renamed").first
+    _expect()(lead).to_contain_text(facts.removal)
+    assert _in_view(tab, lead), f"{title}: the versions are below the first screen"
+    for line in facts.lines:
+        for after in line.after:
+            cell = content.locator("td code.ck-new", has_text=after).first
+            assert _in_view(tab, cell), f"{title}: {after!r} is not on the first screen"
+    for name in ("Errors and warnings", "Migrate automatically"):
+        target = PAGES[name].rstrip("/")
+        link = content.locator(f"a[href*='{target.rsplit('/', 1)[-1]}']").first
+        assert _in_view(tab, link), f"{title}: no link to {name} on the first screen"
+    install = content.locator("pre code", has_text=f"pip install {facts.tool.package}").first
+    assert _in_view(tab, install), f"{title}: the install line is below the first screen"
+
+
+def test_copy_gives_runnable_code(tab: Tab) -> None:
+    """The copy button of a pycon block copies its statements only: no prompts, no output, and the code compiles."""
+    tab.page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    tab.open(PAGES["Migration guide"])
+    blocks = tab.page.locator(".md-content .language-pycon")
+    assert blocks.count() > 10
+    copies = blocks.evaluate_all("bs => bs.map(b => b.getAttribute('data-copy'))")
+    assert all(c is not None for c in copies), "a pycon block has no data-copy"
+    for text in copies:
+        assert ">>>" not in text and "Warning: " not in text, text
+        compile(text, "<copied>", "exec")  # a SyntaxError fails the test
+    # And the button really copies it: the first "After" tab's block.
+    after = tab.page.locator(".tabbed-set").first.locator(".tabbed-labels > label", has_text="After")
+    after.click()
+    block = tab.page.locator(".tabbed-set").first.locator(".tabbed-block").nth(1).locator(".language-pycon")
+    block.hover()
+    block.locator('button[data-md-type="copy"]').click()
+    copied = tab.page.evaluate("navigator.clipboard.readText()")
+    assert copied == block.get_attribute("data-copy") and "activation_checkpointing" in copied, copied
+
+
+def test_doctest_output_wraps_on_the_wide_screen(tab: Tab) -> None:
+    """A warning printed in a Before tab is read to its end ("Use … instead") without scrolling the block."""
+    tab.page.set_viewport_size({"width": 1440, "height": 900})
+    tab.open(PAGES["Migration guide"])
+    hidden = tab.page.eval_on_selector_all(
+        ".md-content .language-pycon .go",
+        """spans => spans.filter(s => s.getClientRects().length).filter(s => {
+            const pre = s.closest("pre").getBoundingClientRect();
+            return [...s.getClientRects()].some(r => r.right > pre.right + 1);
+        }).map(s => s.textContent.slice(0, 60))""",
+    )
+    assert not hidden, f"output lines run past their block: {hidden}"
+
+
+@pytest.mark.parametrize(("width", "height"), SCREENS, ids=[f"{w}px" for w, _ in SCREENS])
+def test_table_text_is_at_least_12px(tab: Tab, width: int, height: int) -> None:
+    tab.page.set_viewport_size({"width": width, "height": height})
+    small = []
+    for title in ("Home", "Migration guide"):
+        tab.open(PAGES[title])
+        small += tab.page.eval_on_selector_all(
+            ".md-content table :is(td, th, td *, th *)",
+            """els => els.filter(e => [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()))
+                .map(e => [e.textContent.trim().slice(0, 30), parseFloat(getComputedStyle(e).fontSize)])
+                .filter(([, size]) => size < 12)""",
+        )
+    assert not small, f"table text under 12 px at {width} px: {small[:5]}"
+
+
+def test_expected_names_are_not_shown_as_available(tab: Tab) -> None:
+    """A name no release has is labelled "expected" and is not in the colour of names that work today."""
+    tab.open(PAGES["Migration guide"])
+    section = tab.page.locator(".md-content table", has=tab.page.locator("th", has_text="Expected name"))
+    _expect()(section).to_have_count(1)
+    _expect()(section.locator("code.ck-new")).to_have_count(0)
+    future = tab.page.eval_on_selector(".md-content code.ck-future", "c => getComputedStyle(c).color")
+    new = tab.page.eval_on_selector(".md-content code.ck-new", "c => getComputedStyle(c).color")
+    assert future != new
+
+
+def test_a_wide_table_shows_a_scroll_cue_on_the_phone(tab: Tab) -> None:
+    tab.page.set_viewport_size({"width": 390, "height": 844})
+    tab.open(PAGES["Migration guide"])
+    boxes = tab.page.locator(".md-typeset__scrollwrap").filter(has=tab.page.locator("table"))
+    scrolling = [i for i in range(boxes.count()) if boxes.nth(i).evaluate("b => b.scrollWidth > b.clientWidth")]
+    assert scrolling, "every table fits the phone: nothing to cue"
+    wide = boxes.nth(scrolling[0])
+    assert wide.evaluate("b => getComputedStyle(b).maskImage") != "none", "no fade at the hidden edge"
+    wide.evaluate("b => { b.scrollLeft = b.scrollWidth; b.dispatchEvent(new Event('scroll')); }")
+    _expect()(wide).not_to_have_attribute("data-ck-more", "")

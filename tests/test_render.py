@@ -128,7 +128,7 @@ def test_usage_errors_exit_2() -> None:
 
 def test_a_new_row_reaches_the_built_site(tmp_path: Path) -> None:
     """The hook renders before MkDocs reads the pages, so a table edit needs no separate render step."""
-    for name in ("aliases.yaml", "mkdocs.yml"):
+    for name in ("aliases.yaml", "mkdocs.yml", "pyproject.toml"):  # pyproject.toml: the tool's name on the pages
         shutil.copy(ROOT / name, tmp_path / name)
     for name in (
         "generator",

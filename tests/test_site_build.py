@@ -280,3 +280,64 @@ def test_broken_link_fails_the_strict_build(tmp_path: Path, link: str) -> None:
     assert result.returncode == 3, result.log
     assert f"'{link.partition('#')[0]}'" in result.log
     assert "Aborted with 1 warnings in strict mode" in result.log, result.log  # and nothing else is wrong
+
+
+# --- What a reader sees first, and code as written (issue 20) ---------------------------------------------------------
+
+_CODE = re.compile(r"<code[^>]*>(.*?)</code>", re.DOTALL)
+
+
+def test_code_renders_as_written(built: Build) -> None:
+    """Markdown never turns part of a name into emphasis: `__init__` stays `__init__`, not a bold "init"."""
+    found = []
+    for page in sorted(built.site.rglob("*.html")):
+        for body in _CODE.findall(page.read_text(encoding="utf-8")):
+            if re.search(r"<(strong|em|b|i)\b", body):
+                found.append(f"{page.relative_to(built.site)}: {body[:80]}")
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize(("title", "page"), NAV.items())
+def test_every_page_has_its_own_description(built: Build, title: str, page: str) -> None:
+    html = _html(built, page)
+    match = re.search(r'<meta name="description" content="([^"]*)"', html)
+    site = re.search(r"^site_description: (.*)$", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.MULTILINE)
+    assert match and site and match.group(1) != site.group(1), f"{title}: no description of its own"
+
+
+def test_home_links_every_page(built: Build) -> None:
+    html = _html(built, NAV["Home"])
+    content = html[html.index('<article class="md-content__inner') : html.index("</article>")]
+    hrefs = {urljoin("/", h) for h in re.findall(r'<a href="([^"#]*)(?:#[^"]*)?"', content)}
+    missing = [t for t, p in NAV.items() if t != "Home" and "/" + p.removesuffix("index.html") not in hrefs]
+    assert not missing, f"Home does not link: {missing}"
+
+
+def test_one_rename_table_on_the_site(built: Build) -> None:
+    """The table of renames with their versions appears once; other places name only their rows and link to it."""
+    tables = {
+        str(page.relative_to(built.site)): n
+        for page in built.site.rglob("index.html")
+        if (n := page.read_text(encoding="utf-8").count("<th>Since → removal</th>"))
+    }
+    assert tables == {NAV["Migration guide"]: 1}, tables
+
+
+@pytest.mark.parametrize("title", ["Home", "Migration guide"])
+def test_home_and_the_guide_open_with_the_answer(built: Build, title: str) -> None:
+    from generator.pages.answer import answer
+
+    facts = answer(TABLE)
+    html = _html(built, NAV[title])
+    content = html[html.index('<article class="md-content__inner') :]
+    opening = content[: content.index("<h2")]  # before the first section
+    text = html_unescape(re.sub(r"<[^>]+>", "", opening))
+    assert facts.since in text and facts.removal in text
+    assert f"{facts.old_names} old names" in text
+    for line in facts.lines:
+        for after in line.after:
+            assert after in text, after
+    assert f"pip install {facts.tool.package}" in text and f"{facts.tool.command} fix --write ." in text
+    links = {urljoin("/" + NAV[title], h) for h in re.findall(r'<a href="([^"#]*)', opening)}
+    assert "/" + NAV["Errors and warnings"].removesuffix("index.html") in links
+    assert "/" + NAV["Migrate automatically"].removesuffix("index.html") in links

@@ -22,6 +22,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from checkpointing_migrate import table as table_module
 from checkpointing_migrate import writing
 from checkpointing_migrate.table import EmittedWarning, Library, Release, Rename, Table
@@ -218,6 +220,7 @@ def json_schema() -> dict[str, Any]:
 # --- llms.txt and llms-full.txt -------------------------------------------------------------------------------------
 
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.DOTALL)
 _TAG = re.compile(r"<(/?)code>|<[^>]+>")
 
 
@@ -228,13 +231,17 @@ def summary(markdown: str) -> str:
         markdown: A page's Markdown source.
 
     Returns:
-        The paragraph with HTML comments dropped and `<code>` turned back into backticks; empty if the page
+        The front matter's `description` when there is one; else the paragraph with HTML comments dropped and `<code>` turned back into backticks; empty if the page
         has no paragraph.
     """
-    text = _COMMENT.sub("", markdown)
+    front = _FRONT_MATTER.match(markdown)
+    meta = yaml.safe_load(front.group(1)) if front else None
+    if isinstance(meta, dict) and isinstance(meta.get("description"), str):
+        return " ".join(meta["description"].split())  # the page's own summary (its <meta name="description">)
+    text = _COMMENT.sub("", markdown[front.end() :] if front else markdown)
     for block in re.split(r"\n\s*\n", text):
         block = block.strip()
-        if not block or block.startswith(("#", "```", "|", "!!!", "???", "===", ":::", "<", "-", "*", ">")):
+        if not block or block.startswith(("#", "```", "|", "!!!", "???", "===", ":::", "<", "-", "*", ">", "--8<--")):
             continue
         plain = _TAG.sub(lambda m: "`" if m.group(0) in ("<code>", "</code>") else "", block)
         return " ".join(html.unescape(plain).split())

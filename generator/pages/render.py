@@ -32,6 +32,7 @@ PAGES = {
     "adoption-report.md": "adoption-report.md.j2",
     "finding-codes.md": "finding-codes.md.j2",
     "errors.md": "errors.md.j2",
+    "first-screen.md": "first-screen.md.j2",
 }
 """Generated page (under `docs/generated/`) → the template that renders it."""
 
@@ -59,10 +60,19 @@ def _escape_plain(text: str) -> str:
     return re.sub(r"([|\\*_\[\]])", r"\\\1", escaped)
 
 
-def code(text: str) -> Markup:
-    """A name as inline code, safe in a table cell whatever characters it holds."""
+_EMPHASIS = re.compile(r"\*|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+"""What Markdown would read as emphasis inside raw `<code>` (`__init__` became bold "init"): `*`, and `_` at the edge
+of a word. An underscore inside a word (`gradient_checkpointing`) is never emphasis, so names stay searchable text."""
+
+
+def _code_text(text: str) -> str:
     escaped = html.escape(text, quote=False).replace("|", "&#124;")
-    return Markup(f"<code>{escaped}</code>")
+    return _EMPHASIS.sub(lambda m: "&#42;" if m.group() == "*" else "&#95;", escaped)
+
+
+def code(text: str) -> Markup:
+    """A name as inline code, safe in a table cell whatever characters it holds, and shown as written."""
+    return Markup(f"<code>{_code_text(text)}</code>")
 
 
 def code_wrap(text: str) -> Markup:
@@ -70,8 +80,7 @@ def code_wrap(text: str) -> Markup:
 
     Only there: search splits words at these characters too, so highlighting a searched word still finds it whole.
     """
-    escaped = html.escape(text, quote=False).replace("|", "&#124;")
-    return Markup('<code class="ck-path">' + re.sub(r"([./(,=])", r"\1<wbr>", escaped) + "</code>")
+    return Markup('<code class="ck-path">' + re.sub(r"([./(,=])", r"\1<wbr>", _code_text(text)) + "</code>")
 
 
 def md_wrap(text: str) -> Markup:
@@ -87,6 +96,21 @@ def old_name(text: str) -> Markup:
 def new_name(text: str) -> Markup:
     """A new name as inline code, in the site's colour for new names."""
     return Markup(str(code(text)).replace("<code>", '<code class="ck-new">', 1))
+
+
+def old_wrap(text: str) -> Markup:
+    """An old line of code (`code_wrap`: it may break after `.`, `(`, `=`) in the colour of old names."""
+    return Markup(str(code_wrap(text)).replace('class="ck-path"', 'class="ck-path ck-old"', 1))
+
+
+def new_wrap(text: str) -> Markup:
+    """A new line of code (`code_wrap`) in the colour of new names."""
+    return Markup(str(code_wrap(text)).replace('class="ck-path"', 'class="ck-path ck-new"', 1))
+
+
+def future_name(text: str) -> Markup:
+    """A name no release has yet, as inline code in a neutral colour (the column or label says "expected")."""
+    return Markup(str(code(text)).replace("<code>", '<code class="ck-future">', 1))
 
 
 def outcome_badge(outcome: str, word: str) -> Markup:
@@ -158,6 +182,15 @@ class Examples:
         return _fence(self.before(body) if _WARNS.search(body) else body)
 
 
+def source_tabs(language: str, filename: str, before: str, after: str) -> str:
+    """Before and After tabs of a file that is not Python (YAML, shell), each fence titled with the file's name."""
+
+    def fence(body: str) -> str:
+        return _indent(f'```{language} title="{filename}"\n{body.rstrip()}\n```\n')
+
+    return "\n".join(['=== "Before"', "", fence(before), '=== "After"', "", fence(after)])
+
+
 def _dedent_block(text: str) -> str:
     lines = text.strip("\n").splitlines()
     width = min((len(line) - len(line.lstrip()) for line in lines if line.strip()), default=0)
@@ -186,8 +219,18 @@ def environment(table: Table, templates_dir: Path = TEMPLATES_DIR) -> jinja2.Env
         autoescape=False,  # Markdown out, not HTML: table text goes through `md` / `code` explicitly.
     )
     examples = Examples(table, OldNames.from_table(table))
-    env.filters.update(md=md_text, code=code, code_wrap=code_wrap, md_wrap=md_wrap, old=old_name, new=new_name)
-    env.globals.update(tabs=examples.tabs, pycon=examples.pycon, outcome_badge=outcome_badge)
+    env.filters.update(
+        md=md_text,
+        code=code,
+        code_wrap=code_wrap,
+        md_wrap=md_wrap,
+        old=old_name,
+        new=new_name,
+        future=future_name,
+        old_wrap=old_wrap,
+        new_wrap=new_wrap,
+    )
+    env.globals.update(tabs=examples.tabs, pycon=examples.pycon, outcome_badge=outcome_badge, source_tabs=source_tabs)
     return env
 
 
@@ -212,12 +255,22 @@ def render_pages(table: Table, templates_dir: Path = TEMPLATES_DIR) -> dict[str,
     pages = {}
     for page, template in PAGES.items():
         try:
-            pages[page] = BANNER.format(template=template) + env.get_template(template).render(**context)
+            pages[page] = with_banner(env.get_template(template).render(**context), template)
         except (jinja2.TemplateError, LookupError, ValueError) as exc:
             raise RenderError(
                 f"{_template_location(exc, templates_dir / template)}: {type(exc).__name__}: {exc}"
             ) from exc
     return pages
+
+
+_FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
+
+
+def with_banner(markdown: str, template: str) -> str:
+    """`markdown` with the "generated, do not edit" comment, after the front matter (MkDocs reads it only at the top)."""
+    match = _FRONT_MATTER.match(markdown)
+    head = match.group() if match else ""
+    return head + BANNER.format(template=template) + markdown[len(head) :]
 
 
 def _template_location(exc: BaseException, default: Path) -> str:

@@ -14,6 +14,7 @@ from packaging.version import Version
 
 from checkpointing_migrate import codes, findings
 from checkpointing_migrate.table import AUDIENCES, MODEL_PLACEHOLDER, EmittedWarning, Rename, Table
+from generator.pages import answer, configs
 from generator.pages.timeline_svg import timeline_svg
 
 CLASS_NAME_PATTERN = r"[\w.]+"
@@ -85,15 +86,17 @@ def timeline(table: Table) -> dict[str, list[Event]]:
             added = [r for r in rows if r.since and Version(r.since) == Version(release.version)]
             what, label = release.note or "listed release", release.version
             if added:
-                warned = sum(1 for r in added if r.warning)
-                what += f" ({len(added)} new names; {warned} old names now warn)"
-                label += f" adds {len(added)} new names"
+                # Names, not rows: a name renamed in two places (a field and its YAML key) counts once.
+                new_names, warned = len({r.new for r in added}), len({r.old for r in added if r.warning})
+                what += f" ({new_names} new names; {warned} old names now warn)"
+                label += f" adds {new_names} new names"
             items.append(Event(release.date.isoformat(), release.version, what, label))
         for removal in sorted({Version(r.removal) for r in rows if r.removal}):
             gone = [r for r in rows if r.removal and Version(r.removal) == removal]
-            what = f"planned removal of {len(gone)} old names"
-            items.append(Event("planned", str(removal), what, f"{removal} removes {len(gone)} old names"))
-        planned = [r for r in rows if r.status == "planned"]
+            names = len({r.old for r in gone})
+            what = f"planned removal of {names} old names"
+            items.append(Event("planned", str(removal), what, f"{removal} removes {names} old names"))
+        planned = {r.old for r in rows if r.status == "planned"}
         if planned:
             what = f"{len(planned)} names not renamed yet"
             items.append(Event("planned", "no release yet", what, what))
@@ -116,6 +119,11 @@ def warning_filters(table: Table) -> list[WarningFilter]:
 def distinct_warnings(rows: list[Rename]) -> list[EmittedWarning]:
     """The warnings of `rows`, each once, in row order."""
     return list(dict.fromkeys(r.warning for r in rows if r.warning))
+
+
+def distinct_pairs(rows: list[Rename]) -> list[tuple[str, str, bool]]:
+    """(old, new, shipped) of `rows`, each pair once, in row order: what a section that discusses them names."""
+    return list(dict.fromkeys((r.old, r.new, bool(r.since)) for r in rows))
 
 
 @dataclass(frozen=True)
@@ -166,7 +174,11 @@ def context(table: Table) -> dict[str, Any]:
         "row_of_kind": lambda kind: next(r for r in table.renames if r.kind == kind),
         "example_model": EXAMPLE_MODEL,
         "distinct_warnings": distinct_warnings,
+        "distinct_pairs": distinct_pairs,
         "finding_codes": finding_codes(),
+        "answer": answer.answer(table),
+        "config_examples": configs.examples(table),
+        "keep_keys": configs.keep_keys(table),
     }
 
 

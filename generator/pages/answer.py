@@ -1,0 +1,95 @@
+"""The answer a reader needs first: what was renamed, since when, the common lines before → after, the tool.
+
+Home and the migration guide open with it (`templates/_first_screen.md.j2`). Every name and version comes from the
+table's rows, the tool's install and command names from pyproject.toml; counts are of distinct names, not rows.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from packaging.version import Version
+
+from checkpointing_migrate.table import Rename, Table
+from generator.paths import ROOT
+
+
+@dataclass(frozen=True)
+class Line:
+    """One common use, as the old and the new code."""
+
+    where: str
+    """What kind of file it is in: a script, a config, a command line."""
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+    """One or more spellings (a YAML key and a flag are one use)."""
+
+
+@dataclass(frozen=True)
+class Tool:
+    """How the migration tool is installed and run (pyproject.toml's project name and console script)."""
+
+    package: str
+    command: str
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Everything the first screen states."""
+
+    library: str
+    since: str
+    removal: str
+    category: str
+    pattern_old: str
+    """The old names as a wildcard (`gradient_checkpointing*`)."""
+    pattern_new: str
+    old_names: int
+    """Distinct old names the shipped rows rename (a name renamed in two places counts once)."""
+    messages: int
+    """Distinct warning messages they print."""
+    lines: tuple[Line, ...]
+    tool: Tool
+
+
+def tool(pyproject: Path = ROOT / "pyproject.toml") -> Tool:
+    """The package to install and the command it provides."""
+    project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+    return Tool(project["name"], next(iter(project["scripts"])))
+
+
+def _row(table: Table, kind: str, old_prefix: str = "") -> Rename:
+    """The first shipped transformers row of `kind` (whose old name starts with `old_prefix`)."""
+    return next(
+        r
+        for r in table.renames
+        if r.library == "transformers" and r.status == "shipped" and r.kind == kind and r.old.startswith(old_prefix)
+    )
+
+
+def answer(table: Table) -> Answer:
+    """The first screen's facts, from the shipped transformers rows."""
+    shipped = [r for r in table.renames if r.library == "transformers" and r.status == "shipped"]
+    enable, field = _row(table, "method"), _row(table, "field")
+    flag, key = _row(table, "cli-flag", "--"), _row(table, "config-key")
+    assert enable.since and enable.removal and enable.warning
+    since = min((r.since for r in shipped if r.since), key=Version)
+    lines = (
+        Line("script", (f"model.{enable.old}()",), (f"model.{enable.new}()",)),
+        Line("script", (f"TrainingArguments({field.old}=True)",), (f"TrainingArguments({field.new}=True)",)),
+        Line("config or command line", (f"{key.old}: true", flag.old), (f"{key.new}: true", flag.new)),
+    )
+    return Answer(
+        library="transformers",
+        since=since,
+        removal=enable.removal,
+        category=enable.warning.category,
+        pattern_old=f"{field.old}*",
+        pattern_new=f"{field.new}*",
+        old_names=len({r.old for r in shipped}),
+        messages=len({r.warning for r in shipped if r.warning}),
+        lines=lines,
+        tool=tool(),
+    )
