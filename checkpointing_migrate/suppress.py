@@ -264,6 +264,7 @@ class Suppressor:
                     None,
                     code="unused-ignore",
                     message=f"{what} (--strict-ignores)",
+                    why=what,  # short already, and the only way to tell which code is spare
                 )
             )
         return out

@@ -143,7 +143,7 @@ def _refresh(args: argparse.Namespace) -> int:
                 writing.atomic_write(path, before[path])
             else:
                 path.unlink(missing_ok=True)
-        print(f"error: writing failed, every file restored: {exc}", file=sys.stderr)
+        print(f"error: writing failed, every file restored: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
     for path in written:
         print(f"wrote {path.relative_to(paths.ROOT) if path.is_relative_to(paths.ROOT) else path}", file=sys.stderr)

@@ -15,6 +15,7 @@ import pytest
 import yaml
 from sitekit import IN_CI, copy_repo, git_snapshot
 
+import checkpointing_migrate
 from checkpointing_migrate import NAME
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,6 +49,11 @@ def test_the_tool_name_is_the_package_and_its_script() -> None:
     """`checkpointing_migrate.NAME` (the CLI's name, SARIF's tool, where the hosted-guide link is read from) is
     pyproject's, and the import name is the distribution's."""
     assert PYPROJECT["project"]["name"] == NAME == SCRIPT
+    assert (
+        NAME.replace("-", "_")
+        == checkpointing_migrate.__name__
+        == PYPROJECT["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"][0]
+    )
 
 
 @pytest.fixture(scope="module")

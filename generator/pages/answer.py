@@ -1,19 +1,17 @@
 """The answer a reader needs first: what was renamed, since when, the common lines before → after, the tool.
 
 Home and the migration guide open with it (`templates/_first_screen.md.j2`). Every name and version comes from the
-table's rows, the tool's install and command names from pyproject.toml; counts are of distinct names, not rows.
+table's rows, the tool's install and command name from `checkpointing_migrate.NAME`; counts are of distinct names, not rows.
 """
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
-from pathlib import Path
 
 from packaging.version import Version
 
+from checkpointing_migrate import NAME
 from checkpointing_migrate.table import Rename, Table
-from generator.paths import ROOT
 
 
 @dataclass(frozen=True)
@@ -29,7 +27,8 @@ class Line:
 
 @dataclass(frozen=True)
 class Tool:
-    """How the migration tool is installed and run (pyproject.toml's project name and console script)."""
+    """How the migration tool is installed and run (its distribution and console script, one name: a test checks
+    it against pyproject.toml)."""
 
     package: str
     command: str
@@ -54,24 +53,24 @@ class Answer:
     tool: Tool
 
 
-def tool(pyproject: Path = ROOT / "pyproject.toml") -> Tool:
+def tool() -> Tool:
     """The package to install and the command it provides."""
-    project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
-    return Tool(project["name"], next(iter(project["scripts"])))
+    return Tool(NAME, NAME)
 
 
 def _row(table: Table, kind: str, old_prefix: str = "") -> Rename:
-    """The first shipped transformers row of `kind` (whose old name starts with `old_prefix`)."""
+    """The first transformers row of `kind` that a release shipped (whose old name starts with `old_prefix`); once a
+    refresh records the removal its status is `removed`, and the first screen still states it."""
     return next(
         r
         for r in table.renames
-        if r.library == "transformers" and r.status == "shipped" and r.kind == kind and r.old.startswith(old_prefix)
+        if r.library == "transformers" and r.since and r.kind == kind and r.old.startswith(old_prefix)
     )
 
 
 def answer(table: Table) -> Answer:
     """The first screen's facts, from the shipped transformers rows."""
-    shipped = [r for r in table.renames if r.library == "transformers" and r.status == "shipped"]
+    shipped = [r for r in table.renames if r.library == "transformers" and r.since]
     enable, field = _row(table, "method"), _row(table, "field")
     flag, key = _row(table, "cli-flag", "--"), _row(table, "config-key")
     assert enable.since and enable.removal and enable.warning

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from checkpointing_migrate.table import Rename, Table
+from checkpointing_migrate.table import Rename, Table, field_name
 
 
 @dataclass(frozen=True)
@@ -36,8 +36,24 @@ class KeepKey:
     why: str
 
 
-def _shipped(table: Table, kind: str, old: str) -> Rename:
-    return next(r for r in table.renames if r.status == "shipped" and r.kind == kind and r.old == old)
+def _fields(table: Table) -> tuple[Rename, Rename]:
+    """The transformers field rows a release shipped: the switch and its kwargs (the field named after it)."""
+    shipped = [r for r in table.renames if r.library == "transformers" and r.kind == "field" and r.since]
+    switch = min(shipped, key=lambda r: len(r.old))
+    return switch, next(r for r in shipped if r.old.startswith(f"{switch.old}_"))
+
+
+def _spelling(table: Table, kind: str, field: Rename, *, dashes: bool = False) -> Rename:
+    """The shipped `kind` row (config key or flag) that stands for `field`, spelt with dashes or underscores."""
+    return next(
+        r
+        for r in table.renames
+        if r.library == field.library
+        and r.since
+        and r.kind == kind
+        and field_name(r.old) == field.old
+        and ("-" in r.old.lstrip("-")) == dashes
+    )
 
 
 def _planned(table: Table, library: str, kind: str) -> Rename:
@@ -46,11 +62,10 @@ def _planned(table: Table, library: str, kind: str) -> Rename:
 
 def examples(table: Table) -> list[ConfigExample]:
     """A YAML file, the three launchers and a TRL command line, before and after."""
-    key = _shipped(table, "config-key", "gradient_checkpointing")
-    kwargs_key = _shipped(table, "config-key", "gradient_checkpointing_kwargs")
-    flag = _shipped(table, "cli-flag", "--gradient_checkpointing")
-    dash = _shipped(table, "cli-flag", "--gradient-checkpointing")
-    kwargs_flag = _shipped(table, "cli-flag", "--gradient_checkpointing_kwargs")
+    switch, kwargs = _fields(table)
+    key, kwargs_key = _spelling(table, "config-key", switch), _spelling(table, "config-key", kwargs)
+    flag, dash = _spelling(table, "cli-flag", switch), _spelling(table, "cli-flag", switch, dashes=True)
+    kwargs_flag = _spelling(table, "cli-flag", kwargs)
     no_flag = _planned(table, "trl", "cli-flag")
 
     def yaml(k: str, kw: str) -> str:
@@ -88,7 +103,7 @@ def examples(table: Table) -> list[ConfigExample]:
 
 def keep_keys(table: Table) -> list[KeepKey]:
     """The keys that share a name with a renamed one but belong to another tool, from the libraries' `config` lists."""
-    key = _shipped(table, "config-key", "gradient_checkpointing")
+    key = _spelling(table, "config-key", _fields(table)[0])
     libraries = table.libraries
     found: list[KeepKey] = []
     if key.old in libraries["axolotl"].config:
