@@ -58,19 +58,25 @@ def tool() -> Tool:
     return Tool(NAME, NAME)
 
 
+def _library(table: Table) -> str:
+    """The library that shipped the renames: the one of the table's first row with a release (`since`)."""
+    return next(r.library for r in table.renames if r.since)
+
+
 def _row(table: Table, kind: str, old_prefix: str = "") -> Rename:
     """The first transformers row of `kind` that a release shipped (whose old name starts with `old_prefix`); once a
     refresh records the removal its status is `removed`, and the first screen still states it."""
     return next(
         r
         for r in table.renames
-        if r.library == "transformers" and r.since and r.kind == kind and r.old.startswith(old_prefix)
+        if r.library == _library(table) and r.since and r.kind == kind and r.old.startswith(old_prefix)
     )
 
 
 def answer(table: Table) -> Answer:
     """The first screen's facts, from the shipped transformers rows."""
-    shipped = [r for r in table.renames if r.library == "transformers" and r.since]
+    library = _library(table)
+    shipped = [r for r in table.renames if r.library == library and r.since]
     enable, field = _row(table, "method"), _row(table, "field")
     flag, key = _row(table, "cli-flag", "--"), _row(table, "config-key")
     assert enable.since and enable.removal and enable.warning
@@ -81,7 +87,7 @@ def answer(table: Table) -> Answer:
         Line("config or command line", (f"{key.old}: true", flag.old), (f"{key.new}: true", flag.new)),
     )
     return Answer(
-        library="transformers",
+        library=library,
         since=since,
         removal=enable.removal,
         category=enable.warning.category,
