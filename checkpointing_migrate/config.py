@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from checkpointing_migrate import codes
 from checkpointing_migrate.findings import FileError
 from checkpointing_migrate.requirements import parse_target
+
+if TYPE_CHECKING:
+    import tomllib
 
 TABLE = "tool.checkpointing-migrate"
 """The table's name, as written in the header."""
@@ -85,6 +88,8 @@ def find(paths: list[Path]) -> Path | None:
 
 
 def _has_table(path: Path, text: str) -> bool:
+    import tomllib  # only for a pyproject.toml that names the tool: most runs have none
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -107,6 +112,8 @@ def load(paths: list[Path]) -> Config:
     path = find(paths)
     if path is None:
         return Config()
+    import tomllib
+
     text = path.read_text(encoding="utf-8")
     table = tomllib.loads(text)["tool"]["checkpointing-migrate"]
     return parse(path, text, table)

@@ -10,10 +10,13 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from checkpointing_migrate import gitignore
 from checkpointing_migrate.files import SNIFFED_SUFFIXES, SUFFIXES, kind_of, known_kinds
 from checkpointing_migrate.findings import FileError
+
+if TYPE_CHECKING:
+    from checkpointing_migrate import gitignore
 
 DEFAULT_EXCLUDE = (
     ".bzr",
@@ -67,6 +70,8 @@ class Selection:
 
     def levels(self) -> list[gitignore.Level]:
         """The exclude patterns as ignore levels: anchored ones relative to `root`, the others match anywhere."""
+        from checkpointing_migrate import gitignore  # the patterns are compiled only when a folder is walked
+
         anywhere, anchored = [], []
         for line in self.exclude:
             pattern = gitignore.compile_line(line)
@@ -91,11 +96,14 @@ def walk(paths: list[Path], selection: Selection | None = None) -> Iterator[str 
     """Every file to check under `paths`, and a `FileError` for a named file of no known kind and in place of the
     folders that could not be entered (deeper than `MAX_DEPTH` below their PATH, or unlistable)."""
     selection = selection or Selection()
-    excludes = selection.levels()
+    excludes: list[gitignore.Level] | None = None  # compiled on first need: a named file needs none
     for path in paths:
-        if selection.force_exclude and left_out(str(path), selection, excludes):
-            continue
+        if selection.force_exclude:
+            excludes = excludes if excludes is not None else selection.levels()
+            if left_out(str(path), selection, excludes):
+                continue
         if path.is_dir():
+            excludes = excludes if excludes is not None else selection.levels()
             yield from _walk_folder(str(path), selection, excludes)
         elif not path.is_file() or kind_of(str(path)) is not None:
             yield str(path)  # not a regular file: reading it reports what it is
@@ -106,6 +114,8 @@ def walk(paths: list[Path], selection: Selection | None = None) -> Iterator[str 
 def left_out(path: str, selection: Selection, excludes: list[gitignore.Level]) -> bool:
     """Whether a walk from the project's folder (the repository's, without one `root`) would leave `path` out: it,
     or a folder above it, is excluded or ignored."""
+    from checkpointing_migrate import gitignore
+
     absolute = os.path.abspath(path)
     top = gitignore.repository_root(os.path.dirname(absolute)) or os.path.abspath(selection.root)
     if not absolute.startswith(top.rstrip(os.sep) + os.sep):
@@ -129,6 +139,8 @@ def _walk_folder(top: str, selection: Selection, excludes: list[gitignore.Level]
     # Iterative (a recursive walk ends in RecursionError near 1000 levels); same order as `os.walk`: a folder's
     # files, then its subfolders one by one. Symlinked folders are not entered (no cycles), as with `os.walk`. The
     # named folder itself is entered even if excluded; what is below it is matched by its own path.
+    from checkpointing_migrate import gitignore
+
     absolute_top = os.path.abspath(top)
     above = gitignore.levels_above(absolute_top) if selection.respect_gitignore else []
     stack = [(top, absolute_top, 0, above)]

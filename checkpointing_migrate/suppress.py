@@ -12,9 +12,13 @@ import os
 import re
 import tokenize
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from checkpointing_migrate import codes, gitignore
+from checkpointing_migrate import codes
 from checkpointing_migrate.findings import Finding
+
+if TYPE_CHECKING:
+    from checkpointing_migrate import gitignore
 
 MARKER = "checkpointing-migrate:"
 """What every suppression comment holds; a file without it has none."""
@@ -280,6 +284,8 @@ def _unknown(code: str) -> str:
 
 def ignored_in(path: str, per_file_ignores: tuple[tuple[str, str, frozenset[str]], ...]) -> frozenset[str]:
     """The codes `per-file-ignores` (root folder, pattern, codes) silence in `path`."""
+    from checkpointing_migrate import gitignore  # only a configuration with per-file-ignores needs the matcher
+
     absolute = os.path.abspath(path)
     out: frozenset[str] = frozenset()
     for root, pattern, names in per_file_ignores:
@@ -290,6 +296,8 @@ def ignored_in(path: str, per_file_ignores: tuple[tuple[str, str, frozenset[str]
 
 @functools.cache
 def _level(root: str, pattern: str) -> gitignore.Level:
+    from checkpointing_migrate import gitignore
+
     compiled = gitignore.compile_line(pattern)
     anywhere = "/" not in pattern.strip().rstrip("/")
     return gitignore.Level(os.path.abspath(os.sep) if anywhere else root, (compiled,) if compiled else ())
