@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass, replace
 
-from checkpointing_migrate.files import Result, check_data, decode
+from checkpointing_migrate.files import Result, check_data, decode, sha256
 from checkpointing_migrate.findings import Cell, Edit, FileError, Finding
 from checkpointing_migrate.hits import Options
 from checkpointing_migrate.pylex import Source
@@ -83,10 +83,11 @@ def check(name: str, data: bytes, number: int, options: Options, finder: Finder)
     wrapped = wrap(code, number)
     result = check_data(name, wrapped.text.encode("utf-8"), "notebook", options, finder)
     (result,) = across_files([result], options)
-    return _unwrap(result, wrapped, code, encoding)
+    return _unwrap(result, wrapped, code, encoding, data)
 
 
-def _unwrap(result: Result, wrapped: Wrapped, code: str, encoding: str) -> Result:
+def _unwrap(result: Result, wrapped: Wrapped, code: str, encoding: str, data: bytes) -> Result:
+    """`result`, of the notebook `wrapped`, in the terms of the cell `code` (the bytes `data`, decoded with `encoding`)."""
     lines = Source(wrapped.text).starts
 
     def place(line: int, column: int) -> tuple[int, int]:
@@ -102,9 +103,8 @@ def _unwrap(result: Result, wrapped: Wrapped, code: str, encoding: str) -> Resul
     if error is not None:
         error = FileError(error.path, *place(error.line, error.column), error.message)
     fixed = None
-    if result.fixed is not None:
-        fixed = json.loads(result.fixed)["cells"][wrapped.number - 1]["source"]
-        fixed = "".join(fixed)
+    if result.fixed is not None:  # the edits keep the JSON valid (`check_data` parsed it again): read the cell back
+        fixed = "".join(json.loads(result.fixed)["cells"][wrapped.number - 1]["source"])
     return replace(
         result,
         findings=tuple(finding(f) for f in result.findings),
@@ -112,4 +112,5 @@ def _unwrap(result: Result, wrapped: Wrapped, code: str, encoding: str) -> Resul
         fixed=fixed,
         original=code if result.original is not None else None,
         encoding=encoding,
+        digest=sha256(data) if result.digest is not None else None,
     )
