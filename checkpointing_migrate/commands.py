@@ -20,7 +20,7 @@ from checkpointing_migrate import config as config_module
 from checkpointing_migrate import rules as rules_module
 from checkpointing_migrate.config import Config
 from checkpointing_migrate.discover import DEFAULT_EXCLUDE, Selection
-from checkpointing_migrate.files import GATE_UNREADABLE, Result, describe_size, parse_size
+from checkpointing_migrate.files import GATE_UNREADABLE, Result, describe_size, kind_of, parse_size
 from checkpointing_migrate.findings import SEVERITIES, FileError, Finding, link, sort_key, summary
 from checkpointing_migrate.hits import MAX_FILE_SIZE, Options
 from checkpointing_migrate.records import DocumentError
@@ -44,6 +44,14 @@ def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Pat
             if command == "fix"
             else ""
         ),
+    )
+    sub.add_argument(
+        "--stdin-cell",
+        type=_cell_number,
+        metavar="N",
+        help="the text read from `-` is code cell N of the notebook --stdin-filename names (IPython's `!`, `%%` and "
+        "`?` lines allowed; only this cell is read): findings say `NAME:cell N:LINE:COL`"
+        + ("; `fix -` prints the fixed cell" if command == "fix" else ""),
     )
     sub.add_argument(
         "--target",
@@ -151,6 +159,16 @@ def _add_verify_arguments(sub: argparse.ArgumentParser) -> None:
     )
 
 
+def _cell_number(text: str) -> int:
+    from checkpointing_migrate.notebook_cell import MAX_NUMBER
+
+    if not text.isdigit() or not 1 <= int(text) <= MAX_NUMBER:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a cell number: count the notebook's cells (Markdown too) from 1, up to {MAX_NUMBER}"
+        )
+    return int(text)
+
+
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -234,6 +252,16 @@ def _setup(args: argparse.Namespace) -> tuple[Options, Finder, Selection] | int:
         return 2
     if args.stdin_filename is not None and args.paths != [Path(stdin.MARK)]:
         print(f"error: --stdin-filename names standard input: pass `{stdin.MARK}` as the only PATH", file=sys.stderr)
+        return 2
+    if args.stdin_cell is not None and args.paths != [Path(stdin.MARK)]:
+        print(f"error: --stdin-cell reads standard input: pass `{stdin.MARK}` as the only PATH", file=sys.stderr)
+        return 2
+    if args.stdin_cell is not None and args.stdin_filename and kind_of(args.stdin_filename, sniff=False) != "notebook":
+        print(
+            f"error: --stdin-cell reads a cell of a notebook, but {args.stdin_filename} is not one: "
+            "give --stdin-filename a name ending in .ipynb",
+            file=sys.stderr,
+        )
         return 2
     if getattr(args, "write", False) and args.paths == [Path(stdin.MARK)]:
         print(
@@ -533,7 +561,7 @@ def _results(
     and the bytes read when the one PATH is `-` (standard input)."""
     sent = None
     if args.paths == [Path(stdin.MARK)]:
-        result, sent = stdin.check(args.stdin_filename or stdin.DEFAULT_NAME, options, finder)
+        result, sent = stdin.check(args.stdin_filename or stdin.DEFAULT_NAME, options, finder, args.stdin_cell)
         results = [result]
     else:
         results = check_all(args.paths, options, finder, selection=walk)

@@ -7,6 +7,7 @@ string it falls in (every other byte is kept), and each finding says where it is
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -46,11 +47,12 @@ def _mapper(text: str, pieces: list[jsonpos.JString]):  # type: ignore[no-untype
         total += len(piece.value)
 
     def to_file(offset: int) -> int | None:
-        for piece, start in zip(reversed(pieces), reversed(starts), strict=True):
-            if offset >= start:
-                raw = jsonpos.raw_offset(text[piece.start : piece.end], offset - start)
-                return None if raw is None else piece.start + raw
-        return None
+        i = bisect.bisect_right(starts, offset) - 1  # the last piece starting at or before it (a cell of many lines)
+        if i < 0:
+            return None
+        piece, start = pieces[i], starts[i]
+        raw = jsonpos.raw_offset(text[piece.start : piece.end], offset - start)
+        return None if raw is None else piece.start + raw
 
     return to_file
 
@@ -130,7 +132,8 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
                 ) from None
             for offset, line in shell_lines:
                 found += [_shift(h, offset) for h in shell.analyse(line, options, base)]
-        hits += [_to_file(h, to_file, text, code, number) for h in found]
+        lines = [0, *(m.end() for m in re.finditer("\n", code))]
+        hits += [_to_file(h, to_file, text, code, number, lines) for h in found]
     return hits
 
 
@@ -139,12 +142,12 @@ def _shift(hit: Hit, by: int) -> Hit:
     return replace(hit, start=hit.start + by, edits=edits)
 
 
-def _to_file(hit: Hit, to_file, text: str, code: str, cell: int) -> Hit:  # type: ignore[no-untyped-def]
-    """`hit` with notebook offsets and its place in the cell; an edit whose name is spelled with JSON escapes
-    becomes an `info` instead."""
+def _to_file(hit: Hit, to_file, text: str, code: str, cell: int, lines: list[int]) -> Hit:  # type: ignore[no-untyped-def]
+    """`hit` with notebook offsets and its place in the cell (`lines`: where the cell's lines start); an edit whose
+    name is spelled with JSON escapes becomes an `info` instead."""
     start = to_file(hit.start)
-    line_start = code.rfind("\n", 0, hit.start) + 1
-    where = Cell(cell, code.count("\n", 0, hit.start) + 1, hit.start - line_start + 1)
+    line = bisect.bisect_right(lines, hit.start)
+    where = Cell(cell, line, hit.start - lines[line - 1] + 1)
     edits = []
     for edit in hit.edits:
         s = to_file(edit.start)

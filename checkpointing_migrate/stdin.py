@@ -30,11 +30,16 @@ def read() -> bytes:
     return stream.read()
 
 
-def check(name: str, options: Options, finder: Finder) -> tuple[Result, bytes]:
-    """Standard input checked as the file `name`, and the bytes read (what `fix -` prints when nothing changes)."""
+def check(name: str, options: Options, finder: Finder, cell: int | None = None) -> tuple[Result, bytes]:
+    """Standard input checked as the file `name` (with `cell`, as that code cell of the notebook `name`), and the
+    bytes read (what `fix -` prints when nothing changes)."""
     data = read()
     if options.max_size is not None and len(data) > options.max_size:
         return Result(name, error=FileError(name, 1, 1, too_big(len(data), options.max_size))), data
+    if cell is not None:
+        from checkpointing_migrate import notebook_cell  # only `--stdin-cell` reads one cell
+
+        return notebook_cell.check(name, data, cell, options, finder), data
     kind = kind_of(name, sniff=False) or sniff_kind(data) or "python"
     (result,) = across_files([check_data(name, data, kind, options, finder)], options)
     return result, data

@@ -27,6 +27,7 @@ import threading
 import tomllib
 import zipfile
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -198,6 +199,14 @@ class Tab:
 
 @pytest.fixture
 def tab(browser: Any, deployed: Deployed) -> Iterator[Tab]:
+    context, tab = _open_tab(browser, deployed)
+    yield tab
+    context.close()
+    assert not tab.problems(), "\n".join(tab.problems())
+
+
+def _open_tab(browser: Any, deployed: Deployed) -> tuple[Any, Tab]:
+    """A page in a fresh browser context (and the context, to close), recording what goes wrong in it."""
     context = browser.new_context()
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
@@ -216,9 +225,7 @@ def tab(browser: Any, deployed: Deployed) -> Iterator[Tab]:
     page.on("pageerror", lambda error: tab.errors.append(f"uncaught: {error}"))
     # The console names no URL for a failed load; this does.
     page.on("response", lambda r: tab.errors.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
-    yield tab
-    context.close()
-    assert not tab.problems(), "\n".join(tab.problems())
+    return context, tab
 
 
 def _expect() -> Any:
@@ -589,10 +596,65 @@ def test_a_pasted_warning_opens_on_its_fix(tab: Tab) -> None:
 # --- The Try it page -----------------------------------------------------------------------------------------------
 
 PAIRS = ROOT / "tests/fixtures/migrate/pairs"
+NOTEBOOKS = sorted((ROOT / "tests/fixtures").rglob("*.ipynb"))
+"""Where the notebook cells the page is compared on come from."""
 REQUIREMENT = f">={next(r.since for r in load(ROOT / 'aliases.yaml').renames if r.since)}"
 """The playground's default: the release that shipped the renames, from the table."""
 COLD_MS = 90_000
 """A first Run loads Python (about 14 MB) and the tool; `benchmarks/playground.py` measures it (target: 30 s)."""
+
+
+@dataclass
+class TryIt:
+    """The Try it page of one browser context, reached from Home and run once, for every playground test: a cold
+    load of Python takes 20-40 s here, so the tests share one, and what the reader saw during it is kept."""
+
+    tab: Tab
+    fetched_before_run: list[str]
+    """Every address the page fetched before the first Run (opening Home, then Try it by its navigation link)."""
+    requirement_before_run: str
+    """The requirement box as the page's script filled it, before Python loaded."""
+    progress_before_run: bool
+    """Whether the progress bar showed before the first Run."""
+    loading: str | None
+    """The status shown while the progress bar showed during the first Run (`None`: the bar never showed)."""
+
+
+@pytest.fixture(scope="module")
+def try_it_page(browser: Any, deployed: Deployed) -> Iterator[TryIt]:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    context, tab = _open_tab(browser, deployed)
+    page = tab.page
+    fetched: list[str] = []
+    page.on("request", lambda r: fetched.append(r.url))
+    tab.open(PAGES["Home"])
+    page.locator(".md-nav__link", has_text="Try it").first.click()
+    page.wait_for_url(deployed.base + PAGES["Try it"])
+    page.wait_for_load_state("networkidle")
+    page.wait_for_function("document.getElementById('playground-requirement').value !== ''")
+    seen = TryIt(
+        tab, list(fetched), page.input_value("#playground-requirement"), page.is_visible("#playground-progress"), None
+    )
+    page.click("#playground-run")  # by mouse, on the text the page opens with
+    try:
+        page.wait_for_selector("#playground-progress", state="visible")
+        seen.loading = page.text_content("#playground-status")
+    except PlaywrightTimeout:
+        pass
+    page.wait_for_function("/^Done/.test(document.getElementById('playground-status').textContent)", timeout=COLD_MS)
+    yield seen
+    context.close()
+
+
+@pytest.fixture
+def try_it(try_it_page: TryIt) -> Iterator[TryIt]:
+    """The shared Try it page; each test fails on what went wrong in it during that test."""
+    tab = try_it_page.tab
+    tab.errors.clear()
+    tab.external.clear()
+    yield try_it_page
+    assert not tab.problems(), "\n".join(tab.problems())
 
 
 @pytest.fixture(scope="session")
@@ -605,11 +667,13 @@ def wheel_tool(deployed: Deployed, tmp_path_factory: pytest.TempPathFactory) -> 
     return folder
 
 
-def _cli(tool: Path, name: str, text: str, requirement: str = REQUIREMENT) -> dict[str, object]:
-    """What `fix --diff --format json --stdin-filename NAME --target REQ -` of that wheel prints for `text`."""
+def _cli(
+    tool: Path, name: str, text: str, requirement: str = REQUIREMENT, cell: int | None = None
+) -> dict[str, object]:
+    """What `fix --diff --format json --stdin-filename NAME --target REQ [--stdin-cell N] -` of that wheel prints."""
     done = subprocess.run(
         [sys.executable, "-m", "checkpointing_migrate", "fix", "--diff", "--format", "json", "--stdin-filename", name]
-        + ["--target", f"transformers{requirement}", "-"],
+        + ["--target", f"transformers{requirement}", *(["--stdin-cell", str(cell)] if cell else []), "-"],
         input=text.encode("utf-8"),
         cwd=tool,
         env={**os.environ, "PYTHONPATH": str(tool)},
@@ -620,15 +684,54 @@ def _cli(tool: Path, name: str, text: str, requirement: str = REQUIREMENT) -> di
     return {"code": done.returncode, "stdout": done.stdout.decode(), "stderr": done.stderr.decode()}
 
 
-def test_the_playground_answers_what_the_command_line_answers(tab: Tab, wheel_tool: Path) -> None:
-    """On every fixture of the pairs folder, byte for byte: the diff, the findings (JSON) and the exit code."""
-    tab.open(PAGES["Try it"])
+def _cells() -> list[tuple[str, int, str]]:
+    """(notebook name, cell number, text) of every code cell of the notebook fixtures."""
+    found = []
+    for path in NOTEBOOKS:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        name = path.name.replace(".before.", ".")
+        found += [(name, n, "".join(c["source"])) for n, c in enumerate(cells, 1) if c["cell_type"] == "code"]
+    return found
+
+
+def test_python_loads_only_when_the_reader_starts_it(try_it: TryIt) -> None:
+    """Opening the page (or any other) fetches none of the interpreter; the first Run shows its progress while Python
+    loads; a 1 MB paste still answers."""
+    assert not [u for u in try_it.fetched_before_run if "/pyodide/" in u or u.endswith(".whl")], (
+        try_it.fetched_before_run
+    )
+    assert try_it.requirement_before_run == REQUIREMENT  # its script ran
+    assert not try_it.progress_before_run
+    assert try_it.loading is not None, "the progress bar did not show while Python loaded"
+    assert re.match("^(Loading|Starting)", try_it.loading), try_it.loading
+    page = try_it.tab.page
+    _expect()(page.locator("#playground-progress")).to_be_hidden()
+    _expect()(page.locator("#playground-status")).to_have_text(re.compile(r"^Done in \d+ ms \(exit code 1\)\.$"))
+    big = "args = TrainingArguments(output_dir='out', gradient_checkpointing=True)\n" * 14_000
+    assert len(big) > 1_000_000
+    answer = page.evaluate(
+        "([t, r]) => window.checkpointingPlayground.run('train.py', t, r)",
+        [f"from transformers import TrainingArguments\n{big}", REQUIREMENT],
+    )
+    assert answer["code"] == 1 and answer["stdout"].count("+args = TrainingArguments(") == 14_000
+
+
+def test_the_playground_answers_what_the_command_line_answers(try_it: TryIt, wheel_tool: Path) -> None:
+    """On every fixture of the pairs folder, and on every code cell of the notebook fixtures sent as one cell, byte
+    for byte: the diff, the findings (JSON) and the exit code."""
     fixtures = sorted(p for p in PAIRS.iterdir() if ".after." not in p.name)
     assert len(fixtures) > 10
-    for path in fixtures:
-        name, text = path.name.replace(".before.", "."), path.read_bytes().decode("utf-8")
-        got = tab.page.evaluate("([n, t, r]) => window.checkpointingPlayground.run(n, t, r)", [name, text, REQUIREMENT])
-        assert got == _cli(wheel_tool, name, text), name
+    cases = [(p.name.replace(".before.", "."), p.read_bytes().decode("utf-8"), None) for p in fixtures]
+    cells = [(name, text, number) for name, number, text in _cells()]
+    assert len(cells) > 5
+    # The command line answers in other processes meanwhile: the page's runs take one core, they can take the other.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        wanted = [pool.submit(_cli, wheel_tool, name, text, cell=cell) for name, text, cell in cases + cells]
+        for (name, text, cell), want in zip(cases + cells, wanted, strict=True):
+            got = try_it.tab.page.evaluate(
+                "([n, t, r, c]) => window.checkpointingPlayground.run(n, t, r, c)", [name, text, REQUIREMENT, cell]
+            )
+            assert got == want.result(), (name, cell)
 
 
 def _run_and_wait(page: Any, expected_diff: str) -> None:
@@ -645,37 +748,57 @@ def _codes(page: Any, where: str) -> list[str]:
     return page.locator(f"#playground-{where} tbody tr td:nth-child(4) > code").all_text_contents()
 
 
-def test_try_it_with_a_script_a_config_and_a_launch_command(tab: Tab, wheel_tool: Path) -> None:
+NOTEBOOK_CELL = (
+    "%%time\n"
+    "!pip install -q transformers\n"
+    "files = !ls\n"
+    "AutoModelForCausalLM?\n"
+    'model = AutoModelForCausalLM.from_pretrained("gpt2")\n'
+    "model.gradient_checkpointing_enable()\n"
+    "other.is_gradient_checkpointing\n"
+)
+"""A notebook cell as a reader pastes it: IPython's escapes, a safe fix and an unsafe one."""
+
+
+def test_try_it_with_a_script_a_config_and_a_launch_command(try_it: TryIt, wheel_tool: Path) -> None:
     """Pasted text, a file kind, Run (by mouse, then by keyboard): the diff and the findings the command line gives,
-    each finding's `explain` text and guide link; bad input is a positioned finding; nothing leaves the origin
-    (the `tab` fixture fails on any request that does), and the page with its results passes axe in both schemes
-    and fits a phone."""
-    page = tab.page
-    tab.open(PAGES["Try it"])
+    each finding's `explain` text and guide link; a notebook cell's findings at its own line and column; bad input is
+    a positioned finding; nothing leaves the origin (the `try_it` fixture fails on any request that does), and the
+    page with its results passes axe in both schemes and fits a phone."""
+    page = try_it.tab.page
     _expect()(page.locator("#playground-requirement")).to_have_value(REQUIREMENT)
     _expect()(page.locator("#playground-progress")).to_be_hidden()
     cases = [
         ("train.py", (PAIRS / "training_args.before.py").read_text(encoding="utf-8")),
         ("config.yaml", (PAIRS / "trl_config.before.yaml").read_text(encoding="utf-8")),
         ("launch.sh", "trl sft --config sft.yaml --gradient_checkpointing\n"),
+        ("cell.ipynb", NOTEBOOK_CELL),
         ("train.py", (PAIRS / "hazards.py").read_text(encoding="utf-8")),
         ("train.py", "def f(:\n    model.gradient_checkpointing_enable()\n"),
     ]
-    for number, (kind, text) in enumerate(cases):
-        page.select_option("#playground-kind", kind)
-        page.fill("#playground-text", text)
-        want = _cli(wheel_tool, kind, text)
-        if number == 0:
-            page.click("#playground-run")
-            _expect()(page.locator("#playground-progress")).to_be_visible()  # shown while Python loads
-            _expect()(page.locator("#playground-status")).to_have_text(re.compile("^(Loading|Starting)"))
-        else:
-            page.focus("#playground-text")
-            page.keyboard.press("Control+Enter")
-        _run_and_wait(page, str(want["stdout"]))
-        left = json.loads(str(want["stderr"]))
-        assert _codes(page, "findings") == [f["code"] for f in left if f["applicability"] != "unsafe"], kind
-        assert _codes(page, "unsafe") == [f["code"] for f in left if f["applicability"] == "unsafe"], kind
+    cells = [page.locator(f'#playground-kind option[value="{kind}"]').get_attribute("data-cell") for kind, _ in cases]
+    with ThreadPoolExecutor(max_workers=2) as pool:  # the command line's answers, while the page gives its own
+        wanted = [
+            pool.submit(_cli, wheel_tool, kind, text, cell=int(cell) if cell else None)
+            for (kind, text), cell in zip(cases, cells, strict=True)
+        ]
+        for number, ((kind, text), cell, answer) in enumerate(zip(cases, cells, wanted, strict=True)):
+            page.select_option("#playground-kind", kind)
+            page.fill("#playground-text", text)
+            want = answer.result()
+            if number == 0:
+                page.click("#playground-run")
+            else:
+                page.focus("#playground-text")
+                page.keyboard.press("Control+Enter")
+            _run_and_wait(page, str(want["stdout"]))
+            left = json.loads(str(want["stderr"]))
+            assert _codes(page, "findings") == [f["code"] for f in left if f["applicability"] != "unsafe"], kind
+            assert _codes(page, "unsafe") == [f["code"] for f in left if f["applicability"] == "unsafe"], kind
+            if kind == "cell.ipynb":  # where the name stands in the cell pasted, not in a notebook's JSON
+                assert cell == "1" and str(want["stdout"]).startswith("--- a/cell.ipynb\n"), want
+                _expect()(page.locator("#playground-unsafe tbody tr td").nth(0)).to_have_text("7")
+                _expect()(page.locator("#playground-unsafe tbody tr td").nth(1)).to_have_text("7")
     # The last case: the syntax error is a finding with its position, not a stack trace.
     _expect()(page.locator("#playground-findings tbody tr")).to_have_count(1)
     _expect()(page.locator("#playground-findings tbody tr td").nth(0)).to_have_text("1")
@@ -699,7 +822,7 @@ def test_try_it_with_a_script_a_config_and_a_launch_command(tab: Tab, wheel_tool
     )
     _expect()(first.locator("details pre")).to_have_text(explain.stdout)
     guide = first.locator("a", has_text="guide section").get_attribute("href")
-    assert guide.startswith(tab.deployed.base + "generated/migration-guide/#"), guide
+    assert guide.startswith(try_it.tab.deployed.base + "generated/migration-guide/#"), guide
     # Accessible with its results, light and dark; no sideways scroll on a phone.
     axe = _axe_path()
     if not axe.is_file():
@@ -720,25 +843,6 @@ def test_try_it_with_a_script_a_config_and_a_launch_command(tab: Tab, wheel_tool
     page.screenshot(path=str(SCREENSHOTS / "390x844" / "try-it-with-results.png"), full_page=True)
     width = page.evaluate("[document.documentElement.scrollWidth, innerWidth]")
     assert width[0] <= width[1], f"the Try it page with results scrolls sideways on a phone: {width}"
-
-
-def test_python_loads_only_when_the_reader_starts_it(tab: Tab) -> None:
-    """Opening the page (or any other) fetches none of the interpreter; a 1 MB paste still answers."""
-    fetched: list[str] = []
-    tab.page.on("request", lambda r: fetched.append(r.url))
-    tab.open(PAGES["Home"])
-    tab.page.locator(".md-nav__link", has_text="Try it").first.click()
-    tab.page.wait_for_url(tab.deployed.base + PAGES["Try it"])
-    tab.page.wait_for_load_state("networkidle")
-    assert not [u for u in fetched if "/pyodide/" in u or u.endswith(".whl")], fetched
-    _expect()(tab.page.locator("#playground-requirement")).to_have_value(REQUIREMENT)  # its script ran
-    big = "args = TrainingArguments(output_dir='out', gradient_checkpointing=True)\n" * 14_000
-    assert len(big) > 1_000_000
-    answer = tab.page.evaluate(
-        "([t, r]) => window.checkpointingPlayground.run('train.py', t, r)",
-        [f"from transformers import TrainingArguments\n{big}", REQUIREMENT],
-    )
-    assert answer["code"] == 1 and answer["stdout"].count("+args = TrainingArguments(") == 14_000
 
 
 # --- The first screen, copy and reading (issue 20) -----------------------------------------------------------------

@@ -2,7 +2,8 @@
 // page only (by playground-loader.js); Python itself loads on the first Run. Every file comes from this site's
 // assets/playground/ (published by generator/pages/playground.py): the interpreter, the tool's wheel, PyYAML and
 // packaging, and manifest.json. The page calls the tool's command line, `fix --diff --format json --stdin-filename
-// NAME --target REQ -`, and shows what it prints; there is no second implementation here, only the display.
+// NAME --target REQ -` (a notebook cell adds `--stdin-cell 1`), and shows what it prints; there is no second
+// implementation here, only the display.
 (() => {
   const script = document.currentScript;
   const base = new URL("../playground/", script.src);
@@ -64,15 +65,17 @@ def playground_run(argv, text):
     return state.ready;
   };
 
-  // The command line the page runs, for `name`, `text` and the requirement `requirement` (e.g. ">=5.23.0").
-  const argv = (name, requirement) => [
-    "fix", "--diff", "--format", "json", "--stdin-filename", name, "--target", `transformers${requirement}`, "-",
+  // The command line the page runs, for `name`, the requirement `requirement` (e.g. ">=5.23.0") and, when the text
+  // is one code cell of the notebook `name`, its number `cell`.
+  const argv = (name, requirement, cell) => [
+    "fix", "--diff", "--format", "json", "--stdin-filename", name, "--target", `transformers${requirement}`,
+    ...(cell ? ["--stdin-cell", String(cell)] : []), "-",
   ];
 
   // For tests and the benchmark: the tool's answer for one text, as the page gets it.
-  state.run = async (name, text, requirement) => {
+  state.run = async (name, text, requirement, cell) => {
     const tool = await start(() => {});
-    return tool.run(argv(name, requirement ?? tool.manifest.requirement), text);
+    return tool.run(argv(name, requirement ?? tool.manifest.requirement, cell), text);
   };
   state.explain = async (code) => (await start(() => {})).run(["explain", code], "");
 
@@ -129,8 +132,9 @@ def playground_run(argv, text):
         status.textContent = "Running…";
         const name = $("name").value.trim() || $("kind").value;
         const requirement = $("requirement").value.trim() || tool.manifest.requirement;
+        const cell = $("kind").selectedOptions[0]?.dataset.cell; // the kind "Notebook cell", whatever the name
         const began = performance.now();
-        const answer = tool.run(argv(name, requirement), $("text").value);
+        const answer = tool.run(argv(name, requirement, cell), $("text").value);
         let findings = null;
         try { findings = JSON.parse(answer.stderr || "[]"); } catch { findings = null; }
         $("diff").textContent = answer.stdout || "Nothing to rewrite.";
