@@ -21,6 +21,10 @@ _PYTHON_CELL = re.compile(r"%%(?:time|timeit|capture|prun)\b")
 _PYTHON_MAGIC = re.compile(r"%(?:time|timeit|prun)\b[ \t]*(?:-\w+[ \t]+(?:\d+[ \t]+)?)*")
 _ESCAPE = re.compile(r"[ \t]*(?P<target>[\w.]+(?:[ \t]*,[ \t]*[\w.]+)*[ \t]*=[ \t]*)?(?P<escape>!!?|%)")
 """A line IPython runs as a shell command or a magic: `!cmd`, `!!cmd`, `%magic`, `x = !cmd`, `a, b = %magic`."""
+_RUN = re.compile(r"run[ \t]+(?:-[A-Za-z]+[ \t]+)*(?=[^ \t-])")
+"""`%run [-i] train.py ARGS`: IPython runs the script with ARGS as its `sys.argv`, as `python train.py ARGS` does."""
+_WRITEFILE = re.compile(r"%%writefile[ \t]+(?:(?:-a|--append)[ \t]+)?(?P<name>\S+)")
+"""`%%writefile train.sh`: the cell is that file's text, checked as its kind (shell, Python, YAML, JSON)."""
 _HELP = re.compile(r"[ \t]*(?:\?\??[\w.*]+|[\w.*]+\?\??)[ \t]*$")
 """A help line: `obj?`, `obj??`, `?obj`, `??obj` (a dotted name, maybe with `*` wildcards)."""
 
@@ -79,9 +83,12 @@ def _python_view(code: str) -> tuple[str, list[tuple[int, str]]]:
             filler = " " if escape.group("target") else "0;"
             out.append(body[: magic.start()] + filler.ljust(magic.end() - magic.start()) + line[magic.end() :])
         else:
+            run = _RUN.match(body, escape.end("escape"))
             if body[escape.start("escape")] == "!":
                 command = escape.end("escape")
                 shell_lines.append((offset + command, body[command:]))
+            elif body[escape.start("escape")] == "%" and run is not None:
+                shell_lines.append((offset + run.end(), body[run.end() :]))
             out.append(blank)
         offset += len(line)
     return "".join(out), shell_lines
@@ -115,9 +122,11 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
         to_file = _mapper(text, pieces)
         found: list[Hit] = []
         if code.startswith("%%") and not _PYTHON_CELL.match(code):
+            first = code.find("\n") + 1
             if _SHELL_CELL.match(code):
-                first = code.find("\n") + 1
                 found = [_shift(h, first) for h in shell.analyse(code[first:], options, base)]
+            elif (written := _WRITEFILE.match(code)) is not None and first:
+                found = [_shift(h, first) for h in _written(written["name"], code[first:], options, base)]
         else:
             view, shell_lines = _python_view(code)
             try:
@@ -132,6 +141,26 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
                 found += [_shift(h, offset) for h in shell.analyse(line, options, base)]
         hits += [_to_file(h, to_file, text, code, number) for h in found]
     return hits
+
+
+def _written(name: str, body: str, options: Options, base: Path | None) -> list[Hit]:
+    """Hits in the body of a `%%writefile NAME` cell, read as the file it writes (by NAME's suffix)."""
+    from checkpointing_migrate import yaml_json
+    from checkpointing_migrate.files import kind_of
+
+    kind = kind_of(name, sniff=False)
+    try:
+        if kind == "shell":
+            return shell.analyse(body, options, base)
+        if kind == "python":
+            return python.analyse(body, options, None, base)
+        if kind == "yaml":
+            return yaml_json.analyse_yaml(body, options)
+        if kind == "json":
+            return yaml_json.analyse_json(body, options)
+    except (SyntaxError, ValueError):
+        return []  # a fragment that does not parse as its file's kind: nothing is claimed about it
+    return []
 
 
 def _shift(hit: Hit, by: int) -> Hit:
