@@ -266,13 +266,17 @@ def analyse(
     *,
     defined: dict[str, list[Word]] | None = None,
     image: str | None = None,
+    each_line: bool = False,
 ) -> list[Hit]:
     """Hits in shell code `text`; `base` is the folder scripts named in it are looked up from. `defined`: variables
     set outside the text (a Makefile's), as the words of their values; `image`: the container image the text runs in
-    (a Dockerfile's)."""
+    (a Dockerfile's); `each_line`: every line runs in a shell of its own (a Makefile's recipe lines), so `cd` ends
+    with its line."""
     if options.rules.stem not in text and not defined:
         return []
-    return _Reader(text, options, base, None, dict(defined or {}), Program("command", "", "", image)).run()
+    reader = _Reader(text, options, base, None, dict(defined or {}), Program("command", "", "", image))
+    reader.each_line = each_line
+    return reader.run()
 
 
 class _Reader:
@@ -293,6 +297,7 @@ class _Reader:
         self.uses: dict[str, list[Program | None]] = {}
         """Variable → the training programs that expand it (`None`: a command the tool cannot place)."""
         self.where = where
+        self.each_line = False
         self.hits: list[Hit] = []
 
     def run(self) -> list[Hit]:
@@ -307,6 +312,8 @@ class _Reader:
                 cwd.append(cwd[-1])
             elif separator == ")" and len(cwd) > 1:
                 cwd.pop()
+            elif separator in "\r\n" and separator and self.each_line:
+                cwd = [self.where.cwd]
         self._variable_hits()
         return self.hits
 
