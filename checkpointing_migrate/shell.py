@@ -163,7 +163,7 @@ def _entry(words: list[Word], commands_: frozenset[str]) -> tuple[int, str, str]
     return None
 
 
-def _normal(flag: str) -> str:
+def normal(flag: str) -> str:
     return "--" + flag[2:].replace("-", "_")
 
 
@@ -204,7 +204,8 @@ class Program:
     cwd: str | None = ""
     """The folder it runs in, relative to where the shell file is run (`cd`); `None`: not known."""
     image: str | None = None
-    """The container image it runs in (`docker run IMAGE …`, a Dockerfile): its files are not known to be these."""
+    """The container image it runs in, in words (`docker run IMAGE …`, a Dockerfile): its files are not known to be
+    this project's."""
     present: frozenset[str] = frozenset()
     """Every flag the program gets (spelt `--a_b`), from its words and the variables they expand."""
 
@@ -232,7 +233,7 @@ def flag_hit(
     if program.kind == "script" and program.cwd:
         name = os.path.join(program.cwd, name)  # `cd legacy && python train.py`: says which `train.py`
     via = f" through `${through}`" if through else ""
-    if _normal(row.new) in program.present:
+    if normal(row.new) in program.present:
         what = f"`{name}` gets both `{flag}` and `{row.new}`: the new one wins and the old value is dropped"
         return hazard(row, start, code="both-names", what=what, section="pitfalls")
     if verdict == "own":
@@ -246,7 +247,7 @@ def flag_hit(
         return info(row, start, code="unknown-program", what=what, section="config", new=row.new)
     unsafe = None
     if program.image is not None:
-        unsafe = f"`{name}` runs inside the container image `{program.image}`, whose files the tool cannot tell are this project's"
+        unsafe = f"`{name}` runs inside {program.image}, whose files the tool cannot tell are this project's"
     return rename(
         row,
         start,
@@ -267,14 +268,15 @@ def analyse(
     defined: dict[str, list[Word]] | None = None,
     image: str | None = None,
     each_line: bool = False,
+    cwd: str | None = "",
 ) -> list[Hit]:
     """Hits in shell code `text`; `base` is the folder scripts named in it are looked up from. `defined`: variables
     set outside the text (a Makefile's), as the words of their values; `image`: the container image the text runs in
     (a Dockerfile's); `each_line`: every line runs in a shell of its own (a Makefile's recipe lines), so `cd` ends
-    with its line."""
+    with its line; `cwd`: the folder it runs in, relative to `base` (a workflow step's `working-directory`)."""
     if options.rules.stem not in text and not defined:
         return []
-    reader = _Reader(text, options, base, None, dict(defined or {}), Program("command", "", "", image))
+    reader = _Reader(text, options, base, None, dict(defined or {}), Program("command", "", cwd, image))
     reader.each_line = each_line
     return reader.run()
 
@@ -414,7 +416,7 @@ class _Reader:
             while j < len(words) and words[j].value.startswith("-"):
                 j += 1 if "=" in words[j].value or words[j].value in _CONTAINER_SWITCHES else 2
             if j + 1 < len(words):
-                self._command(words[j + 1 :], cwd, words[j].value)
+                self._command(words[j + 1 :], cwd, f"the container image `{words[j].value}`")
             return
         found = _entry(words, rules.commands)
         if found is None:
@@ -424,12 +426,12 @@ class _Reader:
             return
         index, kind, name = found
         args = words[index + 1 :]
-        present = {_normal(w.value.split("=")[0]) for w in args if w.value.startswith("--")}
+        present = {normal(w.value.split("=")[0]) for w in args if w.value.startswith("--")}
         for word, variable in expanded:
             reader = self._lookup(variable)
             if reader is not None and words.index(word) > index:
                 present |= {
-                    _normal(t.value.split("=")[0]) for t in reader.variables[variable] if t.value.startswith("--")
+                    normal(t.value.split("=")[0]) for t in reader.variables[variable] if t.value.startswith("--")
                 }
         target = Program(kind, name, cwd, image, frozenset(present))
         for word, variable in expanded:
