@@ -1,9 +1,8 @@
 """Dockerfiles (`Dockerfile`, `*.Dockerfile`, `Containerfile`): the commands of `RUN`, `CMD` and `ENTRYPOINT`.
 
-Both forms are handed to the shell rules in place: the shell form as it is (continued with `\\`), the exec form
-(`["python", "train.py", "--flag"]`) with its brackets and commas blanked, so each JSON string is one word; `ENV` and
-`ARG` settings as shell variables. Every command runs inside the image being built, whose files the tool cannot tell
-are the project's: its fixes are unsafe.
+Handed to the shell rules in place: the shell form as it is, the exec form (`["python", "train.py", "--flag"]`) with
+brackets and commas blanked (each JSON string a word), `ENV`/`ARG` settings as variables. Every command runs inside
+the image being built, whose files the tool cannot tell are the project's: its fixes are unsafe.
 """
 
 from __future__ import annotations
