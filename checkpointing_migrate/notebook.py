@@ -1,7 +1,7 @@
 """Jupyter notebooks: check the code cells, and patch the renamed names inside the notebook's JSON text.
 
 Never re-serialised: each code cell's `source` strings are found with their spans (`jsonpos`), the cell is checked as
-Python (IPython's escapes line by line: `!cmd` and `%%bash` as shell), each edit is mapped back into the raw JSON
+Python (IPython's escapes line by line: `!cmd`, `%run script.py`, `%%bash`, `%%writefile x.sh` as shell), each edit is mapped back into the raw JSON
 string it falls in (every other byte is kept), and each finding says where it is in its cell.
 """
 
@@ -24,7 +24,7 @@ _ESCAPE = re.compile(r"[ \t]*(?P<target>[\w.]+(?:[ \t]*,[ \t]*[\w.]+)*[ \t]*=[ \
 _RUN = re.compile(r"run[ \t]+(?:-[A-Za-z]+[ \t]+)*(?=[^ \t-])")
 """`%run [-i] train.py ARGS`: IPython runs the script with ARGS as its `sys.argv`, as `python train.py ARGS` does."""
 _WRITEFILE = re.compile(r"%%writefile[ \t]+(?:(?:-a|--append)[ \t]+)?(?P<name>\S+)")
-"""`%%writefile train.sh`: the cell is that file's text, checked as its kind (shell, Python, YAML, JSON)."""
+"""`%%writefile train.sh`: the cell is that script's text, checked as shell."""
 _HELP = re.compile(r"[ \t]*(?:\?\??[\w.*]+|[\w.*]+\?\??)[ \t]*$")
 """A help line: `obj?`, `obj??`, `?obj`, `??obj` (a dotted name, maybe with `*` wildcards)."""
 
@@ -144,23 +144,11 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
 
 
 def _written(name: str, body: str, options: Options, base: Path | None) -> list[Hit]:
-    """Hits in the body of a `%%writefile NAME` cell, read as the file it writes (by NAME's suffix)."""
-    from checkpointing_migrate import yaml_json
+    """Hits in the body of a `%%writefile NAME` cell when NAME is a shell script (the launch command it holds); a
+    Python or config file written this way is not checked (the cell may be a fragment, or a template)."""
     from checkpointing_migrate.files import kind_of
 
-    kind = kind_of(name, sniff=False)
-    try:
-        if kind == "shell":
-            return shell.analyse(body, options, base)
-        if kind == "python":
-            return python.analyse(body, options, None, base)
-        if kind == "yaml":
-            return yaml_json.analyse_yaml(body, options)
-        if kind == "json":
-            return yaml_json.analyse_json(body, options)
-    except (SyntaxError, ValueError):
-        return []  # a fragment that does not parse as its file's kind: nothing is claimed about it
-    return []
+    return shell.analyse(body, options, base) if kind_of(name, sniff=False) == "shell" else []
 
 
 def _shift(hit: Hit, by: int) -> Hit:
