@@ -459,14 +459,7 @@ class _Reader:
         raw = self.text[word.start + skip : word.end]
         quote = raw[:1] if raw[:1] in "'\"" else ""
         code = raw[len(quote) : len(raw) - len(quote)] if quote and raw.endswith(quote) and len(raw) > 1 else raw
-        if (
-            quote
-            and code.count(quote)
-            or quote == '"'
-            and "\\" in code
-            or not quote
-            and any(c in code for c in "'\"\\")
-        ):
+        if not _one_to_one(code, quote):
             code = ""  # quoted in a way whose characters do not map one to one: its flags are reported, not fixed
         offset = word.start + skip + len(quote)
         if not code:
@@ -539,6 +532,15 @@ _BY_HAND = {
     "why": "quoted with escapes inside the string: rename it by hand",
 }
 """What a fix inside a string whose quoting does not map one to one becomes (reported at the string)."""
+
+
+def _one_to_one(code: str, quote: str) -> bool:
+    """Whether the characters of a string written between `quote`s (`""`: unquoted) are its value's, one to one."""
+    if quote == "'":
+        return "'" not in code
+    if quote == '"':
+        return '"' not in code and "\\" not in code
+    return not any(c in code for c in "'\"\\")
 
 
 def _program_name(word: Word) -> str:
