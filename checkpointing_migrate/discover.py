@@ -118,8 +118,11 @@ def left_out(path: str, selection: Selection, excludes: list[gitignore.Level]) -
             levels = [*levels, own] if own is not None else levels
         current = os.path.join(current, part)
         folder = current != absolute or os.path.isdir(absolute)
-        if gitignore.decide(excludes, current, folder) or (
-            selection.respect_gitignore and gitignore.decide(levels, current, folder)
+        walked = folder and part == ".vscode" and _default_excluded(selection) and _is_launch(absolute, current)
+        if (
+            gitignore.decide(excludes, current, folder)
+            and not walked
+            or (selection.respect_gitignore and gitignore.decide(levels, current, folder))
         ):
             return True
     return False
@@ -129,6 +132,10 @@ def _default_excluded(selection: Selection) -> bool:
     """Whether `.vscode` is left out only by the default list (not by an `--exclude` or `extend-exclude` of one's own)."""
     size = len(DEFAULT_EXCLUDE)
     return selection.exclude[:size] == DEFAULT_EXCLUDE and ".vscode" not in selection.exclude[size:]
+
+
+def _is_launch(path: str, folder: str) -> bool:
+    return path == os.path.join(folder, "launch.json")
 
 
 def _walk_folder(top: str, selection: Selection, excludes: list[gitignore.Level]) -> Iterator[str | FileError]:

@@ -135,8 +135,9 @@ def test_files_are_known_by_name(name: str, kind: str) -> None:
 
 
 def test_a_walk_checks_launch_json_unless_vscode_is_excluded_by_the_user(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.chdir(tmp_path)  # the project's folder, which `--force-exclude` matches the patterns from
     (tmp_path / ".vscode").mkdir()
     shutil.copy(TREE / ".vscode" / "launch.before.json", tmp_path / ".vscode" / "launch.json")
     shutil.copy(TREE / "pyproject.toml", tmp_path)
@@ -145,6 +146,9 @@ def test_a_walk_checks_launch_json_unless_vscode_is_excluded_by_the_user(
     assert "launch.json:10:46: fix [flag]" in capsys.readouterr().out
     assert main(["scan", "--extend-exclude", ".vscode", str(tmp_path)]) == 0
     assert "launch.json" not in capsys.readouterr().out
+    # pre-commit names the file with --force-exclude: what a walk checks is checked then too
+    assert main(["scan", "--force-exclude", ".vscode/launch.json"]) == 1
+    assert main(["scan", "--force-exclude", "--extend-exclude", ".vscode", ".vscode/launch.json"]) == 0
 
 
 @pytest.mark.parametrize("before", BEFORE, ids=str)
