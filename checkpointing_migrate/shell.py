@@ -1,8 +1,8 @@
-"""Shell scripts (and shell code in notebooks and Markdown): rename whole CLI flags of training commands.
+"""Shell code (scripts, notebooks, Markdown, and the launch files' commands): rename whole CLI flags of training commands.
 
 A command is split into words the way a POSIX shell would (quotes, backslash-newline, comments, `;`, `&&`, `|`), keeping
-each word's span. A flag is renamed only after the training program it belongs to, so flags of the launcher itself
-(`accelerate launch --fsdp_activation_checkpointing`) and longer flags (`--gradient_checkpointing_steps`) never match.
+each word's span; variables and arrays, `cd`, `bash -c`/`sbatch --wrap` strings and `docker run` are followed. A flag is
+renamed only after the training program it belongs to, so a launcher's own flags and longer flags never match.
 """
 
 from __future__ import annotations
