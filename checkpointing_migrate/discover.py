@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from checkpointing_migrate.files import SNIFFED_SUFFIXES, SUFFIXES, kind_of, known_kinds
+from checkpointing_migrate.files import SNIFFED_SUFFIXES, SUFFIXES, kind_of, known_kinds, named_kind
 from checkpointing_migrate.findings import FileError
 
 if TYPE_CHECKING:
@@ -128,11 +128,24 @@ def left_out(path: str, selection: Selection, excludes: list[gitignore.Level]) -
             levels = [*levels, own] if own is not None else levels
         current = os.path.join(current, part)
         folder = current != absolute or os.path.isdir(absolute)
-        if gitignore.decide(excludes, current, folder) or (
-            selection.respect_gitignore and gitignore.decide(levels, current, folder)
+        walked = folder and part == ".vscode" and _default_excluded(selection) and _is_launch(absolute, current)
+        if (
+            gitignore.decide(excludes, current, folder)
+            and not walked
+            or (selection.respect_gitignore and gitignore.decide(levels, current, folder))
         ):
             return True
     return False
+
+
+def _default_excluded(selection: Selection) -> bool:
+    """Whether `.vscode` is left out only by the default list (not by an `--exclude` or `extend-exclude` of one's own)."""
+    size = len(DEFAULT_EXCLUDE)
+    return selection.exclude[:size] == DEFAULT_EXCLUDE and ".vscode" not in selection.exclude[size:]
+
+
+def _is_launch(path: str, folder: str) -> bool:
+    return path == os.path.join(folder, "launch.json")
 
 
 def _walk_folder(top: str, selection: Selection, excludes: list[gitignore.Level]) -> Iterator[str | FileError]:
@@ -163,12 +176,18 @@ def _walk_folder(top: str, selection: Selection, excludes: list[gitignore.Level]
                 is_dir = False
             if is_dir and entry.is_symlink():
                 continue
-            if not is_dir and os.path.splitext(entry.name)[1].lower() not in _WALKED_SUFFIXES:
+            suffix = os.path.splitext(entry.name)[1].lower()
+            if not is_dir and suffix not in _WALKED_SUFFIXES and named_kind(entry.name) is None:
                 continue  # decided by the name alone: no pattern matching for the many files of other kinds
             path = os.path.join(absolute, entry.name)
             if gitignore.decide(excludes, path, is_dir) or (
                 selection.respect_gitignore and gitignore.decide(levels, path, is_dir)
             ):
+                launch = os.path.join(path, "launch.json")
+                if is_dir and entry.name == ".vscode" and _default_excluded(selection) and os.path.isfile(launch):
+                    # ruff leaves `.vscode` out (no Python there); its launch configurations pass training flags.
+                    if not (selection.respect_gitignore and gitignore.decide(levels, path, True)):
+                        yield os.path.normpath(os.path.join(entry.path, "launch.json"))
                 continue
             if is_dir:
                 subfolders.append((entry.path, path))

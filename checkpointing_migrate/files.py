@@ -37,6 +37,21 @@ SUFFIXES = {
 }
 """File suffix → handler."""
 
+NAMED = {
+    "Makefile": "makefile",
+    "makefile": "makefile",
+    "GNUmakefile": "makefile",
+    ".mk": "makefile",
+    "Dockerfile": "dockerfile",
+    "Containerfile": "dockerfile",
+    ".dockerfile": "dockerfile",
+    ".vscode/launch.json": "launch",
+    ".github/workflows/*.yml": "workflow",
+    ".github/workflows/*.yaml": "workflow",
+}
+"""Files known by their name or place (as ruff and hadolint know them) → handler; checked before the suffix, so a
+workflow is not read as a plain YAML config (its keys are still checked as one)."""
+
 _SPECIAL = {
     stat.S_IFIFO: "a FIFO",
     stat.S_IFSOCK: "a socket",
@@ -67,9 +82,27 @@ def shebang_kind(head: bytes) -> str | None:
     return SHEBANG_KINDS.get(interpreter)
 
 
+def named_kind(path: str) -> str | None:
+    """The handler `NAMED` gives `path`: `Makefile`, `*.mk`, `Dockerfile`, `*.Dockerfile`, `Dockerfile.gpu`,
+    `Containerfile`, `.vscode/launch.json`, `.github/workflows/*.yml`."""
+    name = os.path.basename(path)
+    folders = os.path.normpath(os.path.abspath(path)).split(os.sep)[-3:-1]
+    suffix = os.path.splitext(name)[1].lower()
+    if folders == [".github", "workflows"] and suffix in (".yml", ".yaml"):
+        return "workflow"
+    if folders[-1:] == [".vscode"] and name == "launch.json":
+        return "launch"
+    if name.startswith(("Dockerfile.", "Containerfile.")) and suffix not in SUFFIXES:
+        return "dockerfile"  # `Dockerfile.gpu`, as hadolint reads them
+    return NAMED.get(name) or NAMED.get(suffix)
+
+
 def kind_of(path: str, *, sniff: bool = True) -> str | None:
-    """The handler for `path`, by suffix, else (with `sniff`) by its `#!` line (regular files only: a FIFO would block
-    the read, a device may act on it)."""
+    """The handler for `path`, by name, by suffix, else (with `sniff`) by its `#!` line (regular files only: a FIFO
+    would block the read, a device may act on it)."""
+    named = named_kind(path)
+    if named is not None:
+        return named
     suffix = os.path.splitext(os.path.basename(path))[1].lower()
     if suffix in SUFFIXES:
         return SUFFIXES[suffix]
@@ -88,7 +121,7 @@ def kind_of(path: str, *, sniff: bool = True) -> str | None:
 def known_kinds() -> str:
     """The kinds a file can be recognised as, for the message about a file that is none of them."""
     interpreters = ", ".join(SHEBANG_KINDS)
-    return f"suffixes {' '.join(SUFFIXES)}, or a first line `#!` running {interpreters}"
+    return f"suffixes {' '.join(SUFFIXES)}, the names {' '.join(NAMED)}, or a first line `#!` running {interpreters}"
 
 
 @dataclass(frozen=True)
@@ -133,6 +166,22 @@ def analyse(text: str, kind: str, options: Options, base: Path) -> list[Hit]:
         from checkpointing_migrate import shell
 
         return shell.analyse(text, options, base)
+    if kind == "makefile":
+        from checkpointing_migrate import makefile
+
+        return makefile.analyse(text, options, base)
+    if kind == "dockerfile":
+        from checkpointing_migrate import dockerfile
+
+        return dockerfile.analyse(text, options, base)
+    if kind == "launch":
+        from checkpointing_migrate import vscode
+
+        return vscode.analyse(text, options, base)
+    if kind == "workflow":
+        from checkpointing_migrate import workflows
+
+        return workflows.analyse(text, options, base)
     from checkpointing_migrate import markdown
 
     return markdown.analyse(text, options, base)
@@ -157,7 +206,7 @@ def reparse(text: str, kind: str) -> None:
         ast.parse(text)
     elif kind in ("json", "notebook"):
         json.loads(text)
-    elif kind == "yaml":
+    elif kind in ("yaml", "workflow"):
         list(yaml.compose_all(text, Loader=yaml.SafeLoader))
 
 

@@ -1,7 +1,7 @@
 """Jupyter notebooks: check the code cells, and patch the renamed names inside the notebook's JSON text.
 
 Never re-serialised: each code cell's `source` strings are found with their spans (`jsonpos`), the cell is checked as
-Python (IPython's escapes line by line: `!cmd` and `%%bash` as shell), each edit is mapped back into the raw JSON
+Python (IPython's escapes line by line: `!cmd`, `%run script.py`, `%%bash`, `%%writefile x.sh` as shell), each edit is mapped back into the raw JSON
 string it falls in (every other byte is kept), and each finding says where it is in its cell.
 """
 
@@ -22,6 +22,10 @@ _PYTHON_CELL = re.compile(r"%%(?:time|timeit|capture|prun)\b")
 _PYTHON_MAGIC = re.compile(r"%(?:time|timeit|prun)\b[ \t]*(?:-\w+[ \t]+(?:\d+[ \t]+)?)*")
 _ESCAPE = re.compile(r"[ \t]*(?P<target>[\w.]+(?:[ \t]*,[ \t]*[\w.]+)*[ \t]*=[ \t]*)?(?P<escape>!!?|%)")
 """A line IPython runs as a shell command or a magic: `!cmd`, `!!cmd`, `%magic`, `x = !cmd`, `a, b = %magic`."""
+_RUN = re.compile(r"run[ \t]+(?:-[A-Za-z]+[ \t]+)*(?=[^ \t-])")
+"""`%run [-i] train.py ARGS`: IPython runs the script with ARGS as its `sys.argv`, as `python train.py ARGS` does."""
+_WRITEFILE = re.compile(r"%%writefile[ \t]+(?:(?:-a|--append)[ \t]+)?(?P<name>\S+)")
+"""`%%writefile train.sh`: the cell is that script's text, checked as shell."""
 _HELP = re.compile(r"[ \t]*(?:\?\??[\w.*]+|[\w.*]+\?\??)[ \t]*$")
 """A help line: `obj?`, `obj??`, `?obj`, `??obj` (a dotted name, maybe with `*` wildcards)."""
 
@@ -81,9 +85,12 @@ def _python_view(code: str) -> tuple[str, list[tuple[int, str]]]:
             filler = " " if escape.group("target") else "0;"
             out.append(body[: magic.start()] + filler.ljust(magic.end() - magic.start()) + line[magic.end() :])
         else:
+            run = _RUN.match(body, escape.end("escape"))
             if body[escape.start("escape")] == "!":
                 command = escape.end("escape")
                 shell_lines.append((offset + command, body[command:]))
+            elif body[escape.start("escape")] == "%" and run is not None:
+                shell_lines.append((offset + run.end(), body[run.end() :]))
             out.append(blank)
         offset += len(line)
     return "".join(out), shell_lines
@@ -117,9 +124,11 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
         to_file = _mapper(text, pieces)
         found: list[Hit] = []
         if code.startswith("%%") and not _PYTHON_CELL.match(code):
+            first = code.find("\n") + 1
             if _SHELL_CELL.match(code):
-                first = code.find("\n") + 1
                 found = [_shift(h, first) for h in shell.analyse(code[first:], options, base)]
+            elif (written := _WRITEFILE.match(code)) is not None and first:
+                found = [_shift(h, first) for h in _written(written["name"], code[first:], options, base)]
         else:
             view, shell_lines = _python_view(code)
             try:
@@ -135,6 +144,14 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
         lines = [0, *(m.end() for m in re.finditer("\n", code))]
         hits += [_to_file(h, to_file, text, code, number, lines) for h in found]
     return hits
+
+
+def _written(name: str, body: str, options: Options, base: Path | None) -> list[Hit]:
+    """Hits in the body of a `%%writefile NAME` cell when NAME is a shell script (the launch command it holds); a
+    Python or config file written this way is not checked (the cell may be a fragment, or a template)."""
+    from checkpointing_migrate.files import kind_of
+
+    return shell.analyse(body, options, base) if kind_of(name, sniff=False) == "shell" else []
 
 
 def _shift(hit: Hit, by: int) -> Hit:

@@ -1,20 +1,21 @@
-"""Shell scripts (and shell code in notebooks and Markdown): rename whole CLI flags of training commands.
+"""Shell code (scripts, notebooks, Markdown, and the launch files' commands): rename whole CLI flags of training commands.
 
 A command is split into words the way a POSIX shell would (quotes, backslash-newline, comments, `;`, `&&`, `|`), keeping
-each word's span. A flag is renamed only after the training program it belongs to, so flags of the launcher itself
-(`accelerate launch --fsdp_activation_checkpointing`) and longer flags (`--gradient_checkpointing_steps`) never match.
+each word's span; variables and arrays, `cd`, `bash -c`/`sbatch --wrap` strings and `docker run` are followed. A flag is
+renamed only after the training program it belongs to, so a launcher's own flags and longer flags never match.
 """
 
 from __future__ import annotations
 
+import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from checkpointing_migrate.findings import Edit
 from checkpointing_migrate.hits import Hit, Options, hazard, info, planned_hit, rename
 from checkpointing_migrate.pylex import declared_fields
-from checkpointing_migrate.table import field_name
+from checkpointing_migrate.table import Rename, field_name
 
 _PYTHON = re.compile(r"python[\d.]*\Z")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
@@ -25,6 +26,21 @@ _PREFIXES = frozenset({"srun", "mpirun", "mpiexec", "uvx"})
 _LAUNCHERS = frozenset({"accelerate", "torchrun", "deepspeed"})
 _OPTION_WITH_VALUE = frozenset({"-W", "-X", "-c"})
 _LAUNCHER_MODULES = frozenset({"torch.distributed.run", "torch.distributed.launch", "accelerate.commands.launch"})
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+"""Shells whose `-c STRING` is a command line of its own (`bash -c '…'`, `srun bash -lc "…"`)."""
+_CONTAINERS = frozenset({"docker", "podman"})
+_CONTAINER_SWITCHES = frozenset(
+    {"--rm", "-i", "-t", "-it", "-ti", "-d", "--detach", "--interactive", "--tty", "--privileged", "--init", "-P"}
+)
+"""`docker run` options without a value; every other option before the image takes one (`-v a:b`, `--gpus all`)."""
+_DECLARE = frozenset({"export", "local", "declare", "readonly", "typeset"})
+_VARIABLE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\+?=")
+_EXPANSION = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:\[[@*]\])?\}|([A-Za-z_][A-Za-z0-9_]*))")
+"""`$ARGS`, `${ARGS}`, `${args[@]}`: a variable expanded into a command's words."""
+_PRINTERS = frozenset({"echo", "printf"})
+"""Programs whose expansion of a variable only shows it: no reader of the flags."""
+_SCRIPT_FOLDER = re.compile(r"\$\(dirname \$(?:0|\{?BASH_SOURCE(?:\[0\])?\}?)\)")
+"""`cd "$(dirname "$0")"`: the script's own folder, where scripts are looked up from anyway."""
 
 
 @dataclass(frozen=True)
@@ -37,7 +53,13 @@ class Word:
 
 def commands(text: str) -> list[list[Word]]:
     """The simple commands of `text`, each as its words with their spans."""
-    out: list[list[Word]] = []
+    return [words for words, _ in parts(text) if words]
+
+
+def parts(text: str) -> list[tuple[list[Word], str]]:
+    """The simple commands of `text`, each with the character that ended it (`;`, `&`, `|`, `(`, `)`, a newline, or
+    `""` at the end); a parenthesis ends an empty command too, so arrays and subshells can be told."""
+    out: list[tuple[list[Word], str]] = []
     current: list[Word] = []
     i, n = 0, len(text)
     while i < n:
@@ -49,8 +71,8 @@ def commands(text: str) -> list[list[Word]]:
         elif c in " \t":
             i += 1
         elif c in "\r\n;&|()":
-            if current:
-                out.append(current)
+            if current or c in "()":
+                out.append((current, c))
                 current = []
             i += 1
         elif c == "#":
@@ -60,7 +82,7 @@ def commands(text: str) -> list[list[Word]]:
             word, i = _word(text, i)
             current.append(word)
     if current:
-        out.append(current)
+        out.append((current, ""))
     return out
 
 
@@ -141,21 +163,22 @@ def _entry(words: list[Word], commands_: frozenset[str]) -> tuple[int, str, str]
     return None
 
 
-def _normal(flag: str) -> str:
+def normal(flag: str) -> str:
     return "--" + flag[2:].replace("-", "_")
 
 
-def _script_verdict(script: str, base: Path | None, parsers: frozenset[str], flag: str) -> str:
+def _script_verdict(script: str, base: Path | None, parsers: frozenset[str], flag: str, cwd: str | None = "") -> str:
     """`sure`, `own` (the script defines the flag), `field` (it declares a dataclass field of the flag's name, so its
-    parser may read the flag into the script's own dataclass) or `unknown`, for a script path as written in a command.
+    parser may read the flag into the script's own dataclass) or `unknown`, for a script path as written in a command
+    run from `cwd` (what `cd` made of the folder the shell file is run from; `None`: not known).
 
     Sure only when the script is found next to the file (or above it, up to the project) and builds its arguments
     with the renamed flags' parser (`HfArgumentParser`) without defining the flag itself; otherwise reported as
     `info`."""
-    if base is None:
+    if base is None or cwd is None:
         return "unknown"
     for folder in (base, *base.parents):
-        path = folder / script
+        path = folder / cwd / script
         if path.is_file():
             try:
                 text = path.read_text(encoding="utf-8")
@@ -171,57 +194,359 @@ def _script_verdict(script: str, base: Path | None, parsers: frozenset[str], fla
     return "unknown"
 
 
-def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
-    """Hits in shell code `text`; `base` is the folder scripts named in it are looked up from."""
-    rules = options.rules
-    if rules.stem not in text:
+@dataclass(frozen=True)
+class Program:
+    """A training program a command runs, as far as its flags' verdict goes."""
+
+    kind: str
+    """`command`, `script` or `module` (see `_entry`)."""
+    name: str
+    cwd: str | None = ""
+    """The folder it runs in, relative to where the shell file is run (`cd`); `None`: not known."""
+    image: str | None = None
+    """The container image it runs in, in words (`docker run IMAGE …`, a Dockerfile): its files are not known to be
+    this project's."""
+    present: frozenset[str] = frozenset()
+    """Every flag the program gets (spelt `--a_b`), from its words and the variables they expand."""
+
+    def verdict(self, base: Path | None, parsers: frozenset[str], flag: str) -> str:
+        if self.kind == "command":
+            return "sure"
+        if self.kind == "script":
+            return _script_verdict(self.name, base, parsers, flag, self.cwd)
+        return "unknown"
+
+
+def flag_hit(
+    row: Rename,
+    flag: str,
+    start: int,
+    located: bool,
+    program: Program,
+    options: Options,
+    base: Path | None,
+    through: str | None = None,
+) -> Hit:
+    """The verdict on one old flag given to `program` (`through`: the variable that holds it)."""
+    name = program.name
+    verdict = program.verdict(base, options.rules.parsers, flag)
+    if program.kind == "script" and program.cwd:
+        name = os.path.join(program.cwd, name)  # `cd legacy && python train.py`: says which `train.py`
+    via = f" through `${through}`" if through else ""
+    if normal(row.new) in program.present:
+        what = f"`{name}` gets both `{flag}` and `{row.new}`: the new one wins and the old value is dropped"
+        return hazard(row, start, code="both-names", what=what, section="pitfalls")
+    if verdict == "own":
+        what = f"`{name}` defines its own `{flag}` with `add_argument`: not the TrainingArguments flag, not rewritten"
+        return info(row, start, code="own-flag", what=what, section="config")
+    if verdict == "field":
+        what = f"`{name}` declares its own dataclass field `{field_name(flag)}`: its HfArgumentParser may read `{flag}` into that dataclass, not TrainingArguments (renaming it would be refused as an unused argument), so it is not rewritten"
+        return info(row, start, code="own-flag", what=what, section="config")
+    if verdict == "unknown" or not located:
+        what = f"cannot tell whether `{name}` reads `{flag}` with HfArgumentParser (it was not found from here, or does not use it): rename it by hand if it does"
+        return info(row, start, code="unknown-program", what=what, section="config", new=row.new)
+    unsafe = None
+    if program.image is not None:
+        unsafe = f"`{name}` runs inside {program.image}, whose files the tool cannot tell are this project's"
+    return rename(
+        row,
+        start,
+        (Edit(start, start + len(flag), row.new),),
+        options,
+        code="flag",
+        what=f"`{name}` gets the flag `{flag}`{via}",
+        section="config",
+        unsafe=unsafe,
+    )
+
+
+def analyse(
+    text: str,
+    options: Options,
+    base: Path | None = None,
+    *,
+    defined: dict[str, list[Word]] | None = None,
+    image: str | None = None,
+    each_line: bool = False,
+    cwd: str | None = "",
+) -> list[Hit]:
+    """Hits in shell code `text`; `base` is the folder scripts named in it are looked up from. `defined`: variables
+    set outside the text (a Makefile's), as the words of their values; `image`: the container image the text runs in
+    (a Dockerfile's); `each_line`: every line runs in a shell of its own (a Makefile's recipe lines), so `cd` ends
+    with its line; `cwd`: the folder it runs in, relative to `base` (a workflow step's `working-directory`)."""
+    if options.rules.stem not in text and not defined:
         return []
-    hits: list[Hit] = []
-    for words in commands(text):
-        if not any(rules.stem in w.value for w in words) or (found := _entry(words, rules.commands)) is None:
-            continue
+    reader = _Reader(text, options, base, None, dict(defined or {}), Program("command", "", cwd, image))
+    reader.each_line = each_line
+    return reader.run()
+
+
+class _Reader:
+    """One shell text: its variables, the folder each command runs in, and the programs that read the flags."""
+
+    def __init__(
+        self,
+        text: str,
+        options: Options,
+        base: Path | None,
+        parent: _Reader | None,
+        variables: dict[str, list[Word]],
+        where: Program,
+    ) -> None:
+        self.text, self.options, self.base, self.parent = text, options, base, parent
+        self.variables = variables
+        """Variables set in this text: the words of their values (`A="--x 1"` gives two, an array one per item)."""
+        self.uses: dict[str, list[Program | None]] = {}
+        """Variable → the training programs that expand it (`None`: a command the tool cannot place)."""
+        self.where = where
+        self.each_line = False
+        self.hits: list[Hit] = []
+
+    def run(self) -> list[Hit]:
+        steps = self._assignments(parts(self.text))
+        cwd: list[str | None] = [self.where.cwd]
+        for index, (words, separator) in enumerate(steps):
+            if words and words[0].value == "cd" and separator != "(":
+                cwd[-1] = self._cd(words, cwd[-1], steps[index + 1 :])
+            elif words:
+                self._command(words, cwd[-1], self.where.image)
+            if separator == "(":
+                cwd.append(cwd[-1])
+            elif separator == ")" and len(cwd) > 1:
+                cwd.pop()
+            elif separator in "\r\n" and separator and self.each_line:
+                cwd = [self.where.cwd]
+        self._variable_hits()
+        return self.hits
+
+    def _assignments(self, found: list[tuple[list[Word], str]]) -> list[tuple[list[Word], str]]:
+        """The commands of the text that are not assignments; the assignments go to `variables`."""
+        rest: list[tuple[list[Word], str]] = []
+        i = 0
+        while i < len(found):
+            words, separator = found[i]
+            i += 1
+            names = [w for w in words if w.value not in _DECLARE and not w.value.startswith("-")]
+            if not names or not all(_VARIABLE.match(w.value) for w in names):
+                rest.append((words, separator))
+                continue
+            last = names[-1]
+            for word in names:
+                match = _VARIABLE.match(word.value)
+                assert match is not None
+                held = self.variables.setdefault(match[1], [])
+                if word is last and separator == "(" and word.value == match[0]:
+                    # `args=(…)`: the array's items are the words up to the closing parenthesis, across lines.
+                    while i < len(found):
+                        items, closing = found[i]
+                        held += items
+                        i += 1
+                        if closing == ")":
+                            break
+                    separator = ""
+                else:
+                    held += self._split(word, match.end())
+            if separator in "()":
+                rest.append(([], separator))
+        return rest
+
+    def _split(self, word: Word, at: int) -> list[Word]:
+        """The words the value of an assignment splits into when expanded unquoted, with their spans (`end` -1 where
+        escapes hide a word's characters)."""
+        raw = self.text[word.start : word.end]
+        position, out = raw.find("=") + 1, []
+        for token in word.value[at:].split():
+            found = raw.find(token, position)
+            if found < 0:
+                out.append(Word(word.start, -1, token))
+                continue
+            out.append(Word(word.start + found, word.start + found + len(token), token))
+            position = found + len(token)
+        return out
+
+    def _cd(self, words: list[Word], cwd: str | None, after: list[tuple[list[Word], str]]) -> str | None:
+        """The folder after `cd DIR`, relative to where the shell file is run; `None` when it cannot be told."""
+        if len(words) != 2 or cwd is None:
+            return None
+        target = words[1].value
+        if _SCRIPT_FOLDER.fullmatch(target) or target == "$" and after and _script_folder(after[0][0]):
+            return cwd
+        if any(c in target for c in "$`~*?") or target == "-":
+            return None
+        return os.path.normpath(os.path.join(cwd, target))
+
+    def _lookup(self, name: str) -> _Reader | None:
+        reader: _Reader | None = self
+        while reader is not None and name not in reader.variables:
+            reader = reader.parent
+        return reader
+
+    def _command(self, words: list[Word], cwd: str | None, image: str | None) -> None:
+        rules = self.options.rules
+        stem = any(rules.stem in w.value for w in words)
+        expanded = [
+            (w, m[1] or m[2]) for w in words for m in _EXPANSION.finditer(w.value) if self._lookup(m[1] or m[2])
+        ]
+        if not stem and not expanded:
+            return
+        i = 0
+        while i < len(words) and (_ASSIGNMENT.match(words[i].value) or words[i].value in _WRAPPERS):
+            i += 1
+        if i < len(words) and words[i].value in _PREFIXES:
+            j = next((j for j in range(i + 1, len(words)) if _runs(words[j].value, rules.commands)), len(words))
+            k = next((k for k in range(i + 1, j) if _program_name(words[k]) in _SHELLS | _CONTAINERS), None)
+            i = k if k is not None else i
+        program = _program_name(words[i]) if i < len(words) else ""
+        if stem and program in _SHELLS:
+            option = next(
+                (k for k in range(i + 1, len(words)) if re.fullmatch(r"-[a-z]*c[a-z]*", words[k].value)), None
+            )
+            if option is not None and option + 1 < len(words):
+                self._inner(words[option + 1], 0, cwd, image)
+            return
+        if stem and program == "sbatch":
+            for k in range(i + 1, len(words)):
+                if words[k].value == "--wrap" and k + 1 < len(words):
+                    self._inner(words[k + 1], 0, cwd, image)
+                elif words[k].value.startswith("--wrap="):
+                    self._inner(words[k], len("--wrap="), cwd, image)
+            return
+        if program in _CONTAINERS and i + 1 < len(words) and words[i + 1].value in ("run", "exec"):
+            j = i + 2
+            while j < len(words) and words[j].value.startswith("-"):
+                j += 1 if "=" in words[j].value or words[j].value in _CONTAINER_SWITCHES else 2
+            if j + 1 < len(words):
+                self._command(words[j + 1 :], cwd, f"the container image `{words[j].value}`")
+            return
+        found = _entry(words, rules.commands)
+        if found is None:
+            for _, name in expanded:
+                if program not in _PRINTERS:
+                    self._use(name, None)
+            return
         index, kind, name = found
         args = words[index + 1 :]
-        present = {_normal(w.value.split("=")[0]) for w in args if w.value.startswith("--")}
+        present = {normal(w.value.split("=")[0]) for w in args if w.value.startswith("--")}
+        for word, variable in expanded:
+            reader = self._lookup(variable)
+            if reader is not None and words.index(word) > index:
+                present |= {
+                    normal(t.value.split("=")[0]) for t in reader.variables[variable] if t.value.startswith("--")
+                }
+        target = Program(kind, name, cwd, image, frozenset(present))
+        for word, variable in expanded:
+            self._use(variable, target if words.index(word) > index else None)
+        if not stem:
+            return
         for word in args:
             flag = word.value.split("=")[0]
-            raw = text[word.start : word.end]
+            raw = self.text[word.start : word.end]
             offset = raw.find(flag)
             start = word.start + max(offset, 0)
             if flag not in rules.flags:
-                if options.planned and flag in rules.planned:
-                    hits.append(planned_hit(rules.planned[flag], start, flag))
+                if self.options.planned and flag in rules.planned:
+                    self.hits.append(planned_hit(rules.planned[flag], start, flag))
                 continue
-            row = rules.flags[flag]
-            verdict = (
-                "sure"
-                if kind == "command"
-                else _script_verdict(name, base, rules.parsers, flag)
-                if kind == "script"
-                else "unknown"
-            )
-            if _normal(row.new) in present:
-                what = f"`{name}` gets both `{flag}` and `{row.new}`: the new one wins and the old value is dropped"
-                hits.append(hazard(row, start, code="both-names", what=what, section="pitfalls"))
-            elif verdict == "own":
-                what = f"`{name}` defines its own `{flag}` with `add_argument`: not the TrainingArguments flag, not rewritten"
-                hits.append(info(row, start, code="own-flag", what=what, section="config"))
-            elif verdict == "field":
-                what = f"`{name}` declares its own dataclass field `{field_name(flag)}`: its HfArgumentParser may read `{flag}` into that dataclass, not TrainingArguments (renaming it would be refused as an unused argument), so it is not rewritten"
-                hits.append(info(row, start, code="own-flag", what=what, section="config"))
-            elif verdict == "unknown" or offset < 0:
-                what = f"cannot tell whether `{name}` reads `{flag}` with HfArgumentParser (it was not found from here, or does not use it): rename it by hand if it does"
-                hits.append(info(row, start, code="unknown-program", what=what, section="config", new=row.new))
-            else:
-                hits.append(
-                    rename(
-                        row,
-                        start,
-                        (Edit(start, start + len(flag), row.new),),
-                        options,
-                        code="flag",
-                        what=f"`{name}` gets the flag `{flag}`",
-                        section="config",
+            self.hits.append(flag_hit(rules.flags[flag], flag, start, offset >= 0, target, self.options, self.base))
+
+    def _use(self, variable: str, program: Program | None) -> None:
+        reader = self._lookup(variable)
+        if reader is not None:
+            reader.uses.setdefault(variable, []).append(program)
+
+    def _inner(self, word: Word, skip: int, cwd: str | None, image: str | None) -> None:
+        """The command line in a string (`bash -c '…'`, `sbatch --wrap "…"`), checked where it is written."""
+        raw = self.text[word.start + skip : word.end]
+        quote = raw[:1] if raw[:1] in "'\"" else ""
+        code = raw[len(quote) : len(raw) - len(quote)] if quote and raw.endswith(quote) and len(raw) > 1 else raw
+        if not _one_to_one(code, quote):
+            code = ""  # quoted in a way whose characters do not map one to one: its flags are reported, not fixed
+        offset = word.start + skip + len(quote)
+        if not code:
+            inner = _Reader(word.value[skip:], self.options, self.base, self, {}, Program("command", "", cwd, image))
+            for hit in inner.run():
+                plain = hit.severity != "fix"
+                self.hits.append(replace(hit, start=word.start, edits=(), **({} if plain else _BY_HAND)))
+            return
+        inner = _Reader(code, self.options, self.base, self, {}, Program("command", "", cwd, image))
+        for hit in inner.run():
+            edits = tuple(Edit(e.start + offset, e.end + offset, e.new) for e in hit.edits)
+            self.hits.append(replace(hit, start=hit.start + offset, edits=edits))
+
+    def _variable_hits(self) -> None:
+        rules = self.options.rules
+        for variable, held in self.variables.items():
+            programs = self.uses.get(variable, [])
+            for token in held:
+                flag = token.value.split("=")[0]
+                raw = self.text[token.start : token.end] if token.end >= 0 else ""
+                offset = raw.find(flag)
+                start = token.start + max(offset, 0)
+                if flag not in rules.flags:
+                    if self.options.planned and flag in rules.planned:
+                        self.hits.append(planned_hit(rules.planned[flag], start, flag))
+                    continue
+                row = rules.flags[flag]
+                known = [p for p in programs if p is not None]
+                if not programs or len(known) < len(programs):
+                    where = (
+                        "not expanded by any command in this file"
+                        if not programs
+                        else "also expanded by a command the tool cannot tell reads training flags"
                     )
-                )
-    return hits
+                    unsafe = f"`${variable}` is {where}, so what parses `{flag}` is not known"
+                    what = f"the shell variable `{variable}` holds the flag `{flag}`"
+                    if offset < 0:
+                        hit = info(
+                            row,
+                            start,
+                            code="unknown-program",
+                            what=f"{what}, written with escapes: rename it by hand",
+                            section="config",
+                            new=row.new,
+                        )
+                    else:
+                        hit = rename(
+                            row,
+                            start,
+                            (Edit(start, start + len(flag), row.new),),
+                            self.options,
+                            code="flag",
+                            what=what,
+                            section="config",
+                            unsafe=unsafe,
+                        )
+                    self.hits.append(hit)
+                    continue
+                verdicts = [
+                    flag_hit(row, flag, start, offset >= 0, p, self.options, self.base, variable) for p in known
+                ]
+                # The least sure verdict of every program that reads it: a hazard, then an info, then an unsafe fix.
+                rank = {"hazard": 0, "info": 1, "fix": 2}
+                self.hits.append(min(verdicts, key=lambda h: (rank[h.severity], h.applicability != "unsafe")))
+
+
+_BY_HAND = {
+    "severity": "info",
+    "applicability": None,
+    "why": "quoted with escapes inside the string: rename it by hand",
+}
+"""What a fix inside a string whose quoting does not map one to one becomes (reported at the string)."""
+
+
+def _one_to_one(code: str, quote: str) -> bool:
+    """Whether the characters of a string written between `quote`s (`""`: unquoted) are its value's, one to one."""
+    if quote == "'":
+        return "'" not in code
+    if quote == '"':
+        return '"' not in code and "\\" not in code
+    return not any(c in code for c in "'\"\\")
+
+
+def _program_name(word: Word) -> str:
+    return word.value.rsplit("/", 1)[-1]
+
+
+def _script_folder(words: list[Word]) -> bool:
+    """Whether `words` is `dirname $0` (what `$(…)` splits into when unquoted)."""
+    return [w.value for w in words] in (["dirname", "$0"], ["dirname", "${BASH_SOURCE[0]}"])

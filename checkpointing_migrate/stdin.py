@@ -1,6 +1,6 @@
 """Standard input as a file (`scan -`, `fix -`, ruff's convention): what an editor or the site's playground sends.
 
-`--stdin-filename NAME` names the text: its suffix picks the handler (a name without one is sniffed for a shell `#!`
+`--stdin-filename NAME` names the text: its name or suffix picks the handler (`Makefile`, `x.sh`; else a shell `#!`
 line, else Python) and its folder is where the project's transformers requirement is looked up, as for a file on
 disk. The bytes are read whole (more than `--max-file-size` is reported, not checked) and checked like a file's; findings carry NAME.
 """

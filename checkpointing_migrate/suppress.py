@@ -26,8 +26,8 @@ MARKER = "checkpointing-migrate:"
 DIRECTIVE = re.compile(r"#\s*checkpointing-migrate:\s*ignore(?:\[([^\]\n]*)\])?(?=\s*(?:$|#|\\n|\"))", re.MULTILINE)
 """A suppression comment; group 1 holds its codes. It ends its line, or a notebook's JSON string (`…\\n",`)."""
 
-COMMENTED = frozenset({"python", "yaml", "shell", "notebook", "markdown"})
-"""The kinds whose lines can hold a comment (JSON has none)."""
+COMMENTED = frozenset({"python", "yaml", "shell", "notebook", "markdown", "makefile", "dockerfile", "workflow"})
+"""The kinds whose lines can hold a comment (JSON, and so `.vscode/launch.json`, has none)."""
 
 WRITABLE = frozenset({"python", "yaml", "shell"})
 """The kinds `--add-ignore` writes comments into (a notebook's lines are JSON strings, a Markdown fence's language
@@ -103,7 +103,7 @@ def carriers(text: str, kind: str) -> dict[int, int | None]:
     carries its own."""
     if kind == "python":
         return _python_carriers(text)
-    if kind == "shell":
+    if kind in ("shell", "makefile", "dockerfile"):  # a recipe or a `RUN` continued with `\` is carried as in shell
         return _shell_carriers(text)
     if kind == "yaml":
         return _yaml_carriers(text)

@@ -1,0 +1,161 @@
+"""Launch commands and the files that hold them (issue 18): shell variables and arrays, `bash -c`, `sbatch --wrap`,
+`docker run`, `cd DIR &&`, notebook `%run` and `%%writefile`, Makefiles, Dockerfiles, `.vscode/launch.json` and
+workflow `run:` steps. Each `X.before.EXT` under tests/fixtures/migrate/launchers becomes `X.after.EXT` after
+`fix --write` (and `X.unsafe.EXT`, where there is one, with `--unsafe-fixes`), byte for byte; a second run changes nothing.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from checkpointing_migrate.cli import main
+from checkpointing_migrate.files import kind_of
+
+TREE = Path(__file__).parent / "fixtures" / "migrate" / "launchers"
+BEFORE = sorted(p.relative_to(TREE) for p in TREE.rglob("*.before*"))
+
+
+def _plain(path: Path) -> Path:
+    return path.with_name(path.name.replace(".before", ""))
+
+
+@pytest.fixture(scope="module")
+def fixed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The fixture tree as a project, fixed once in safe mode and once with `--unsafe-fixes` (and each fixed again)."""
+    out = {}
+    for mode, extra in (("after", []), ("unsafe", ["--unsafe-fixes"])):
+        project = tmp_path_factory.mktemp(mode)
+        for path in TREE.rglob("*"):
+            name = path.relative_to(TREE)
+            if path.is_file() and ".after" not in path.name and ".unsafe" not in path.name:
+                (project / _plain(name)).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(path, project / _plain(name))
+        assert main(["fix", "--write", *extra, str(project)]) in (0, 1)
+        out[mode] = project
+    return out
+
+
+@pytest.mark.parametrize("before", BEFORE, ids=str)
+def test_fix_turns_before_into_after(fixed: dict[str, Path], before: Path) -> None:
+    after = TREE / before.with_name(before.name.replace(".before", ".after"))
+    assert (fixed["after"] / _plain(before)).read_bytes() == after.read_bytes()
+    unsafe = TREE / before.with_name(before.name.replace(".before", ".unsafe"))
+    assert (fixed["unsafe"] / _plain(before)).read_bytes() == (unsafe if unsafe.exists() else after).read_bytes()
+
+
+def test_the_pairs_cover_every_new_kind() -> None:
+    assert {kind_of(str(TREE / _plain(p))) for p in BEFORE} == {
+        "shell", "notebook", "makefile", "dockerfile", "launch", "workflow"
+    }  # fmt: skip
+
+
+def test_a_second_fix_changes_nothing(fixed: dict[str, Path]) -> None:
+    for project in fixed.values():
+        first = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
+        main(
+            ["fix", "--write", "--unsafe-fixes", str(project)]
+            if project == fixed["unsafe"]
+            else ["fix", "--write", str(project)]
+        )
+        assert {p: p.read_bytes() for p in project.rglob("*") if p.is_file()} == first
+
+
+EXPECTED = {
+    # (file, line, column): (code, severity, applicability) of every finding the scan reports besides the safe fixes
+    # the pairs show; suppressed lines (Makefile 13, Dockerfile 8, workflow 19) report nothing.
+    (".github/workflows/smoke.yml", 15, 30): ("own-flag", "info", None),  # working-directory: legacy
+    (".vscode/launch.json", 18, 22): ("own-flag", "info", None),  # "cwd": "${workspaceFolder}/legacy"
+    (".vscode/launch.json", 25, 23): ("unknown-program", "info", None),  # a module: cannot be checked
+    ("Dockerfile", 4, 17): ("flag", "fix", "unsafe"),  # ENV, expanded nowhere
+    ("Dockerfile", 7, 9): ("flag", "fix", "unsafe"),  # inside the image being built
+    ("Dockerfile", 10, 7): ("flag", "fix", "unsafe"),
+    ("Makefile", 2, 11): ("own-flag", "info", None),  # $(LEGACY) after `cd legacy &&`
+    ("cells.ipynb", 10, 33): ("own-flag", "info", None),  # %run legacy/train_hf.py
+    ("cells.ipynb", 30, 38): ("own-flag", "info", None),  # %%bash: cd legacy && …
+    ("legacy/train_hf.py", 5, 22): ("own-flag", "info", None),
+    ("run.sh", 10, 15): ("flag", "fix", "unsafe"),  # exported, expanded nowhere here
+    ("run.sh", 11, 7): ("both-names", "hazard", None),  # $BOTH holds both names
+    ("run.sh", 17, 89): ("flag", "fix", "unsafe"),  # docker run IMAGE python train_hf.py
+    ("run.sh", 18, 34): ("own-flag", "info", None),  # (cd legacy && python train_hf.py …)
+    ("run.sh", 21, 20): ("own-flag", "info", None),  # after `cd legacy` on its own line
+}
+
+
+def test_every_use_is_found_at_its_line_and_column(capsys: pytest.CaptureFixture[str], fixed: dict[str, Path]) -> None:
+    project = fixed["after"].parent / "scan"
+    shutil.copytree(fixed["after"], project)
+    for before in BEFORE:  # the unfixed files, so the safe fixes are reported too
+        shutil.copy(TREE / before, project / _plain(before))
+    capsys.readouterr()
+    assert main(["scan", "--format", "json", "--strict-ignores", str(project)]) == 1
+    found = {
+        (str(Path(e["path"]).relative_to(project)), e["line"], e["column"]): (
+            e["code"],
+            e["severity"],
+            e["applicability"],
+        )
+        for e in json.loads(capsys.readouterr().out)
+    }
+    assert {k: v for k, v in found.items() if v != ("flag", "fix", "safe")} == EXPECTED
+    safe = {k for k, v in found.items() if v == ("flag", "fix", "safe")}
+    changed = set()
+    for before in BEFORE:
+        old = (TREE / before).read_text().splitlines()
+        new = (TREE / before.with_name(before.name.replace(".before", ".after"))).read_text().splitlines()
+        changed |= {(str(_plain(before)), n) for n, (a, b) in enumerate(zip(old, new, strict=True), 1) if a != b}
+    assert {(path, line) for path, line, _ in safe} == changed  # one safe fix on each changed line, none elsewhere
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("Makefile", "makefile"),
+        ("GNUmakefile", "makefile"),
+        ("rules.mk", "makefile"),
+        ("makefile.py", "python"),
+        ("Dockerfile", "dockerfile"),
+        ("gpu.Dockerfile", "dockerfile"),
+        ("Dockerfile.gpu", "dockerfile"),
+        ("Containerfile", "dockerfile"),
+        (".vscode/launch.json", "launch"),
+        (".vscode/settings.json", "json"),
+        ("launch.json", "json"),
+        (".github/workflows/ci.yaml", "workflow"),
+        (".github/dependabot.yml", "yaml"),
+    ],
+)
+def test_files_are_known_by_name(name: str, kind: str) -> None:
+    assert kind_of(name, sniff=False) == kind
+
+
+def test_a_walk_checks_launch_json_unless_vscode_is_excluded_by_the_user(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the project's folder, which `--force-exclude` matches the patterns from
+    (tmp_path / ".vscode").mkdir()
+    shutil.copy(TREE / ".vscode" / "launch.before.json", tmp_path / ".vscode" / "launch.json")
+    shutil.copy(TREE / "pyproject.toml", tmp_path)
+    shutil.copy(TREE / "train_hf.py", tmp_path)
+    assert main(["scan", str(tmp_path)]) == 1  # ruff's default excludes leave `.vscode` out, but not launch.json
+    assert "launch.json:10:46: fix [flag]" in capsys.readouterr().out
+    assert main(["scan", "--extend-exclude", ".vscode", str(tmp_path)]) == 0
+    assert "launch.json" not in capsys.readouterr().out
+    # pre-commit names the file with --force-exclude: what a walk checks is checked then too
+    assert main(["scan", "--force-exclude", ".vscode/launch.json"]) == 1
+    assert main(["scan", "--force-exclude", "--extend-exclude", ".vscode", ".vscode/launch.json"]) == 0
+
+
+@pytest.mark.parametrize("before", BEFORE, ids=str)
+def test_fix_stdin_prints_the_fixed_text(
+    before: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO((TREE / before).read_bytes())))
+    main(["fix", "--stdin-filename", str(TREE / _plain(before)), "-"])
+    after = TREE / before.with_name(before.name.replace(".before", ".after"))
+    assert capsysbinary.readouterr().out == after.read_bytes()
