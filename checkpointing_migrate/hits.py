@@ -7,7 +7,9 @@ about the same rename: a `fix` where the gate allows the new name, otherwise an 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
 
 from checkpointing_migrate import codes
 from checkpointing_migrate.findings import Cell, Edit, link
@@ -25,6 +27,25 @@ class PositionedError(ValueError):
     def __init__(self, offset: int, message: str) -> None:
         super().__init__(message)
         self.offset = offset
+
+
+_T = TypeVar("_T")
+
+
+@dataclass(eq=False)
+class Memo:
+    """What a run derives once and every file of it reuses (compiled patterns, modules read to follow imports), by
+    type: it travels with `Options` through the per-file copies, so nothing is cached at module level."""
+
+    made: dict[type, object] = field(default_factory=dict)
+
+    def once(self, kind: type[_T], make: Callable[[], _T]) -> _T:
+        """The run's `kind`, made by `make` the first time a file asks."""
+        if kind not in self.made:
+            self.made[kind] = make()
+        found = self.made[kind]
+        assert isinstance(found, kind)
+        return found
 
 
 @dataclass(frozen=True)
@@ -61,6 +82,8 @@ class Options:
     """Report suppression comments that silence nothing (`--strict-ignores`)."""
     keep_text: bool = False
     """Keep every checked file's text and digest, not only a fixed one's (`fix --add-ignore` edits the others)."""
+    memo: Memo = field(default_factory=Memo, compare=False, repr=False)
+    """The run's derived facts and caches (see `Memo`)."""
 
 
 @dataclass(frozen=True)
