@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from checkpointing_migrate import codes
+from checkpointing_migrate.codes import Applicability, Severity
 from checkpointing_migrate.findings import Cell, Edit, link
 from checkpointing_migrate.requirements import PLACES, Allowed, Deferred
 from checkpointing_migrate.rules import Rules
@@ -95,12 +96,12 @@ class Hit:
     """Offset of the old name in the handler's text."""
     old: str
     new: str | None
-    severity: str
+    severity: Severity
     code: str
     message: str
     edits: tuple[Edit, ...] = ()
-    applicability: str | None = None
-    """For a `fix`: `safe` (applied by `fix --write`) or `unsafe` (applied only with `--unsafe-fixes`)."""
+    applicability: Applicability = Applicability.NONE
+    """For a `fix`: `SAFE` (applied by `fix --write`) or `UNSAFE` (applied only with `--unsafe-fixes`)."""
 
     row: Rename | None = None
     """The row the use belongs to (the adoption report looks up what it was measured to do)."""
@@ -117,7 +118,7 @@ class Hit:
         # Every hit passes here: a code missing from the registry, or a severity it cannot have, fails on first use
         # (not as a ValueError, which the file layer would report as a file that does not parse).
         entry = codes.get(self.code)
-        if self.severity != entry.severity and not (entry.gated and self.severity == "info"):
+        if self.severity != entry.severity and not (entry.gated and self.severity == Severity.INFO):
             raise codes.RegistryError(f"`{self.code}` is a {entry.severity} code, not {self.severity}")
 
 
@@ -185,26 +186,34 @@ def rename(
     reason = gate_reason(row, options)
     if reason is not None:
         why = f"not rewritten: {options.allowed.describe()}, and releases before {row.since} lack the new name"
-        return Hit(start, row.old, row.new, "info", code, f"{what}; {reason}", row=row, why=why)
+        return Hit(start, row.old, row.new, Severity.INFO, code, f"{what}; {reason}", row=row, why=why)
     if unsafe is not None:
         message = f"{what}, {deprecation(row)}: use `{row.new}`; unsafe fix: {unsafe}, so it is applied only with --unsafe-fixes. See {link(section)}"
-        return Hit(start, row.old, row.new, "fix", code, message, edits, applicability="unsafe", row=row)
+        return Hit(start, row.old, row.new, Severity.FIX, code, message, edits, Applicability.UNSAFE, row=row)
     return Hit(
         start,
         row.old,
         row.new,
-        "fix",
+        Severity.FIX,
         code,
         f"{what}, {deprecation(row)}: use `{row.new}`. See {link(section)}",
         edits,
-        applicability="safe",
+        Applicability.SAFE,
         row=row,
     )
 
 
 def hazard(row: Rename, start: int, *, code: str, what: str, section: str) -> Hit:
     """A use whose rewrite could change behaviour: reported for a person, never rewritten."""
-    return Hit(start, row.old, row.new, "hazard", code, f"{what}. See {link(section)}", row=row)
+    return Hit(start, row.old, row.new, Severity.HAZARD, code, f"{what}. See {link(section)}", row=row)
+
+
+def registered(row: Rename, start: int, *, code: str, form: str = "", **names: str) -> Hit:
+    """A hazard or an info whose message is its code's template (`codes.Code.messages`) with `names` filled in,
+    linking the code's guide section: the same words whichever file kind it is found in."""
+    entry = codes.get(code)
+    message = f"{entry.message(form, **names)}. See {link(entry.section)}"
+    return Hit(start, row.old, row.new, entry.severity, code, message, row=row)
 
 
 def info(
@@ -212,7 +221,7 @@ def info(
 ) -> Hit:
     """A use to know about that needs no change now (or that the tool cannot place); `why`: its short reason, when
     the code's summary is not it."""
-    return Hit(start, row.old, new, "info", code, f"{what}. See {link(section)}", row=row, why=why)
+    return Hit(start, row.old, new, Severity.INFO, code, f"{what}. See {link(section)}", row=row, why=why)
 
 
 def planned_hit(rows: tuple[Rename, ...], start: int, old: str) -> Hit:
@@ -222,7 +231,7 @@ def planned_hit(rows: tuple[Rename, ...], start: int, old: str) -> Hit:
         start,
         old,
         None,
-        "info",
+        Severity.INFO,
         "not-renamed",
         f"`{old}` ({owners}) is not renamed in any release yet: keep it. See {link('model')}",
     )

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from checkpointing_migrate.findings import Edit
-from checkpointing_migrate.hits import Hit, Options, hazard, info, planned_hit, rename
+from checkpointing_migrate.hits import Hit, Options, info, planned_hit, registered, rename
 from checkpointing_migrate.pylex import declared_fields
 from checkpointing_migrate.table import field_name
 
@@ -201,8 +201,9 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
                 else "unknown"
             )
             if _normal(row.new) in present:
-                what = f"`{name}` gets both `{flag}` and `{row.new}`: the new one wins and the old value is dropped"
-                hits.append(hazard(row, start, code="both-names", what=what, section="pitfalls"))
+                hits.append(
+                    registered(row, start, code="both-names", who=f"`{name}` gets", old=flag, new=row.new, to="")
+                )
             elif verdict == "own":
                 what = f"`{name}` defines its own `{flag}` with `add_argument`: not the TrainingArguments flag, not rewritten"
                 hits.append(info(row, start, code="own-flag", what=what, section="config"))

@@ -69,3 +69,31 @@ def test_a_new_family_is_one_module_of_registered_rules() -> None:
     hits = python.analyse("args.gradient_checkpointing = {'a': {}}\nx = {}\n", options)
     # Only the statements on lines with an old name are walked: the second line's dict is never looked at.
     assert [(h.start, h.code) for h in hits] == [(5, "write"), (30, "read"), (36, "read")]
+
+
+def test_both_names_set_reads_the_same_in_every_file_kind(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The sentence is the registry's (`codes.Code.messages`); the shell and the argv-list forms used to drop its advice.
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "train.py").write_text(
+        "from transformers import HfArgumentParser, TrainingArguments\n\n"
+        "a = TrainingArguments(output_dir='o', gradient_checkpointing=True, activation_checkpointing=True)\n"
+        "b = TrainingArguments(**{'gradient_checkpointing': True, 'activation_checkpointing': True})\n"
+        "HfArgumentParser(TrainingArguments).parse_args_into_dataclasses(\n"
+        "    ['--gradient_checkpointing', 'true', '--activation_checkpointing', 'true'])\n"
+    )
+    (tmp_path / "run.sh").write_text("trl sft --gradient_checkpointing true --activation_checkpointing true\n")
+    (tmp_path / "sft.yaml").write_text(
+        "output_dir: out\ngradient_checkpointing: true\nactivation_checkpointing: true\n"
+    )
+    capsys.readouterr()
+    main(["scan", "--format", "json", "--select", "both-names", str(tmp_path)])
+    found = json.loads(capsys.readouterr().out)
+    tail = ": the new one wins and the old value is dropped without a word; remove one. See "
+    assert sorted((Path(f["path"]).name, f["line"]) for f in found) == [
+        ("run.sh", 1),
+        ("sft.yaml", 2),
+        ("train.py", 3),
+        ("train.py", 4),
+        ("train.py", 6),
+    ]
+    assert all(tail in f["message"] for f in found), [f["message"] for f in found]

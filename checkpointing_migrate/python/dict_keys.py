@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from checkpointing_migrate.hits import Hit, hazard, info, rename
+from checkpointing_migrate.hits import Hit, hazard, info, registered, rename
 from checkpointing_migrate.python.context import At, File, register
 from checkpointing_migrate.python.keywords import NOT_IMPORTED
 from checkpointing_migrate.python.syntax import callee as callee_of
@@ -51,8 +51,8 @@ def _key(
     start = file.at(key.lineno, key.col_offset) + 1
     spelled = file.text[start - 1 : start + len(row.old) + 1]
     if row.new in keys:
-        what = f"passes both `{row.old}` and `{row.new}` to `{callee}`: the new one wins and the old value is dropped without a word; remove one"
-        return hazard(row, start, code="both-names", what=what, section="pitfalls")
+        names = {"who": "passes", "old": row.old, "new": row.new, "to": f" to `{callee}`"}
+        return registered(row, start, code="both-names", **names)
     if None in mapping.keys or sum(1 for k in call.keywords if k.arg is None) > 1:
         unpacked = (
             ", ".join(ast.unparse(v) for k, v in zip(mapping.keys, mapping.values, strict=True) if k is None)

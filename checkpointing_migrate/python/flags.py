@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from checkpointing_migrate.hits import Hit, hazard, info, planned_hit, rename
+from checkpointing_migrate.hits import Hit, info, planned_hit, registered, rename
 from checkpointing_migrate.python.context import At, File, register
 from checkpointing_migrate.python.syntax import callee
 from checkpointing_migrate.python.verdicts import edit
@@ -58,8 +58,7 @@ def flags(file: File, node: ast.Constant, at: At) -> Iterator[Hit]:
             siblings = [e.value for e in parent.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
             spellings = (row.new, row.new.replace("_", "-"), row.new.replace("-", "_"))
             if any(str(s).split("=")[0] in spellings for s in siblings):
-                what = f"passes both `{flag}` and `{row.new}`: the new one wins and the old value is dropped"
-                yield hazard(row, start, code="both-names", what=what, section="pitfalls")
+                yield registered(row, start, code="both-names", who="passes", old=flag, new=row.new, to="")
             else:
                 edits = (edit(start, flag, row.new),)
                 what = f"passes the flag `{flag}`"

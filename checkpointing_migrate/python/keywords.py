@@ -11,7 +11,7 @@ import ast
 import dataclasses
 from collections.abc import Iterator
 
-from checkpointing_migrate.hits import Hit, hazard, info, planned_hit, rename
+from checkpointing_migrate.hits import Hit, hazard, info, planned_hit, registered, rename
 from checkpointing_migrate.python import evidence
 from checkpointing_migrate.python.context import At, File, register
 from checkpointing_migrate.python.syntax import callee as callee_of
@@ -108,8 +108,8 @@ def _verdict(
 ) -> Hit:
     """The rename of a keyword its callee owns, unless the call also sets the new name or unpacks `**`."""
     if any(k.arg == row.new for k in call.keywords):
-        what = f"passes both `{row.old}=` and `{row.new}=` to `{callee}`: the new one wins and the old value is dropped without a word; remove one"
-        hit = hazard(row, start, code="both-names", what=what, section="pitfalls")
+        names = {"who": "passes", "old": f"{row.old}=", "new": f"{row.new}=", "to": f" to `{callee}`"}
+        hit = registered(row, start, code="both-names", **names)
     elif any(k.arg is None for k in call.keywords):
         what = f"passes `{row.old}=` to `{callee}` next to `**` unpacking, which may set `{row.new}` too (then the new one wins, or the rename makes it a duplicate keyword)"
         hit = hazard(row, start, code="kwargs-unpacked", what=what, section="config")
