@@ -338,6 +338,9 @@ _CODES = (
             "cli.py",
             "import argparse\n\nparser = argparse.ArgumentParser()\nparser.add_argument('--gradient_checkpointing', action='store_true')\n",
         ),
+        messages={
+            "add_argument": "{who} defines its own `{flag}` with `add_argument`: not the TrainingArguments flag, not rewritten"
+        },
     ),
     Code(
         code="unknown-program",
@@ -479,6 +482,7 @@ _CODES = (
                 "        self.checkpointing = True\n\n\nencoder = Encoder()\nencoder.gradient_checkpointing_enable()\n"
             ),
         ),
+        messages={"args": "passes `{old}` to `{callee}`, which is not training arguments ({why}): not rewritten"},
     ),
     Code(
         code="class-patch",

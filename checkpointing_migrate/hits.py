@@ -208,12 +208,14 @@ def hazard(row: Rename, start: int, *, code: str, what: str, section: str) -> Hi
     return Hit(start, row.old, row.new, Severity.HAZARD, code, f"{what}. See {link(section)}", row=row)
 
 
-def registered(row: Rename, start: int, *, code: str, form: str = "", **names: str) -> Hit:
-    """A hazard or an info whose message is its code's template (`codes.Code.messages`) with `names` filled in,
-    linking the code's guide section: the same words whichever file kind it is found in."""
+def registered(row: Rename, start: int, *, code: str, form: str = "", section: str | None = None, **names: str) -> Hit:
+    """A hazard or an info whose message is its code's template (`codes.Code.messages`) with `names` filled in: the
+    same words whichever file kind it is found in. It links `section`, else the code's own; like `hazard` and
+    `info`, only a hazard suggests the new name."""
     entry = codes.get(code)
-    message = f"{entry.message(form, **names)}. See {link(entry.section)}"
-    return Hit(start, row.old, row.new, entry.severity, code, message, row=row)
+    message = f"{entry.message(form, **names)}. See {link(section or entry.section)}"
+    new = row.new if entry.severity == Severity.HAZARD else None
+    return Hit(start, row.old, new, entry.severity, code, message, row=row)
 
 
 def info(

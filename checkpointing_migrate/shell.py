@@ -205,8 +205,7 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
                     registered(row, start, code="both-names", who=f"`{name}` gets", old=flag, new=row.new, to="")
                 )
             elif verdict == "own":
-                what = f"`{name}` defines its own `{flag}` with `add_argument`: not the TrainingArguments flag, not rewritten"
-                hits.append(info(row, start, code="own-flag", what=what, section="config"))
+                hits.append(registered(row, start, code="own-flag", form="add_argument", who=f"`{name}`", flag=flag))
             elif verdict == "field":
                 what = f"`{name}` declares its own dataclass field `{field_name(flag)}`: its HfArgumentParser may read `{flag}` into that dataclass, not TrainingArguments (renaming it would be refused as an unused argument), so it is not rewritten"
                 hits.append(info(row, start, code="own-flag", what=what, section="config"))

@@ -31,11 +31,11 @@ def unpacked_dict(file: File, node: ast.keyword, at: At) -> Iterator[Hit]:
     if kind.kind == "foreign":
         for key in mapping.keys:
             if isinstance(key, ast.Constant) and key.value in fields:
-                what = (
-                    f"passes `{key.value}` to `{callee}`, which is not training arguments ({kind.why}): not rewritten"
-                )
                 start = file.at(key.lineno, key.col_offset) + 1
-                yield info(fields[key.value], start, code="not-transformers", what=what, section="config")
+                names = {"old": str(key.value), "callee": callee, "why": kind.why}
+                yield registered(
+                    fields[key.value], start, code="not-transformers", form="args", section="config", **names
+                )
         return
     keys = {k.value for k in mapping.keys if isinstance(k, ast.Constant)} | {k.arg for k in parent.keywords if k.arg}
     for key in mapping.keys:

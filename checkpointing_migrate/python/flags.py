@@ -46,10 +46,7 @@ def flags(file: File, node: ast.Constant, at: At) -> Iterator[Hit]:
             continue
         row = rules.flags[flag]
         if flag in file.own_flags:
-            what = (
-                f"this file defines its own `{flag}` with `add_argument`: not the TrainingArguments flag, not rewritten"
-            )
-            yield info(row, start, code="own-flag", what=what, section="config")
+            yield registered(row, start, code="own-flag", form="add_argument", who="this file", flag=flag)
         elif flag in file.own_fields:
             what = f"this file declares a dataclass field `{field_name(flag)}`, which HfArgumentParser turns into `{flag}`: it may be the file's own flag, not TrainingArguments', so it is not rewritten"
             yield info(row, start, code="own-flag", what=what, section="config")

@@ -78,8 +78,8 @@ def _field_keyword(file: File, call: ast.Call, row: Rename, start: int, callee: 
         yield hazard(row, start, code="mixin-field", what=what, section="pitfalls")
         return
     if kind.kind == "foreign":
-        what = f"passes `{arg}=` to `{callee}`, which is not training arguments ({kind.why}): not rewritten"
-        yield info(row, start, code="not-transformers", what=what, section="config")
+        names = {"old": f"{arg}=", "callee": callee, "why": kind.why}
+        yield registered(row, start, code="not-transformers", form="args", section="config", **names)
         return
     unsafe = None
     if kind.kind == "args-unsure":
