@@ -1,8 +1,8 @@
 """The one registry of finding codes: what each code means, how severe it is, what it does on the renamed releases.
 
-Handlers name a code; `Hit` looks it up here, so a misspelt code fails on first use (and a test scans every
-code's example). The CLI's `--select`/`--ignore`, `rules` and `explain`, the SARIF rules, the site's list of codes
-and the adoption report (for uses no probe runs; the others' effects are measured) read it. A leaf module.
+Handlers name a code and fill in its message templates (`Code.messages`: a shared sentence is written once); `Hit`
+looks it up, so a misspelt code fails on first use (a test scans every code's example). `--select`/`--ignore`, `rules`,
+`explain`, SARIF, the site's list of codes and the adoption report (for uses no probe runs) read it. A leaf module.
 """
 
 from __future__ import annotations
