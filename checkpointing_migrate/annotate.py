@@ -11,10 +11,11 @@ from dataclasses import replace
 import yaml
 
 from checkpointing_migrate import suppress
+from checkpointing_migrate.codes import Severity
 from checkpointing_migrate.files import Result, apply, kind_of, reparse
 from checkpointing_migrate.findings import Edit, FileError, Finding
 
-SILENCED = ("fix", "hazard")
+SILENCED = (Severity.FIX, Severity.HAZARD)
 """The severities a comment is added for."""
 
 

@@ -1,22 +1,53 @@
 """The one registry of finding codes: what each code means, how severe it is, what it does on the renamed releases.
 
-Handlers name a code; `Hit` looks it up here, so a misspelt code fails on first use (and a test scans every
-code's example). The CLI's `--select`/`--ignore`, `rules` and `explain`, the SARIF rules, the site's list of codes
-and the adoption report (for uses no probe runs; the others' effects are measured) read it. A leaf module.
+Handlers name a code and fill in its message templates (`Code.messages`: a shared sentence is written once); `Hit`
+looks it up, so a misspelt code fails on first use (a test scans every code's example). `--select`/`--ignore`, `rules`,
+`explain`, SARIF, the site's list of codes and the adoption report (for uses no probe runs) read it. A leaf module.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
 
 
-@dataclass(frozen=True)
+class Severity(StrEnum):
+    """How urgent a finding is, most urgent first (the order `--min-severity` uses); the values are the output's."""
+
+    HAZARD = "hazard"
+    """Behaviour may differ: a person must look; never rewritten."""
+    FIX = "fix"
+    """The tool can rewrite it (`Applicability` says when)."""
+    INFO = "info"
+    """Nothing to change now, or nothing the tool can be sure of."""
+    ERROR = "error"
+    """Only `file-error`: a file that could not be checked, not a finding."""
+
+
+class Applicability(StrEnum):
+    """Whether a finding's edits are applied (ruff's applicability): JSON writes `NONE` as `null`."""
+
+    SAFE = "safe"
+    """`fix --write` applies it: the file shows the receiver is the renamed transformers object."""
+    UNSAFE = "unsafe"
+    """Applied only with `--unsafe-fixes`: no evidence either way that the rename keeps behaviour."""
+    NONE = "none"
+    """Not a fix: a hazard or an info, with no edit to apply."""
+
+    @property
+    def public(self) -> str | None:
+        """The value `--format json` (and the Try it page) shows."""
+        return None if self is Applicability.NONE else self.value
+
+
+@dataclass(frozen=True, kw_only=True)
 class Code:
     """One kind of finding."""
 
     code: str
     """The stable name shown in brackets (`[call]`), in JSON and SARIF, and given to `--select`."""
-    severity: str
+    severity: Severity
     """`fix`, `hazard`, `info`, or `error` (only `file-error`, which is not a finding). A `fix` code is reported as `info` where the tool will not rewrite that use: the
     version gate forbids the new name (see `gated`), or a config key is spelt with escapes."""
     effect: str | None
@@ -41,6 +72,14 @@ class Code:
     example's form does); `explanation` says each of them in words. `generator.measure.code_effects` names the probes
     behind every statement, and a test compares them with `data/matrix.json`."""
 
+    messages: Mapping[str, str] = field(default_factory=dict)
+    """A finding's message templates, by form (`""` for the only one): each sentence of a code's messages is written
+    here once, and `message` fills in the names. Codes without one build their messages where the evidence is."""
+
+    def message(self, form: str = "", **names: str) -> str:
+        """The message of `form` with `names` filled in (`{old}`, `{new}`, ... as the template names them)."""
+        return self.messages[form].format(**names)
+
     @property
     def gated(self) -> bool:
         """Whether a finding may be `info` instead of its severity (every `fix` code may: see `severity`)."""
@@ -49,70 +88,73 @@ class Code:
 
 _CODES = (
     Code(
-        "call",
-        "fix",
-        "warns",
-        "script",
-        "a call of a renamed model method",
-        "The method was renamed; the old one still works but warns on every call, and goes with the aliases. "
+        code="call",
+        severity=Severity.FIX,
+        effect="warns",
+        section="script",
+        summary="a call of a renamed model method",
+        explanation="The method was renamed; the old one still works but warns on every call, and goes with the aliases. "
         "`fix` rewrites the call, together with the renamed keywords it passes (so `--ignore keyword` does not "
         "keep those).",
-        ("train.py", "model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={'use_reentrant': False})\n"),
+        example=(
+            "train.py",
+            "model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={'use_reentrant': False})\n",
+        ),
     ),
     Code(
-        "keyword",
-        "fix",
-        "warns",
-        "config",
-        "a renamed keyword argument of TrainingArguments, a known subclass or a renamed method",
-        "The keyword was renamed with its class or method; the old one still works but warns. `fix` rewrites the "
+        code="keyword",
+        severity=Severity.FIX,
+        effect="warns",
+        section="config",
+        summary="a renamed keyword argument of TrainingArguments, a known subclass or a renamed method",
+        explanation="The keyword was renamed with its class or method; the old one still works but warns. `fix` rewrites the "
         "keyword (a keyword of a renamed method call is rewritten with the call).",
-        (
+        example=(
             "train.py",
             "from transformers import TrainingArguments\n\nargs = TrainingArguments(output_dir='out', gradient_checkpointing=True)\n",
         ),
     ),
     Code(
-        "property",
-        "fix",
-        "warns",
-        "script",
-        "a read of a renamed model property",
-        "The property was renamed; the old one still works but warns on every read. `fix` rewrites the read.",
-        ("train.py", "print(model.is_gradient_checkpointing)\n"),
+        code="property",
+        severity=Severity.FIX,
+        effect="warns",
+        section="script",
+        summary="a read of a renamed model property",
+        explanation="The property was renamed; the old one still works but warns on every read. `fix` rewrites the read.",
+        example=("train.py", "print(model.is_gradient_checkpointing)\n"),
     ),
     Code(
-        "flag",
-        "fix",
-        "warns",
-        "config",
-        "a renamed command-line flag given to a training script or command",
-        "The flag was renamed; the old spelling still parses but warns. `fix` rewrites the flag only after a "
+        code="flag",
+        severity=Severity.FIX,
+        effect="warns",
+        section="config",
+        summary="a renamed command-line flag given to a training script or command",
+        explanation="The flag was renamed; the old spelling still parses but warns. `fix` rewrites the flag only after a "
         "program known to parse it with HfArgumentParser (a script that does, or a command such as `trl sft`).",
-        ("run.sh", "trl sft --model_name_or_path Qwen/Qwen2-0.5B --gradient_checkpointing true\n"),
+        example=("run.sh", "trl sft --model_name_or_path Qwen/Qwen2-0.5B --gradient_checkpointing true\n"),
     ),
     Code(
-        "config-key",
-        "fix",
-        "warns",
-        "config",
-        "a renamed top-level key of a YAML or JSON training config",
-        "The key was renamed; a config with the old key still loads but warns. `fix` rewrites the key only in files "
+        code="config-key",
+        severity=Severity.FIX,
+        effect="warns",
+        section="config",
+        summary="a renamed top-level key of a YAML or JSON training config",
+        explanation="The key was renamed; a config with the old key still loads but warns. `fix` rewrites the key only in files "
         "whose every top-level key is a training-arguments field (otherwise `foreign-config`); a key spelt with "
         "escapes is reported as `info` for a person to rename.",
-        ("sft.yaml", "output_dir: out\ngradient_checkpointing: true\n"),
+        example=("sft.yaml", "output_dir: out\ngradient_checkpointing: true\n"),
     ),
     Code(
-        "both-names",
-        "hazard",
-        "silent",
-        "pitfalls",
-        "the old and the new name set together: one value is dropped",
-        "Given both names, TrainingArguments (its constructor, a command line, a config file) keeps the new value and "
+        code="both-names",
+        severity=Severity.HAZARD,
+        effect="silent",
+        section="pitfalls",
+        summary="the old and the new name set together: one value is dropped",
+        explanation="Given both names, TrainingArguments (its constructor, a command line, a config file) keeps the new value and "
         "drops the old one without a word; `set_training` warns and keeps the old value; `gradient_checkpointing_enable` "
         "raises TypeError, since it takes only the old keyword. Remove one of them; which one is for a person to "
         "decide.",
-        (
+        example=(
             "train.py",
             (
                 "from transformers import TrainingArguments\n\n"
@@ -120,16 +162,20 @@ _CODES = (
             ),
         ),
         forms=(("set_training", "warns"), ("gradient_checkpointing_enable", "raises")),
+        messages={
+            "": "{who} both `{old}` and `{new}`{to}: the new one wins and the old value is dropped without a word; "
+            "remove one"
+        },
     ),
     Code(
-        "write",
-        "hazard",
-        "lost-write",
-        "pitfalls",
-        "a write to the old training-arguments field after construction, which the Trainer no longer reads",
-        "Since the rename the Trainer reads the new field, and a write to the old one after construction is not "
+        code="write",
+        severity=Severity.HAZARD,
+        effect="lost-write",
+        section="pitfalls",
+        summary="a write to the old training-arguments field after construction, which the Trainer no longer reads",
+        explanation="Since the rename the Trainer reads the new field, and a write to the old one after construction is not "
         "mirrored: it is ignored. Write the new field (releases with the rename).",
-        (
+        example=(
             "train.py",
             (
                 "from transformers import TrainingArguments\n\n"
@@ -138,14 +184,14 @@ _CODES = (
         ),
     ),
     Code(
-        "read",
-        "info",
-        "silent",
-        "pitfalls",
-        "a read of the old training-arguments field (a silent mirror of the new one)",
-        "The old field mirrors the new one when it is read, without a warning, until the aliases are removed. "
+        code="read",
+        severity=Severity.INFO,
+        effect="silent",
+        section="pitfalls",
+        summary="a read of the old training-arguments field (a silent mirror of the new one)",
+        explanation="The old field mirrors the new one when it is read, without a warning, until the aliases are removed. "
         "Nothing breaks now; read the new field once every supported release has it.",
-        (
+        example=(
             "train.py",
             (
                 "from transformers import TrainingArguments\n\n"
@@ -154,14 +200,14 @@ _CODES = (
         ),
     ),
     Code(
-        "dead-write",
-        "info",
-        "dead",
-        "pitfalls",
-        "a write to the old field in a branch that only runs on releases before the rename",
-        "The branch runs only on releases where the old field is the real one, so the write is right there. "
+        code="dead-write",
+        severity=Severity.INFO,
+        effect="dead",
+        section="pitfalls",
+        summary="a write to the old field in a branch that only runs on releases before the rename",
+        explanation="The branch runs only on releases where the old field is the real one, so the write is right there. "
         "Nothing to change until the branch is removed.",
-        (
+        example=(
             "train.py",
             (
                 "import transformers\nfrom packaging.version import Version\n\n\ndef setup(args):\n"
@@ -171,14 +217,14 @@ _CODES = (
         ),
     ),
     Code(
-        "subclass-default",
-        "hazard",
-        "warns",
-        "pitfalls",
-        "a TrainingArguments subclass that declares the old field",
-        "Declaring the old field gives it a default, so every instance warns, even when nobody sets it. Declare "
+        code="subclass-default",
+        severity=Severity.HAZARD,
+        effect="warns",
+        section="pitfalls",
+        summary="a TrainingArguments subclass that declares the old field",
+        explanation="Declaring the old field gives it a default, so every instance warns, even when nobody sets it. Declare "
         "the new field instead.",
-        (
+        example=(
             "args.py",
             (
                 "from transformers import TrainingArguments\n\n\nclass MyArguments(TrainingArguments):\n"
@@ -187,16 +233,16 @@ _CODES = (
         ),
     ),
     Code(
-        "override",
-        "hazard",
-        "overrides",
-        "model",
-        "a model class that overrides the old method",
-        "An override of the old method stays the entry point until the old name is removed (the new method calls "
+        code="override",
+        severity=Severity.HAZARD,
+        effect="overrides",
+        section="model",
+        summary="a model class that overrides the old method",
+        explanation="An override of the old method stays the entry point until the old name is removed (the new method calls "
         "it, and it warns when it calls up). A class outside transformers that only defines the old method is "
         "called by the Trainer's fallback with `every_n_layers=` and `offload=`: without them (or `**kwargs`) that is "
         "a TypeError already, not a warning until v6. Override the new method instead.",
-        (
+        example=(
             "modeling.py",
             (
                 "from transformers import PreTrainedModel\n\n\nclass MyModel(PreTrainedModel):\n"
@@ -206,35 +252,38 @@ _CODES = (
         ),
     ),
     Code(
-        "instance-override",
-        "hazard",
-        "overrides",
-        "model",
-        "a function assigned to the old method on an instance",
-        "A function assigned to the old name replaces the deprecated method and stays the entry point until the "
+        code="instance-override",
+        severity=Severity.HAZARD,
+        effect="overrides",
+        section="model",
+        summary="a function assigned to the old method on an instance",
+        explanation="A function assigned to the old name replaces the deprecated method and stays the entry point until the "
         "old name is removed (it runs, and warns, when the new method is called). Wrap the new method instead.",
-        ("patch.py", "model.gradient_checkpointing_enable = lambda **kwargs: None\n"),
+        example=("patch.py", "model.gradient_checkpointing_enable = lambda **kwargs: None\n"),
     ),
     Code(
-        "reference",
-        "hazard",
-        "silent",
-        "library",
-        "a reference to the old method without a call",
-        "Referring to the old method is silent now and an AttributeError once it is removed; the new method has a "
+        code="reference",
+        severity=Severity.HAZARD,
+        effect="silent",
+        section="library",
+        summary="a reference to the old method without a call",
+        explanation="Referring to the old method is silent now and an AttributeError once it is removed; the new method has a "
         "different signature, so check what the reference is used for.",
-        ("inspect_it.py", "import inspect\n\nsignature = inspect.signature(model.gradient_checkpointing_enable)\n"),
+        example=(
+            "inspect_it.py",
+            "import inspect\n\nsignature = inspect.signature(model.gradient_checkpointing_enable)\n",
+        ),
     ),
     Code(
-        "string-lookup",
-        "hazard",
-        "warns",
-        "library",
-        "the old method or property looked up by string (`getattr`, `hasattr`, `setattr`)",
-        "Looking up the old property by string (`getattr`, `hasattr`) reads it, so it warns like a read; looking "
+        code="string-lookup",
+        severity=Severity.HAZARD,
+        effect="warns",
+        section="library",
+        summary="the old method or property looked up by string (`getattr`, `hasattr`, `setattr`)",
+        explanation="Looking up the old property by string (`getattr`, `hasattr`) reads it, so it warns like a read; looking "
         "up the old methods is silent (nothing is called); `setattr` of the property raises AttributeError (it has "
         "no setter). The string cannot be rewritten safely. Test `hasattr(type(model), NEW)` and use the new name.",
-        ("probe.py", "if getattr(model, 'is_gradient_checkpointing', False):\n    pass\n"),
+        example=("probe.py", "if getattr(model, 'is_gradient_checkpointing', False):\n    pass\n"),
         forms=(
             ("hasattr of the property", "warns"),
             ("getattr or hasattr of a method", "silent"),
@@ -242,14 +291,14 @@ _CODES = (
         ),
     ),
     Code(
-        "kwargs-unpacked",
-        "hazard",
-        "warns",
-        "library",
-        "an old name next to `**` unpacking, which may pass the other spelling too",
-        "With `**kwargs` in the call, the tool cannot see every keyword: the unpacked ones may hold the old or the "
+        code="kwargs-unpacked",
+        severity=Severity.HAZARD,
+        effect="warns",
+        section="library",
+        summary="an old name next to `**` unpacking, which may pass the other spelling too",
+        explanation="With `**kwargs` in the call, the tool cannot see every keyword: the unpacked ones may hold the old or the "
         "new name, so a rewrite could drop a value or raise a duplicate-keyword error. Check what is unpacked.",
-        (
+        example=(
             "train.py",
             (
                 "kwargs = {'gradient_checkpointing_kwargs': {'use_reentrant': False}}\n"
@@ -258,101 +307,104 @@ _CODES = (
         ),
     ),
     Code(
-        "shared-name",
-        "hazard",
-        "not-deprecated",
-        "library",
-        "an old method name that another imported library also uses for its own (not deprecated) API",
-        "The file imports a library whose own API has a member of this name (diffusers, for instance). Rename it "
+        code="shared-name",
+        severity=Severity.HAZARD,
+        effect="not-deprecated",
+        section="library",
+        summary="an old method name that another imported library also uses for its own (not deprecated) API",
+        explanation="The file imports a library whose own API has a member of this name (diffusers, for instance). Rename it "
         "only where the object is a transformers model.",
-        ("pipeline.py", "import diffusers\n\nprint(unet.is_gradient_checkpointing)\n"),
+        example=("pipeline.py", "import diffusers\n\nprint(unet.is_gradient_checkpointing)\n"),
     ),
     Code(
-        "unknown-callee",
-        "info",
-        None,
-        "config",
-        "an old keyword passed to a call the tool does not know",
-        "The callee is not TrainingArguments, a known subclass or a renamed method, so the keyword may belong to "
+        code="unknown-callee",
+        severity=Severity.INFO,
+        effect=None,
+        section="config",
+        summary="an old keyword passed to a call the tool does not know",
+        explanation="The callee is not TrainingArguments, a known subclass or a renamed method, so the keyword may belong to "
         "another API. Rename it by hand if the callee forwards it to transformers.",
-        ("train.py", "config = build_config(gradient_checkpointing=True)\n"),
+        example=("train.py", "config = build_config(gradient_checkpointing=True)\n"),
     ),
     Code(
-        "own-flag",
-        "info",
-        "not-deprecated",
-        "config",
-        "a flag the script defines itself with `add_argument`",
-        "The script declares this flag with argparse, so it is the script's own option, not the TrainingArguments "
+        code="own-flag",
+        severity=Severity.INFO,
+        effect="not-deprecated",
+        section="config",
+        summary="a flag the script defines itself with `add_argument`",
+        explanation="The script declares this flag with argparse, so it is the script's own option, not the TrainingArguments "
         "flag: it is not rewritten.",
-        (
+        example=(
             "cli.py",
             "import argparse\n\nparser = argparse.ArgumentParser()\nparser.add_argument('--gradient_checkpointing', action='store_true')\n",
         ),
+        messages={
+            "add_argument": "{who} defines its own `{flag}` with `add_argument`: not the TrainingArguments flag, not rewritten"
+        },
     ),
     Code(
-        "unknown-program",
-        "info",
-        None,
-        "config",
-        "an old flag given to a program the tool cannot check",
-        "The program was not found from here, or does not parse its arguments with HfArgumentParser, so the tool "
+        code="unknown-program",
+        severity=Severity.INFO,
+        effect=None,
+        section="config",
+        summary="an old flag given to a program the tool cannot check",
+        explanation="The program was not found from here, or does not parse its arguments with HfArgumentParser, so the tool "
         "cannot tell whether the flag is the TrainingArguments one. Rename it by hand if it is.",
-        ("run.sh", "python missing_script.py --gradient_checkpointing true\n"),
+        example=("run.sh", "python missing_script.py --gradient_checkpointing true\n"),
     ),
     Code(
-        "string",
-        "info",
-        None,
-        "config",
-        "an old flag inside a string that is not an argument list the tool can place",
-        "The flag is part of a string (a command line being built, a help text): rename it by hand if a "
+        code="string",
+        severity=Severity.INFO,
+        effect=None,
+        section="config",
+        summary="an old flag inside a string that is not an argument list the tool can place",
+        explanation="The flag is part of a string (a command line being built, a help text): rename it by hand if a "
         "TrainingArguments parser reads it.",
-        ("launch.py", "command = 'python train.py --gradient_checkpointing true'\n"),
+        example=("launch.py", "command = 'python train.py --gradient_checkpointing true'\n"),
     ),
     Code(
-        "foreign-config",
-        "info",
-        "not-deprecated",
-        "config",
-        "an old key in a config that belongs to another tool",
-        "Some top-level key is not a training-arguments field, so the file may be another tool's config (Axolotl's "
+        code="foreign-config",
+        severity=Severity.INFO,
+        effect="not-deprecated",
+        section="config",
+        summary="an old key in a config that belongs to another tool",
+        explanation="Some top-level key is not a training-arguments field, so the file may be another tool's config (Axolotl's "
         "has its own `gradient_checkpointing` key): it is not rewritten.",
-        ("axolotl.yaml", "base_model: Qwen/Qwen2-0.5B\ngradient_checkpointing: true\n"),
+        example=("axolotl.yaml", "base_model: Qwen/Qwen2-0.5B\ngradient_checkpointing: true\n"),
     ),
     Code(
-        "not-renamed",
-        "info",
-        "not-deprecated",
-        "model",
-        "a name the table lists as planned: not renamed in any release yet (with `--include-planned`)",
-        "The alias table lists this name as a planned rename that no release has shipped: keep it.",
-        ("modeling.py", "class MyModel(PreTrainedModel):\n    supports_gradient_checkpointing = True\n"),
-        ("--include-planned",),
+        code="not-renamed",
+        severity=Severity.INFO,
+        effect="not-deprecated",
+        section="model",
+        summary="a name the table lists as planned: not renamed in any release yet (with `--include-planned`)",
+        explanation="The alias table lists this name as a planned rename that no release has shipped: keep it.",
+        example=("modeling.py", "class MyModel(PreTrainedModel):\n    supports_gradient_checkpointing = True\n"),
+        args=("--include-planned",),
     ),
     Code(
-        "dict-key",
-        "fix",
-        "warns",
-        "config",
-        "the old field as a key of a dict literal unpacked into TrainingArguments or a known subclass",
-        "`TrainingArguments(**{'gradient_checkpointing': True})` sets the old field like a keyword does. `fix` "
+        code="dict-key",
+        severity=Severity.FIX,
+        effect="warns",
+        section="config",
+        summary="the old field as a key of a dict literal unpacked into TrainingArguments or a known subclass",
+        explanation="`TrainingArguments(**{'gradient_checkpointing': True})` sets the old field like a keyword does. `fix` "
         "rewrites the key; a key spelt with escapes or prefixes is reported as `info` for a person to rename.",
-        (
+        example=(
             "train.py",
             'from transformers import TrainingArguments\n\nargs = TrainingArguments(output_dir="out", **{"gradient_checkpointing": True})\n',
         ),
     ),
     Code(
-        "narrow-override",
-        "hazard",
-        "raises",
-        "model",
-        "an override of the old method whose signature cannot take what the new method passes it",
-        "Since the rename, `activation_checkpointing_enable()` and the Trainer call an override of the old method "
+        code="narrow-override",
+        severity=Severity.HAZARD,
+        effect="raises",
+        section="model",
+        summary="an override of the old method whose signature cannot take what the new method passes it",
+        explanation="Since the rename, `activation_checkpointing_enable()` and the Trainer call an override of the old method "
         "with `every_n_layers=` and `offload=`: an override without them (or `**kwargs`) raises TypeError. Rename "
         "the override and widen its signature; calls on such a model are not rewritten.",
-        (
+        example=(
             "modeling.py",
             (
                 "from transformers import LlamaForCausalLM\n\n\nclass TinyLlama(LlamaForCausalLM):\n"
@@ -362,14 +414,14 @@ _CODES = (
         ),
     ),
     Code(
-        "replaced-method",
-        "hazard",
-        "overrides",
-        "model",
-        "a call of the old method on an object whose old method was replaced on the instance",
-        "The instance's old method was replaced (an assignment such as `MethodType(partial(...))`): the new method "
+        code="replaced-method",
+        severity=Severity.HAZARD,
+        effect="overrides",
+        section="model",
+        summary="a call of the old method on an object whose old method was replaced on the instance",
+        explanation="The instance's old method was replaced (an assignment such as `MethodType(partial(...))`): the new method "
         "would call the replacement with arguments it may not take, so the call is not rewritten.",
-        (
+        example=(
             "train.py",
             (
                 "from functools import partial\nfrom types import MethodType\n\n"
@@ -381,14 +433,14 @@ _CODES = (
         ),
     ),
     Code(
-        "mixin-field",
-        "hazard",
-        "warns",
-        "pitfalls",
-        "the old field passed to a training-arguments class whose mixin declares the old field itself",
-        "A mixin of the class declares the old name as its own field and may read it before TrainingArguments does: "
+        code="mixin-field",
+        severity=Severity.HAZARD,
+        effect="warns",
+        section="pitfalls",
+        summary="the old field passed to a training-arguments class whose mixin declares the old field itself",
+        explanation="A mixin of the class declares the old name as its own field and may read it before TrainingArguments does: "
         "renaming the keyword would change what the mixin sees. Rename the mixin's field and its reads together.",
-        (
+        example=(
             "args.py",
             (
                 "from dataclasses import dataclass\n\nfrom transformers import TrainingArguments\n\n\n@dataclass\n"
@@ -398,15 +450,15 @@ _CODES = (
         ),
     ),
     Code(
-        "replace",
-        "hazard",
-        "lost-write",
-        "pitfalls",
-        "the old field set through `dataclasses.replace` on training arguments",
-        "`dataclasses.replace(args, gradient_checkpointing=True)` is silently ignored since the rename: the copy "
+        code="replace",
+        severity=Severity.HAZARD,
+        effect="lost-write",
+        section="pitfalls",
+        summary="the old field set through `dataclasses.replace` on training arguments",
+        explanation="`dataclasses.replace(args, gradient_checkpointing=True)` is silently ignored since the rename: the copy "
         "keeps the new field's value (measured). With `gradient_checkpointing_kwargs` the copy takes the value and "
         "warns. Pass the new field.",
-        (
+        example=(
             "train.py",
             (
                 "import dataclasses\n\nfrom transformers import TrainingArguments\n\n"
@@ -416,32 +468,33 @@ _CODES = (
         forms=(("gradient_checkpointing_kwargs", "warns"),),
     ),
     Code(
-        "not-transformers",
-        "info",
-        "not-deprecated",
-        "library",
-        "an old name on an object that is not transformers' (a project's own class, another library's model)",
-        "The object defines the name itself or comes from another library (sentence-transformers, diffusers, a "
+        code="not-transformers",
+        severity=Severity.INFO,
+        effect="not-deprecated",
+        section="library",
+        summary="an old name on an object that is not transformers' (a project's own class, another library's model)",
+        explanation="The object defines the name itself or comes from another library (sentence-transformers, diffusers, a "
         "`torch.nn.Module`): renaming the call would raise AttributeError, so it is left alone.",
-        (
+        example=(
             "encoder.py",
             (
                 "import torch\n\n\nclass Encoder(torch.nn.Module):\n    def gradient_checkpointing_enable(self):\n"
                 "        self.checkpointing = True\n\n\nencoder = Encoder()\nencoder.gradient_checkpointing_enable()\n"
             ),
         ),
+        messages={"args": "passes `{old}` to `{callee}`, which is not training arguments ({why}): not rewritten"},
     ),
     Code(
-        "class-patch",
-        "hazard",
-        "overrides",
-        "model",
-        "the old method replaced on a transformers class (a monkey-patch of transformers itself)",
-        "Replacing `PreTrainedModel.gradient_checkpointing_enable` on the class changes what the old name does, but "
+        code="class-patch",
+        severity=Severity.HAZARD,
+        effect="overrides",
+        section="model",
+        summary="the old method replaced on a transformers class (a monkey-patch of transformers itself)",
+        explanation="Replacing `PreTrainedModel.gradient_checkpointing_enable` on the class changes what the old name does, but "
         "`activation_checkpointing_enable` does not go through the replacement: renaming a call would skip the patch. "
         "Patch the new method too; until then calls of the old one, in every file checked in the same run, are not "
         "rewritten (`patched-method`).",
-        (
+        example=(
             "patches.py",
             "from transformers import PreTrainedModel\n\noriginal = PreTrainedModel.gradient_checkpointing_enable\n\n\n"
             "def patched(self, *args, **kwargs):\n    return original(self, *args, **kwargs)\n\n\n"
@@ -449,14 +502,14 @@ _CODES = (
         ),
     ),
     Code(
-        "patched-method",
-        "hazard",
-        "warns",
-        "model",
-        "a call of an old method that a file of the same run replaces on a transformers class",
-        "Another file (or this one) replaces the old method on a transformers class (`class-patch`): the renamed call "
+        code="patched-method",
+        severity=Severity.HAZARD,
+        effect="warns",
+        section="model",
+        summary="a call of an old method that a file of the same run replaces on a transformers class",
+        explanation="Another file (or this one) replaces the old method on a transformers class (`class-patch`): the renamed call "
         "would skip that replacement, so it is not rewritten. Patch the new method too, then rename the calls.",
-        (
+        example=(
             "train.py",
             "from transformers import AutoModelForCausalLM, PreTrainedModel\n\n\n"
             "def enable(self, *args, **kwargs):\n    self.patched = True\n\n\n"
@@ -465,36 +518,36 @@ _CODES = (
         ),
     ),
     Code(
-        "unparsed-fence",
-        "info",
-        None,
-        None,
-        "an old name in a Markdown code block that does not parse",
-        "The fenced block does not parse as its language, so it was not checked and is never rewritten: rename by "
+        code="unparsed-fence",
+        severity=Severity.INFO,
+        effect=None,
+        section=None,
+        summary="an old name in a Markdown code block that does not parse",
+        explanation="The fenced block does not parse as its language, so it was not checked and is never rewritten: rename by "
         "hand where needed.",
-        ("README.md", "```python\nmodel.gradient_checkpointing_enable(\n```\n"),
+        example=("README.md", "```python\nmodel.gradient_checkpointing_enable(\n```\n"),
     ),
     Code(
-        "unused-ignore",
-        "hazard",
-        None,
-        None,
-        "a suppression comment that silences nothing on its line (reported with --strict-ignores)",
-        "A `# checkpointing-migrate: ignore[CODE]` comment whose codes match no finding on its line: the use it "
+        code="unused-ignore",
+        severity=Severity.HAZARD,
+        effect=None,
+        section=None,
+        summary="a suppression comment that silences nothing on its line (reported with --strict-ignores)",
+        explanation="A `# checkpointing-migrate: ignore[CODE]` comment whose codes match no finding on its line: the use it "
         "was written for was fixed or moved, or a code is misspelt. It hides nothing today but would hide a new "
         "finding there; remove the comment (or its unused codes). Reported only with `--strict-ignores`.",
-        ("train.py", "model.train()  # checkpointing-migrate: ignore[call]\n"),
-        ("--strict-ignores",),
+        example=("train.py", "model.train()  # checkpointing-migrate: ignore[call]\n"),
+        args=("--strict-ignores",),
     ),
     Code(
-        "file-error",
-        "error",
-        None,
-        None,
-        "a file that could not be checked: not text, not decodable, does not parse (it is left untouched)",
-        "The file is reported with the line and column of the problem and what to do, and nothing in it is "
+        code="file-error",
+        severity=Severity.ERROR,
+        effect=None,
+        section=None,
+        summary="a file that could not be checked: not text, not decodable, does not parse (it is left untouched)",
+        explanation="The file is reported with the line and column of the problem and what to do, and nothing in it is "
         "checked or rewritten. It is always reported: `--select` and `--ignore` do not take it.",
-        ("train.py", "model.gradient_checkpointing_enable(\n"),
+        example=("train.py", "model.gradient_checkpointing_enable(\n"),
     ),
 )
 

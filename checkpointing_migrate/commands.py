@@ -399,7 +399,9 @@ def scan(args: argparse.Namespace) -> int:
                 out.print(text)
     else:
         _report(args.format, shown, errors, out)
-    return _close(out) or (1 if errors or any(f.severity in ("fix", "hazard") for f in findings) else 0)
+    return _close(out) or (
+        1 if errors or any(f.severity in (codes.Severity.FIX, codes.Severity.HAZARD) for f in findings) else 0
+    )
 
 
 def fix(args: argparse.Namespace) -> int:
@@ -497,7 +499,9 @@ def fix(args: argparse.Namespace) -> int:
         _report(args.format, left, errors, out)
     pending = bool(changed) and not applied
     failed = errors or pending or (verified is not None and verified.code)
-    return _close(out) or (1 if failed or any(f.severity in ("fix", "hazard") for f in left) else 0)
+    return _close(out) or (
+        1 if failed or any(f.severity in (codes.Severity.FIX, codes.Severity.HAZARD) for f in left) else 0
+    )
 
 
 def rules(args: argparse.Namespace) -> int:

@@ -19,6 +19,7 @@ from pathlib import Path
 import yaml
 
 from checkpointing_migrate import python, suppress
+from checkpointing_migrate.codes import Applicability, Severity
 from checkpointing_migrate.findings import Edit, FileError, Finding, link
 from checkpointing_migrate.hits import Hit, Options, PositionedError
 from checkpointing_migrate.requirements import Deferred, Finder, RequirementError
@@ -393,7 +394,7 @@ def without_patched_fixes(result: Result, patches: dict[str, Finding], unsafe_fi
     findings = []
     for f in result.findings:
         patch = patches.get(f.old) or patches.get(f.via or "")
-        if f.severity != "fix" or patch is None:
+        if f.severity != Severity.FIX or patch is None:
             findings.append(f)
             continue
         changed = True
@@ -402,7 +403,15 @@ def without_patched_fixes(result: Result, patches: dict[str, Finding], unsafe_fi
             f"through that replacement: not rewritten; patch `{f.new}` too, then rename. See {link('model')}"
         )
         findings.append(
-            replace(f, severity="hazard", code="patched-method", message=what, edits=(), applicability=None, why=None)
+            replace(
+                f,
+                severity=Severity.HAZARD,
+                code="patched-method",
+                message=what,
+                edits=(),
+                applicability=Applicability.NONE,
+                why=None,
+            )
         )
     if not changed:
         return result

@@ -15,9 +15,10 @@ if TYPE_CHECKING:
     from checkpointing_migrate.table import Rename
 
 from checkpointing_migrate import NAME, codes
+from checkpointing_migrate.codes import Applicability, Severity
 from checkpointing_migrate.paths import IN_CHECKOUT, PACKAGE
 
-SEVERITIES = ("hazard", "fix", "info")
+SEVERITIES = (Severity.HAZARD, Severity.FIX, Severity.INFO)
 """From most to least urgent (a hazard needs a person, a fix the tool can apply); `--min-severity fix` shows hazards
 too. `scan` exits 1 when a `fix` or `hazard` finding is reported."""
 
@@ -86,7 +87,7 @@ class Finding:
     """1-based line in the file."""
     column: int
     """1-based column, in characters."""
-    severity: str
+    severity: Severity
     """`fix`, `hazard` or `info`."""
     old: str
     new: str | None
@@ -103,9 +104,9 @@ class Finding:
     """For a keyword, the function or class it is passed to; for an override of only the old method, the class; for
     a lookup by string, its form (`getattr`, `getattr with a default`, `hasattr`, `setattr`); not part of the public
     output."""
-    applicability: str | None = None
-    """For a `fix`: `safe` (`fix --write` applies it) or `unsafe` (only with `--unsafe-fixes`: no evidence either way
-    that the rename keeps behaviour); `None` for hazards and info."""
+    applicability: Applicability = Applicability.NONE
+    """For a `fix`: `SAFE` (`fix --write` applies it) or `UNSAFE` (only with `--unsafe-fixes`: no evidence either way
+    that the rename keeps behaviour); `NONE` for hazards and info (`null` in JSON)."""
     cell: Cell | None = None
     """In a notebook, where the name stands in its cell (`line`/`column` stay the notebook file's, for SARIF and
     editors); `None` in any other file."""
@@ -114,12 +115,13 @@ class Finding:
 
     def applies(self, unsafe_fixes: bool) -> bool:
         """Whether `fix --write` (with `--unsafe-fixes` when `unsafe_fixes`) applies this finding's edits."""
-        return self.severity == "fix" and (self.applicability == "safe" or unsafe_fixes)
+        return self.severity == Severity.FIX and (self.applicability is Applicability.SAFE or unsafe_fixes)
 
     def as_json(self) -> dict[str, object]:
         """The public fields, as `--format json` writes them."""
         data = asdict(self)
         del data["edits"], data["row"], data["via"], data["why"]
+        data["applicability"] = self.applicability.public
         return data
 
     @property
@@ -132,7 +134,7 @@ class Finding:
     @property
     def label(self) -> str:
         """The severity as a text line shows it: an unsafe fix says so."""
-        return "fix (unsafe)" if self.applicability == "unsafe" else self.severity
+        return "fix (unsafe)" if self.applicability is Applicability.UNSAFE else self.severity
 
     @property
     def reason(self) -> str:
@@ -140,7 +142,7 @@ class Finding:
         (the code's summary); the whole message stays in `message` (JSON, SARIF) and `explain CODE`."""
         if self.why is not None:
             return self.why
-        if self.severity == "fix" and self.row is not None and self.row.since is not None:
+        if self.severity == Severity.FIX and self.row is not None and self.row.since is not None:
             removal = f", removed in {self.row.removal}" if self.row.removal else ""
             return f"deprecated since {self.row.since}{removal}"
         return codes.get(self.code).summary
@@ -184,7 +186,7 @@ def summary(findings: list[Finding], files: int, unsafe_fixes: bool = False, err
     not be (how many fixes `fix --write` applies only with `--unsafe-fixes`, unless `unsafe_fixes` is on)."""
     counts = {s: sum(1 for f in findings if f.severity == s) for s in SEVERITIES}
     parts = ", ".join(f"{n} {s}" for s, n in counts.items())
-    unsafe = sum(1 for f in findings if f.severity == "fix" and not f.applies(unsafe_fixes))
+    unsafe = sum(1 for f in findings if f.severity == Severity.FIX and not f.applies(unsafe_fixes))
     hidden = f"; {unsafe} of the fixes unsafe (applied only with --unsafe-fixes)" if unsafe else ""
     checked = files - errors
     failed = f", {errors} could not be checked" if errors else ""

@@ -12,6 +12,7 @@ from pathlib import PurePath
 from urllib.parse import quote
 
 from checkpointing_migrate import NAME, codes, paths
+from checkpointing_migrate.codes import Severity
 from checkpointing_migrate.findings import FileError, Finding, link
 
 FORMATS = ("text", "json", "github", "sarif")
@@ -20,10 +21,10 @@ FORMATS = ("text", "json", "github", "sarif")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 """`$schema` of the SARIF log: the address GitHub code scanning and the SARIF SDK write."""
 
-_SARIF_LEVEL = {"fix": "warning", "hazard": "error", "info": "note", "error": "error"}
+_SARIF_LEVEL = {Severity.FIX: "warning", Severity.HAZARD: "error", Severity.INFO: "note", Severity.ERROR: "error"}
 """Severity → SARIF `level`: a hazard needs a person, like an error; a fix is a warning the tool can clear."""
 
-_GITHUB_COMMAND = {"fix": "warning", "hazard": "error", "info": "notice", "error": "error"}
+_GITHUB_COMMAND = {Severity.FIX: "warning", Severity.HAZARD: "error", Severity.INFO: "notice", Severity.ERROR: "error"}
 """Severity → GitHub workflow command, with the same reasoning as the SARIF levels."""
 
 
@@ -33,7 +34,7 @@ def error_entry(error: FileError) -> dict[str, object]:
         "path": error.path,
         "line": error.line,
         "column": error.column,
-        "severity": "error",
+        "severity": Severity.ERROR,
         "old": None,
         "new": None,
         "code": codes.FILE_ERROR,

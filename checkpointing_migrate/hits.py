@@ -7,9 +7,12 @@ about the same rename: a `fix` where the gate allows the new name, otherwise an 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
 
 from checkpointing_migrate import codes
+from checkpointing_migrate.codes import Applicability, Severity
 from checkpointing_migrate.findings import Cell, Edit, link
 from checkpointing_migrate.requirements import PLACES, Allowed, Deferred
 from checkpointing_migrate.rules import Rules
@@ -25,6 +28,25 @@ class PositionedError(ValueError):
     def __init__(self, offset: int, message: str) -> None:
         super().__init__(message)
         self.offset = offset
+
+
+_T = TypeVar("_T")
+
+
+@dataclass(eq=False)
+class Memo:
+    """What a run derives once and every file of it reuses (compiled patterns, modules read to follow imports), by
+    type: it travels with `Options` through the per-file copies, so nothing is cached at module level."""
+
+    made: dict[type, object] = field(default_factory=dict)
+
+    def once(self, kind: type[_T], make: Callable[[], _T]) -> _T:
+        """The run's `kind`, made by `make` the first time a file asks."""
+        if kind not in self.made:
+            self.made[kind] = make()
+        found = self.made[kind]
+        assert isinstance(found, kind)
+        return found
 
 
 @dataclass(frozen=True)
@@ -61,6 +83,8 @@ class Options:
     """Report suppression comments that silence nothing (`--strict-ignores`)."""
     keep_text: bool = False
     """Keep every checked file's text and digest, not only a fixed one's (`fix --add-ignore` edits the others)."""
+    memo: Memo = field(default_factory=Memo, compare=False, repr=False)
+    """The run's derived facts and caches (see `Memo`)."""
 
 
 @dataclass(frozen=True)
@@ -72,12 +96,12 @@ class Hit:
     """Offset of the old name in the handler's text."""
     old: str
     new: str | None
-    severity: str
+    severity: Severity
     code: str
     message: str
     edits: tuple[Edit, ...] = ()
-    applicability: str | None = None
-    """For a `fix`: `safe` (applied by `fix --write`) or `unsafe` (applied only with `--unsafe-fixes`)."""
+    applicability: Applicability = Applicability.NONE
+    """For a `fix`: `SAFE` (applied by `fix --write`) or `UNSAFE` (applied only with `--unsafe-fixes`)."""
 
     row: Rename | None = None
     """The row the use belongs to (the adoption report looks up what it was measured to do)."""
@@ -94,7 +118,7 @@ class Hit:
         # Every hit passes here: a code missing from the registry, or a severity it cannot have, fails on first use
         # (not as a ValueError, which the file layer would report as a file that does not parse).
         entry = codes.get(self.code)
-        if self.severity != entry.severity and not (entry.gated and self.severity == "info"):
+        if self.severity != entry.severity and not (entry.gated and self.severity == Severity.INFO):
             raise codes.RegistryError(f"`{self.code}` is a {entry.severity} code, not {self.severity}")
 
 
@@ -162,26 +186,36 @@ def rename(
     reason = gate_reason(row, options)
     if reason is not None:
         why = f"not rewritten: {options.allowed.describe()}, and releases before {row.since} lack the new name"
-        return Hit(start, row.old, row.new, "info", code, f"{what}; {reason}", row=row, why=why)
+        return Hit(start, row.old, row.new, Severity.INFO, code, f"{what}; {reason}", row=row, why=why)
     if unsafe is not None:
         message = f"{what}, {deprecation(row)}: use `{row.new}`; unsafe fix: {unsafe}, so it is applied only with --unsafe-fixes. See {link(section)}"
-        return Hit(start, row.old, row.new, "fix", code, message, edits, applicability="unsafe", row=row)
+        return Hit(start, row.old, row.new, Severity.FIX, code, message, edits, Applicability.UNSAFE, row=row)
     return Hit(
         start,
         row.old,
         row.new,
-        "fix",
+        Severity.FIX,
         code,
         f"{what}, {deprecation(row)}: use `{row.new}`. See {link(section)}",
         edits,
-        applicability="safe",
+        Applicability.SAFE,
         row=row,
     )
 
 
 def hazard(row: Rename, start: int, *, code: str, what: str, section: str) -> Hit:
     """A use whose rewrite could change behaviour: reported for a person, never rewritten."""
-    return Hit(start, row.old, row.new, "hazard", code, f"{what}. See {link(section)}", row=row)
+    return Hit(start, row.old, row.new, Severity.HAZARD, code, f"{what}. See {link(section)}", row=row)
+
+
+def registered(row: Rename, start: int, *, code: str, form: str = "", section: str | None = None, **names: str) -> Hit:
+    """A hazard or an info whose message is its code's template (`codes.Code.messages`) with `names` filled in: the
+    same words whichever file kind it is found in. It links `section`, else the code's own; like `hazard` and
+    `info`, only a hazard suggests the new name."""
+    entry = codes.get(code)
+    message = f"{entry.message(form, **names)}. See {link(section or entry.section)}"
+    new = row.new if entry.severity == Severity.HAZARD else None
+    return Hit(start, row.old, new, entry.severity, code, message, row=row)
 
 
 def info(
@@ -189,7 +223,7 @@ def info(
 ) -> Hit:
     """A use to know about that needs no change now (or that the tool cannot place); `why`: its short reason, when
     the code's summary is not it."""
-    return Hit(start, row.old, new, "info", code, f"{what}. See {link(section)}", row=row, why=why)
+    return Hit(start, row.old, new, Severity.INFO, code, f"{what}. See {link(section)}", row=row, why=why)
 
 
 def planned_hit(rows: tuple[Rename, ...], start: int, old: str) -> Hit:
@@ -199,7 +233,7 @@ def planned_hit(rows: tuple[Rename, ...], start: int, old: str) -> Hit:
         start,
         old,
         None,
-        "info",
+        Severity.INFO,
         "not-renamed",
         f"`{old}` ({owners}) is not renamed in any release yet: keep it. See {link('model')}",
     )

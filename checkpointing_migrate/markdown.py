@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from checkpointing_migrate import python, shell, yaml_json
+from checkpointing_migrate.codes import Severity
 from checkpointing_migrate.findings import Edit
 from checkpointing_migrate.hits import Hit, Options
 
@@ -131,7 +132,7 @@ def _unparsed(code: str, options: Options, handler: str, exc: Exception) -> list
             start,
             word,
             None,
-            "info",
+            Severity.INFO,
             "unparsed-fence",
             f"this ```{handler} block does not parse ({exc}), so it was not checked: rename by hand where needed",
         )

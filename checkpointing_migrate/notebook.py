@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from checkpointing_migrate import jsonpos, python, shell
+from checkpointing_migrate.codes import Applicability, Severity
 from checkpointing_migrate.findings import Cell, Edit
 from checkpointing_migrate.hits import ESCAPED, Hit, Options, PositionedError
 from checkpointing_migrate.yaml_json import ConfigParseError
@@ -174,10 +175,10 @@ def _to_file(hit: Hit, to_file, text: str, code: str, cell: int, lines: list[int
             return replace(
                 hit,
                 start=start or 0,
-                severity="info",
+                severity=Severity.INFO,
                 edits=(),
                 message=message,
-                applicability=None,
+                applicability=Applicability.NONE,
                 cell=where,
                 why=ESCAPED,
             )

@@ -61,10 +61,19 @@ UNKNOWN = Kind("unknown", "")
 MAX_HOPS = 3
 """How many imports deep a class is followed into the project's other modules."""
 
-_FILES: dict[tuple[Path, int, int, int], Receivers] = {}
-"""Project modules read to follow an import, by (path, mtime, size, depth): each is read once per process and depth."""
-_FOLLOWING: set[tuple[tuple[Path, int, int, int], str]] = set()
-"""The (module, class) imports being followed right now: a cycle ends as no evidence instead of a RecursionError."""
+_Key = tuple[Path, int, int, int]
+"""A project module read to follow an import: (path, mtime, size, depth)."""
+
+
+@dataclass(eq=False)
+class ModuleCache:
+    """The project modules one run has read to follow imports (each once per run and depth), and the imports being
+    followed right now. One per run (`checkpointing_migrate.python.context.Run`), so two runs never share a stale
+    reading; each worker process has its own copy."""
+
+    files: dict[_Key, Receivers] = dataclasses.field(default_factory=dict)
+    following: set[tuple[_Key, str]] = dataclasses.field(default_factory=set)
+    """The (module, class) imports being followed: a cycle ends as no evidence instead of a RecursionError."""
 
 
 def _module_file(base: Path, module: str) -> Path | None:
@@ -116,8 +125,11 @@ def narrow_override(func: ast.FunctionDef | ast.AsyncFunctionDef, enable: str) -
 class Receivers:
     """The evidence of one module, computed once from its whole tree when a rule first asks."""
 
-    def __init__(self, tree: ast.Module, rules: Rules, base: Path | None = None, hops: int = 0) -> None:
+    def __init__(
+        self, tree: ast.Module, rules: Rules, cache: ModuleCache, base: Path | None = None, hops: int = 0
+    ) -> None:
         self.rules = rules
+        self.cache = cache
         self.base = base
         """The file's folder: a class imported from a module of the project is looked up there (and above)."""
         self.hops = hops
@@ -235,7 +247,7 @@ class Receivers:
             return self._imported_class(root, last)
         return UNKNOWN
 
-    def _module_of(self, module: str, name: str) -> tuple[Receivers, tuple[tuple[Path, int, int, int], str]] | None:
+    def _module_of(self, module: str, name: str) -> tuple[Receivers, tuple[_Key, str]] | None:
         """The reader of the project module that `name` is imported from, when found and not being followed already."""
         if self.base is None or self.hops >= MAX_HOPS:
             return None
@@ -247,14 +259,15 @@ class Receivers:
             # By depth too: how far the module's reader may follow on depends on how it was reached, not on which
             # file reached it first.
             key = (path, stamp.st_mtime_ns, stamp.st_size, self.hops + 1)
-            if key not in _FILES:
-                _FILES[key] = Receivers(ast.parse(path.read_bytes()), self.rules, path.parent, self.hops + 1)
+            files = self.cache.files
+            if key not in files:
+                files[key] = Receivers(ast.parse(path.read_bytes()), self.rules, self.cache, path.parent, self.hops + 1)
         except (OSError, SyntaxError, ValueError):
             return None
-        other = _FILES[key]
+        other = files[key]
         if name not in other.classes and name not in other.imports:
             return None
-        if (key, name) in _FOLLOWING:
+        if (key, name) in self.cache.following:
             return None  # an import cycle, or a module that names itself (a vendored `transformers/` copy)
         return other, (key, name)
 
@@ -264,11 +277,11 @@ class Receivers:
         if found is None:
             return UNKNOWN
         other, following = found
-        _FOLLOWING.add(following)
+        self.cache.following.add(following)
         try:
             kind = other.class_kind(ast.Name(name))
         finally:
-            _FOLLOWING.discard(following)
+            self.cache.following.discard(following)
         if kind.kind == "unknown":
             return kind
         return dataclasses.replace(kind, why=f"{kind.why} (in {following[0][0].name})", line=0)
@@ -297,11 +310,11 @@ class Receivers:
             other = self._module_of(module, last)
             if other is not None:
                 reader, following = other
-                _FOLLOWING.add(following)
+                self.cache.following.add(following)
                 try:
                     found, unsure = reader.definitions(ast.Name(last), depth + 1)
                 finally:
-                    _FOLLOWING.discard(following)
+                    self.cache.following.discard(following)
                 file = following[0][0].name
                 return [(n, v, f"{where} in {file}") for n, v, where in found], unsure
         return [], f"`{text}` is not a class the tool can read in this project"

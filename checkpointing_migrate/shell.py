@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from checkpointing_migrate.findings import Edit
-from checkpointing_migrate.hits import Hit, Options, hazard, info, planned_hit, rename
+from checkpointing_migrate.hits import Hit, Options, info, planned_hit, registered, rename
 from checkpointing_migrate.pylex import declared_fields
 from checkpointing_migrate.table import Rename, field_name
 
@@ -234,11 +234,9 @@ def flag_hit(
         name = os.path.join(program.cwd, name)  # `cd legacy && python train.py`: says which `train.py`
     via = f" through `${through}`" if through else ""
     if normal(row.new) in program.present:
-        what = f"`{name}` gets both `{flag}` and `{row.new}`: the new one wins and the old value is dropped"
-        return hazard(row, start, code="both-names", what=what, section="pitfalls")
+        return registered(row, start, code="both-names", who=f"`{name}` gets", old=flag, new=row.new, to="")
     if verdict == "own":
-        what = f"`{name}` defines its own `{flag}` with `add_argument`: not the TrainingArguments flag, not rewritten"
-        return info(row, start, code="own-flag", what=what, section="config")
+        return registered(row, start, code="own-flag", form="add_argument", who=f"`{name}`", flag=flag)
     if verdict == "field":
         what = f"`{name}` declares its own dataclass field `{field_name(flag)}`: its HfArgumentParser may read `{flag}` into that dataclass, not TrainingArguments (renaming it would be refused as an unused argument), so it is not rewritten"
         return info(row, start, code="own-flag", what=what, section="config")

@@ -11,7 +11,7 @@ import yaml
 
 from checkpointing_migrate import jsonpos
 from checkpointing_migrate.findings import Edit
-from checkpointing_migrate.hits import ESCAPED, Hit, Options, PositionedError, hazard, info, rename
+from checkpointing_migrate.hits import ESCAPED, Hit, Options, PositionedError, info, registered, rename
 
 
 class ConfigParseError(PositionedError):
@@ -43,8 +43,7 @@ def _keys_hits(keys: list[tuple[str, int, str]], options: Options, fmt: str) -> 
             )
             hits.append(info(row, at, code="foreign-config", what=what, section="config"))
         elif row.new in names:
-            what = f"sets both `{row.old}` and `{row.new}`: the new one wins and the old value is dropped without a word; remove one"
-            hits.append(hazard(row, at, code="both-names", what=what, section="pitfalls"))
+            hits.append(registered(row, at, code="both-names", who="sets", old=row.old, new=row.new, to=""))
         else:
             hits.append(
                 rename(

@@ -55,7 +55,7 @@ def test_every_code_a_handler_names_is_in_the_registry() -> None:
     # The examples prove each code is reachable; this catches a misspelt code on a path no example takes. Read from
     # the syntax tree: `code="..."` keywords of the verdict helpers, and the code argument of `Hit(...)`.
     named: set[str] = set()
-    for source in sorted(set(MIGRATE.glob("*.py")) - {MIGRATE / "codes.py"}):
+    for source in sorted(set(MIGRATE.rglob("*.py")) - {MIGRATE / "codes.py"}):
         for call in (n for n in ast.walk(ast.parse(source.read_text(encoding="utf-8"))) if isinstance(n, ast.Call)):
             values = [k.value for k in call.keywords if k.arg == "code"]
             if isinstance(call.func, ast.Name) and call.func.id == "Hit" and len(call.args) > 4:

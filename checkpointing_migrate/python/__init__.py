@@ -1,0 +1,44 @@
+"""Python sources: find the renamed names where the syntax says what they are, and rewrite only those.
+
+Two passes keep this fast enough for a whole library tree: a lexical pass (`checkpointing_migrate.pylex`) looks for the
+rules' names as whole words, and only a file with one is parsed with `ast`, visiting only the statements on those
+lines (`walk`), where each rule family (one module each) decides from the syntax alone, never importing the code.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from checkpointing_migrate.hits import Hit, Options
+from checkpointing_migrate.pylex import Source, candidate_lines, identifiers
+from checkpointing_migrate.python.context import File
+from checkpointing_migrate.python.walk import run_of, walk
+
+__all__ = ["Source", "analyse", "context_of", "identifiers"]
+
+
+def analyse(text: str, options: Options, context: ast.Module | None = None, base: Path | None = None) -> list[Hit]:
+    """The hits in Python source `text`; raises `SyntaxError` (or `ValueError`) if a candidate file does not parse.
+
+    `context`: the whole document when `text` is one piece of it (notebook cells, Markdown fences), so that what a
+    name holds is told from every piece. `base`: the file's folder, where classes imported from the project's
+    own modules are looked up.
+    """
+    source = Source(text)
+    lines = candidate_lines(text, options, source)
+    if not lines:
+        return []
+    tree = ast.parse(text)
+    return walk(File(source, tree, lines, options, run_of(options), context, base))
+
+
+def context_of(pieces: list[str]) -> ast.Module:
+    """One module holding the statements of every piece that parses (for `analyse`'s `context`)."""
+    body: list[ast.stmt] = []
+    for piece in pieces:
+        try:
+            body += ast.parse(piece).body
+        except (SyntaxError, ValueError):
+            continue
+    return ast.Module(body=body, type_ignores=[])

@@ -1,0 +1,89 @@
+"""Rule family: definitions and overrides, a class that defines the old method (`def gradient_checkpointing_enable`).
+
+Always a hazard or `info`, never rewritten: an override of the old method stays the entry point until the old name is
+removed; one the new method cannot call (no `**kwargs`) breaks already; a class of another library defines its own
+method of that name; the Trainer's fallback calls a non-transformers class's old method with the new keywords.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from collections.abc import Iterator
+
+from checkpointing_migrate.hits import Hit, hazard, info, planned_hit
+from checkpointing_migrate.python.context import At, File, register
+from checkpointing_migrate.receivers import NEW_KEYWORDS, Kind, narrow_override
+from checkpointing_migrate.table import Rename
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+@register(ast.FunctionDef, ast.AsyncFunctionDef)
+def definition(file: File, node: Function, at: At) -> Iterator[Hit]:
+    """Defining the old method in a class: a hazard."""
+    rules = file.rules
+    cls, _ = at.parent()
+    if node.name not in rules.members or not isinstance(cls, ast.ClassDef):
+        if file.options.planned and node.name in rules.planned:
+            yield planned_hit(rules.planned[node.name], def_name(file, node), node.name)
+        return
+    row = rules.members[node.name]
+    if node.name in file.shared:
+        libs = ", ".join(rules.shared[node.name])
+        what = f"class `{cls.name}` defines `{node.name}`, also the (not deprecated) name in {libs}: check which API this class implements"
+        yield hazard(row, def_name(file, node), code="shared-name", what=what, section="library")
+        return
+    kind = file.receivers.class_kind(ast.Name(cls.name))
+    caller = rules.callers.get(node.name)
+    defines_new = any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == row.new for s in cls.body)
+    trainer_calls = caller is not None and caller.warning is not None and not defines_new
+    if kind.kind == "foreign" and not trainer_calls:
+        what = f"{kind.why}, not a transformers model: its own `{row.old}` is not the deprecated method, so nothing is renamed"
+        yield info(row, def_name(file, node), code="not-transformers", what=what, section="model")
+        return
+    # A class outside transformers is called by the Trainer's fallback, not by `activation_checkpointing_enable`.
+    enable = file.receivers.enable
+    narrow = narrow_override(node, node.name) if node.name == enable and kind.kind != "foreign" else None
+    if narrow is not None:
+        what = (
+            f"class `{cls.name}` overrides `{row.old}`, which {narrow}: since transformers {row.since}, `{row.new}()` "
+            f"(which the Trainer calls) calls the override with {NEW_KEYWORDS}, which raises TypeError "
+            f"(measured); add `**kwargs` (passing them up), or override `{row.new}` instead"
+        )
+        yield hazard(row, def_name(file, node), code="narrow-override", what=what, section="model")
+        return
+    if kind.kind == "foreign":
+        what = f"{kind.why} (not a transformers model), and has no `{row.new}`"
+    else:
+        what = f"class `{cls.name}` overrides `{row.old}`: it stays the entry point until {row.removal} (`{row.new}` calls it, and it warns when it calls up); override `{row.new}` instead"
+    if trainer_calls:
+        assert caller is not None
+        what += _trainer_fallback(file, node, cls, row, caller, kind)
+    hit = hazard(row, def_name(file, node), code="override", what=what, section="model")
+    yield dataclasses.replace(hit, via=cls.name) if trainer_calls else hit
+
+
+def _trainer_fallback(file: File, node: Function, cls: ast.ClassDef, row: Rename, caller: Rename, kind: Kind) -> str:
+    """What the Trainer does with a class that defines only the old method (the `override` row of its caller)."""
+    assert caller.warning is not None
+    who = caller.owned.head
+    inherits = (
+        "" if kind.kind == "foreign" else f"if `{cls.name}` does not inherit `{row.new}` (it is not a `{row.owner}`), "
+    )
+    warns = f"; {inherits}the {who} warns `{caller.warning.category}: {caller.warning.text_for(cls.name)}` and "
+    refuses = (
+        narrow_override(node, node.name) if kind.kind == "foreign" and node.name == file.receivers.enable else None
+    )
+    if refuses is not None:
+        # Measured (trainer.py's fallback): the call passes the new keywords, so this raises already.
+        return (
+            f"{warns}calls it with {NEW_KEYWORDS}, but it {refuses}: a TypeError on transformers ≥ {row.since}, not "
+            f"something that keeps working until {caller.removal}; define `{row.new}`, or add `**kwargs`"
+        )
+    return f"{warns}calls it (with {NEW_KEYWORDS}) until {caller.removal}; define `{row.new}` as well"
+
+
+def def_name(file: File, node: Function) -> int:
+    """The offset of the name in a `def`."""
+    return file.text.index(node.name, file.at(node.lineno, node.col_offset))

@@ -1,0 +1,135 @@
+"""What an expression holds where it stands, for the Python rules: the module's evidence (`receivers`) seen from a node.
+
+The first parameter of a method holds an instance of its class, an attribute of it what the class assigns it; a
+name's kind is looked up in the enclosing functions, then the module. Every question takes the `File` and the node's
+`At`, and answers without changing either.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+
+from packaging.version import Version
+
+from checkpointing_migrate.pylex import CONVENTIONAL_ARGS
+from checkpointing_migrate.python.context import At, File
+from checkpointing_migrate.python.syntax import FUNCTIONS, names_in_bases, old_release_only, parameters
+from checkpointing_migrate.receivers import UNKNOWN, Kind
+from checkpointing_migrate.table import Rename
+
+
+def scopes(file: File, at: At) -> list[ast.AST]:
+    """The enclosing functions and lambdas, innermost first, then the module."""
+    functions = [n for n, _ in reversed(at.chain[:-1]) if isinstance(n, FUNCTIONS)]
+    return [*functions, file.receivers.module]
+
+
+def instance_of(at: At, name: str) -> ast.ClassDef | None:
+    """The class whose instance `name` is, when it is the first parameter of a method (whatever its name; not of
+    a static method, a nested function or a lambda)."""
+    chain = at.chain
+    for (node, _), (outer, _) in zip(reversed(chain[1:-1]), reversed(chain[:-2]), strict=False):
+        if not isinstance(node, FUNCTIONS) or name not in parameters(node):
+            continue
+        if isinstance(node, ast.Lambda) or not isinstance(outer, ast.ClassDef):
+            return None
+        decorators = {ast.unparse(d) for d in node.decorator_list}
+        positional = [*node.args.posonlyargs, *node.args.args]
+        if not decorators & {"staticmethod", "classmethod"} and positional and positional[0].arg == name:
+            return outer
+        return None
+    return None
+
+
+def attribute_kind(file: File, at: At, expr: ast.Attribute) -> Kind:
+    """`self.vision` where every method of the class assigns `self.vision` an object of another library or a
+    project class that is not a transformers one: that (evidence against only; anything else is unknown)."""
+    cls = instance_of(at, expr.value.id) if isinstance(expr.value, ast.Name) else None
+    if cls is None:
+        return UNKNOWN
+    receivers = file.receivers
+    kinds = []
+    for method in cls.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
+            continue
+        me = method.args.args[0].arg
+        for node in ast.walk(method):
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Attribute) and t.attr == expr.attr and ast.unparse(t.value) == me
+                for t in node.targets
+            ):
+                # Built there (`Tower()`), not passed in: a parameter annotated `nn.Module` may hold a model.
+                built = isinstance(node.value, ast.Call)
+                kinds.append(receivers.expr_kind(node.value, [method, receivers.module]) if built else UNKNOWN)
+    if kinds and all(k.kind == "foreign" for k in kinds):
+        return dataclasses.replace(kinds[0], why=f"`{ast.unparse(expr)}` is assigned in `{cls.name}`: {kinds[0].why}")
+    return UNKNOWN
+
+
+def kind(file: File, at: At, expr: ast.expr) -> Kind:
+    """What `expr` holds (see `checkpointing_migrate.receivers`); the first parameter of a method holds an
+    instance of its class (`instance_of`), an attribute of it what the class assigns it (`attribute_kind`)."""
+    if isinstance(expr, ast.Attribute):
+        return attribute_kind(file, at, expr)
+    if isinstance(expr, ast.Name):
+        if (cls := instance_of(at, expr.id)) is not None:
+            return file.receivers.class_kind(ast.Name(cls.name))
+        if expr.id == "self" and not any(isinstance(n, FUNCTIONS) for n, _ in at.chain[:-1]):
+            cls = at.enclosing(ast.ClassDef)  # `self` in a class body outside methods: a snippet's shorthand
+            return file.receivers.class_kind(ast.Name(cls.name)) if isinstance(cls, ast.ClassDef) else UNKNOWN
+    return file.receivers.expr_kind(expr, scopes(file, at))
+
+
+def receiver_kind(file: File, at: At, receiver: ast.expr) -> Kind:
+    """`kind`, made `unsure` when the module swaps the receiver's class (`checkpointing_migrate.receivers.SWAPPERS`)."""
+    found = kind(file, at, receiver)
+    text = ast.unparse(receiver)
+    if found.kind in ("model", "unknown") and text in file.receivers.swapped:
+        return Kind("unsure", f"`{text}` is not only what it was built as: {file.receivers.swapped[text]}")
+    return found
+
+
+def is_config_class(file: File, node: ast.AST | None) -> bool:
+    if not isinstance(node, ast.ClassDef):
+        return False
+    if names_in_bases(node) & file.config_classes:
+        return True
+    return file.receivers.class_kind(ast.Name(node.name)).kind in ("args", "args-unsure")
+
+
+def config_receiver(file: File, at: At, expr: ast.expr) -> str | None:
+    """`sure` or `guess` when `expr` holds training arguments, else `None`."""
+    if isinstance(expr, ast.Name):
+        if expr.id == "self":
+            return "sure" if is_config_class(file, at.enclosing(ast.ClassDef)) else None
+        if kind(file, at, expr).kind in ("args", "args-unsure", "mixin"):
+            return "sure"
+        return "guess" if expr.id in CONVENTIONAL_ARGS else None
+    if isinstance(expr, ast.Attribute) and expr.attr in CONVENTIONAL_ARGS:
+        return "guess"
+    return None
+
+
+def is_model_class(file: File, expr: ast.expr) -> bool:
+    """Whether `expr` names a transformers model class itself (`PreTrainedModel`), not an instance of one."""
+    return file.receivers.qualified(expr) is not None and file.receivers.class_kind(expr).kind == "model"
+
+
+def unsafe(receiver: ast.expr, row: Rename, found: Kind) -> str | None:
+    """Why a rename on `receiver` is an unsafe fix (no evidence, or evidence that something else may answer)."""
+    if found.kind == "unsure":
+        return found.why
+    return no_evidence(receiver, row) if found.kind == "unknown" else None
+
+
+def no_evidence(receiver: ast.expr, row: Rename) -> str:
+    return f"nothing in this file shows that `{ast.unparse(receiver)}` is a transformers model (another library's `{row.old}` has no `{row.new}`)"
+
+
+def dead_before(at: At) -> Version | None:
+    """V when the current node only runs on transformers older than V (inside `if <older than V>:`)."""
+    for (node, _), (_, child_field) in zip(at.chain, at.chain[1:], strict=False):
+        if isinstance(node, ast.If) and child_field == "body" and (v := old_release_only(node.test)):
+            return v
+    return None

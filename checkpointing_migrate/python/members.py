@@ -1,0 +1,107 @@
+"""Rule family: model members, `x.old_method(...)` (with the method's renamed keywords) and `x.old_property`.
+
+Looks at attributes named like a renamed model method or property; the verdict comes from what the receiver holds
+(`checkpointing_migrate.python.verdicts.model_member`). Assignments to the old member, references without a call and
+`**` unpacking into the call are hazards.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from collections.abc import Iterator
+
+from checkpointing_migrate.hits import Hit, hazard, rename
+from checkpointing_migrate.python import evidence
+from checkpointing_migrate.python.context import At, File, register
+from checkpointing_migrate.python.syntax import callee, up_call
+from checkpointing_migrate.python.verdicts import class_patch, edit, model_member, new_keywords, takes
+
+
+@register(ast.Attribute)
+def member(file: File, node: ast.Attribute, at: At) -> Iterator[Hit]:
+    """`x.old_method(...)` or `x.old_property`: see `verdicts.model_member`. Never rewritten when the call unpacks
+    `**kwargs` (they may hold the old keyword, which the new method refuses), inside an override of the old method
+    calling `super()`, or, without evidence, in a file that imports a library whose own API has the same name
+    (diffusers' `is_gradient_checkpointing` is not deprecated). A method reference without a call, or assigning a
+    function to the old method on an instance: hazards."""
+    rules = file.rules
+    if node.attr not in rules.members:
+        return
+    row = rules.members[node.attr]
+    start = file.attr_start(node)
+    parent, _ = at.parent()
+    section = "model" if at.enclosing(ast.ClassDef) else "script"
+    if isinstance(node.ctx, ast.Store) and evidence.is_model_class(file, node.value):
+        yield class_patch(row, start, f"{ast.unparse(node.value)}.{node.attr}")
+        return
+    if isinstance(node.ctx, ast.Store):
+        what = f"assigns to `{node.attr}` on an instance: the function replaces the deprecated method and stays the entry point until {row.removal or 'the old name is removed'} (it runs, and warns, when `{row.new}` is called{new_keywords(file, row)}, so it must accept them); wrap `{row.new}` instead"
+        yield hazard(row, start, code="instance-override", what=what, section="model")
+        return
+    if node.attr in file.shared and evidence.kind(file, at, node.value).kind not in ("model", "override", "foreign"):
+        libs = ", ".join(rules.shared[node.attr])
+        what = f"`{node.attr}` is also the (not deprecated) name in {libs}, which this file imports: rename it only where the object is a transformers model"
+        yield hazard(row, start, code="shared-name", what=what, section="library")
+        return
+    if not (isinstance(parent, ast.Call) and parent.func is node):
+        if row.kind == "property":
+            edits = (edit(start, row.old, row.new),)
+            yield model_member(file, at, node.value, row, start, edits, f"reads `{row.old}`", section)
+        else:
+            what = f"refers to `{row.old}` without calling it (silent now, an AttributeError in {row.removal}); `{row.new}` has a different signature{takes(file, row)}, so check what the reference is used for"
+            yield hazard(row, start, code="reference", what=what, section="library")
+        return
+    if _inside_override(file, node, parent, at):
+        return  # part of an override, reported at its `def`
+    yield from _call(file, node, parent, at, section)
+
+
+def _inside_override(file: File, node: ast.Attribute, call: ast.Call, at: At) -> bool:
+    """`super().old(...)` or `Base.old(self, ...)` in a method named like an old member: part of an override.
+    Renamed inside the override, the new method would call the override again: a RecursionError (measured)."""
+    function = at.enclosing((ast.FunctionDef, ast.AsyncFunctionDef))
+    receiver = node.value
+    return (
+        isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and function.name in file.rules.members
+        and isinstance(at.enclosing(ast.ClassDef), ast.ClassDef)
+        and ((isinstance(receiver, ast.Call) and callee(receiver) == "super") or up_call(call, function))
+    )
+
+
+def _call(file: File, node: ast.Attribute, call: ast.Call, at: At, section: str) -> Iterator[Hit]:
+    """A call of the old method, with the renamed keywords it passes (renamed with it)."""
+    row = file.rules.members[node.attr]
+    start = file.attr_start(node)
+    old_kwargs = file.rules.member_kwargs.get(node.attr, {})
+    kwargs = [k for k in call.keywords if k.arg in old_kwargs]
+    if any(k.arg is None for k in call.keywords) and old_kwargs:
+        what = f"calls `{row.old}` with `**` unpacking, which may pass `{next(iter(old_kwargs))}`: `{row.new}` accepts only `{next(iter(old_kwargs.values())).new}`"
+        yield hazard(row, start, code="kwargs-unpacked", what=what, section="library")
+        for k in kwargs:
+            hit = hazard(
+                old_kwargs[k.arg or ""],
+                file.at(k.lineno, k.col_offset),
+                code="kwargs-unpacked",
+                what=what,
+                section="library",
+            )
+            yield dataclasses.replace(hit, via=node.attr)
+        return
+    edits = [edit(start, row.old, row.new)]
+    for k in kwargs:
+        krow = old_kwargs[k.arg or ""]
+        edits.append(edit(file.at(k.lineno, k.col_offset), krow.old, krow.new))
+    verdict = model_member(file, at, node.value, row, start, tuple(edits), f"calls `{row.old}()`", section)
+    yield verdict
+    if verdict.severity != "fix":
+        return
+    unsafe = evidence.unsafe(node.value, row, evidence.receiver_kind(file, at, node.value))
+    for k, kwarg_edit in zip(kwargs, edits[1:], strict=True):
+        krow = old_kwargs[k.arg or ""]
+        what = f"passes `{krow.old}=` to `{row.old}()` (renamed with it)"
+        hit = rename(
+            krow, kwarg_edit.start, (), file.options, code="keyword", section=section, unsafe=unsafe, what=what
+        )
+        yield dataclasses.replace(hit, via=node.attr)
