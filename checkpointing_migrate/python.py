@@ -15,6 +15,7 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
+from checkpointing_migrate import dictflow
 from checkpointing_migrate.findings import Edit
 from checkpointing_migrate.hits import Hit, Options, hazard, info, planned_hit, rename
 from checkpointing_migrate.pylex import (
@@ -129,6 +130,7 @@ class _Walk:
         self.hits: list[Hit] = []
         self.handled: set[int] = set()
         self._receivers: Receivers | None = None
+        self._dicts: dictflow.Dicts | None = None
 
     # --- traversal ---------------------------------------------------------------------------------------------------
 
@@ -340,6 +342,12 @@ class _Walk:
 
     def _check(self, node: ast.AST) -> None:
         rules = self.rules
+        if dictflow.relevant(node, rules):  # a dict key: where the dict goes decides (`checkpointing_migrate.dictflow`)
+            self._dicts = self._dicts or dictflow.Dicts(self.receivers, self.options, self._at, self.source.text)
+            found = self._dicts.check(node, [n for n, _ in self.stack[:-1]], self._scopes(), self._config_receiver)
+            if found is not None:
+                self.hits += found
+                return
         if isinstance(node, ast.Attribute):
             if node.attr in rules.members:
                 self._member(node)

@@ -9,6 +9,7 @@ safe fix: renaming it changes what the project prints (shown here), and `fix --w
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -397,3 +398,115 @@ def test_method_lookups_do_not_warn_and_the_trainer_fallback_passes_the_new_keyw
         trainer = transformers.Trainer(model=Narrow(), args=args)
         with pytest.raises(TypeError, match="unexpected keyword argument 'every_n_layers'"):
             trainer.train()
+
+
+# Configs and dicts whose consumer is the project (`checkpointing_migrate.configreaders`, `dictflow`): each prints
+# what the project sees; renaming the old key changes that, so `fix --write` must leave these alone.
+READERS = {
+    "loaded.yaml": "output_dir: out\ngradient_checkpointing: true\n",
+    "settings.json": '{"output_dir": "out", "gradient_checkpointing": true}\n',
+    "own.yaml": "gradient_checkpointing: true\n",
+    "main.py": """import json
+import warnings
+from dataclasses import dataclass
+
+import yaml
+from transformers import HfArgumentParser, TrainingArguments
+
+warnings.simplefilter("ignore")
+
+
+@dataclass
+class ScriptArguments:
+    gradient_checkpointing: bool = False
+
+
+with open("loaded.yaml") as stream:
+    print("yaml", yaml.safe_load(stream).get("gradient_checkpointing"))
+with open("settings.json") as stream:
+    settings = json.load(stream)
+try:
+    print("json", settings["gradient_checkpointing"])
+except KeyError as exc:
+    print("json KeyError", exc)
+try:
+    print("dataclass", HfArgumentParser(ScriptArguments).parse_yaml_file("own.yaml"))
+except ValueError as exc:
+    print("dataclass ValueError", str(exc).split(":")[0])
+cfg = {"output_dir": "out", "report_to": "none"}
+cfg["gradient_checkpointing"] = True
+print("dict", cfg.get("gradient_checkpointing"))
+if __name__ == "__train__":  # the consumer the tool sees; not run here (it would cost a torch import)
+    TrainingArguments(**cfg)
+""",
+}
+
+
+def _readers_output(project: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """What `main.py` prints, run in this process (transformers is imported once, not per run)."""
+    import contextlib
+    import io
+    import runpy
+    import warnings
+
+    out = io.StringIO()
+    with monkeypatch.context() as here, warnings.catch_warnings(), contextlib.redirect_stdout(out):
+        here.chdir(project)
+        runpy.run_path("main.py", run_name="__main__")
+    return out.getvalue()
+
+
+def test_configs_and_dicts_the_project_reads_itself_keep_their_keys(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    for name, text in READERS.items():
+        (tmp_path / name).write_text(text)
+    before = _readers_output(tmp_path, monkeypatch)
+    # What a rename by spelling does: every reader sees something else (yaml None, KeyError, ValueError, dict None).
+    naive = tmp_path / "naive"
+    naive.mkdir()
+    for name, text in READERS.items():
+        (naive / name).write_text(text if name == "main.py" else text.replace("gradient_", "activation_"))
+    (naive / "main.py").write_text(
+        READERS["main.py"].replace('cfg["gradient_checkpointing"]', 'cfg["activation_checkpointing"]')
+    )
+    changed = dict(zip(before.splitlines(), _readers_output(naive, monkeypatch).splitlines(), strict=True))
+    assert all(old != new for old, new in changed.items()), changed
+    assert "dataclass ValueError Some keys are not used by the HfArgumentParser" in changed.values()
+    shutil.rmtree(naive)
+    found = {(Path(str(f["path"])).name, f["line"], f["severity"], f["code"]) for f in _scan(tmp_path, capsys)}
+    assert found == {
+        ("loaded.yaml", 2, "hazard", "own-reader"),
+        ("settings.json", 1, "hazard", "own-reader"),
+        ("own.yaml", 1, "hazard", "own-reader"),
+        ("main.py", 29, "hazard", "own-reader"),
+    }
+    assert main(["fix", "--write", str(tmp_path)]) == 1
+    assert {n: (tmp_path / n).read_text() for n in READERS} == READERS
+    assert _readers_output(tmp_path, monkeypatch) == before
+
+
+def test_dicts_of_training_arguments_hold_both_keys(tmp_path: Path) -> None:
+    """What the `read` message says of `to_dict()`, `vars()` and `asdict()` on a release with the rename."""
+    import dataclasses
+    import warnings
+
+    import transformers
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        args = transformers.TrainingArguments(
+            output_dir=str(tmp_path),
+            report_to="none",
+            activation_checkpointing=True,
+            activation_checkpointing_kwargs={},
+        )
+        args.activation_checkpointing = False
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        for mapping in (args.to_dict(), vars(args), dataclasses.asdict(args)):
+            # Both keys; the old one keeps the value given at construction, not the later write of the new one.
+            assert (mapping["gradient_checkpointing"], mapping["activation_checkpointing"]) == (True, False)
+            assert mapping["gradient_checkpointing_kwargs"] == mapping["activation_checkpointing_kwargs"] == {}
+    assert not seen
