@@ -90,9 +90,9 @@ def consumer(config: Path, old: str, rules: Rules) -> Verdict:
     for source in _sources(config.resolve().parent, config.name):
         try:
             tree = ast.parse(source.read_bytes())
-        except (OSError, SyntaxError, ValueError):
-            continue
-        verdicts += _Mentions(tree, rules, source, config.name, old).verdicts()
+            verdicts += _Mentions(tree, rules, source, config.name, old).verdicts()
+        except (OSError, SyntaxError, ValueError, RecursionError):
+            continue  # a file that cannot be read or parsed shows nothing; it is reported when it is checked itself
     for kind in ("own", "unsure", "args"):
         found = next((v for v in verdicts if v.kind == kind), None)
         if found is not None:

@@ -406,6 +406,8 @@ READERS = {
     "loaded.yaml": "output_dir: out\ngradient_checkpointing: true\n",
     "settings.json": '{"output_dir": "out", "gradient_checkpointing": true}\n',
     "own.yaml": "gradient_checkpointing: true\n",
+    # `lora_rank` is no TrainingArguments field: alone this is `foreign-config`; main.py's parser proves it.
+    "parsed.yaml": "output_dir: out\nlora_rank: 4\ngradient_checkpointing: true\n",
     "main.py": """import json
 import warnings
 from dataclasses import dataclass
@@ -421,6 +423,11 @@ class ScriptArguments:
     gradient_checkpointing: bool = False
 
 
+@dataclass
+class LoraArguments:
+    lora_rank: int = 8
+
+
 with open("loaded.yaml") as stream:
     print("yaml", yaml.safe_load(stream).get("gradient_checkpointing"))
 with open("settings.json") as stream:
@@ -433,10 +440,12 @@ try:
     print("dataclass", HfArgumentParser(ScriptArguments).parse_yaml_file("own.yaml"))
 except ValueError as exc:
     print("dataclass ValueError", str(exc).split(":")[0])
+if __name__ == "__train__":  # the consumers the tool sees; not run here (they would cost a torch import)
+    lora, training = HfArgumentParser((LoraArguments, TrainingArguments)).parse_yaml_file("parsed.yaml")
 cfg = {"output_dir": "out", "report_to": "none"}
 cfg["gradient_checkpointing"] = True
 print("dict", cfg.get("gradient_checkpointing"))
-if __name__ == "__train__":  # the consumer the tool sees; not run here (it would cost a torch import)
+if __name__ == "__train__":
     TrainingArguments(**cfg)
 """,
 }
@@ -480,10 +489,12 @@ def test_configs_and_dicts_the_project_reads_itself_keep_their_keys(
         ("loaded.yaml", 2, "hazard", "own-reader"),
         ("settings.json", 1, "hazard", "own-reader"),
         ("own.yaml", 1, "hazard", "own-reader"),
-        ("main.py", 29, "hazard", "own-reader"),
+        ("main.py", 36, "hazard", "own-reader"),
+        ("parsed.yaml", 3, "fix", "config-key"),
     }
     assert main(["fix", "--write", str(tmp_path)]) == 1
-    assert {n: (tmp_path / n).read_text() for n in READERS} == READERS
+    fixed = dict(READERS, **{"parsed.yaml": READERS["parsed.yaml"].replace("gradient_", "activation_")})
+    assert {n: (tmp_path / n).read_text() for n in READERS} == fixed
     assert _readers_output(tmp_path, monkeypatch) == before
 
 
