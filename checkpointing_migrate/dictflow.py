@@ -121,7 +121,7 @@ class Dicts:
         parent = parents[-1] if parents else None
         grand = parents[-2] if len(parents) > 1 else None
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
-            return self._read(node, is_args)
+            return self._read(node, scopes, is_args)
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name):
             return self._stored(node.value.id, node.slice, scopes)
         if isinstance(node, ast.Dict):
@@ -308,16 +308,27 @@ class Dicts:
 
     # --- reads of the field through a dict of the arguments -----------------------------------------------------------
 
-    def _read(self, node: ast.Subscript, is_args: Callable[[ast.expr], str | None]) -> list[Hit] | None:
-        """`args.to_dict()["old"]`, `vars(args)["old"]`, `asdict(args)["old"]` on training arguments: a read."""
+    def _read(
+        self, node: ast.Subscript, scopes: list[ast.AST], is_args: Callable[[ast.expr], str | None]
+    ) -> list[Hit] | None:
+        """`args.to_dict()["old"]`, `vars(args)["old"]`, `asdict(args)["old"]`, `json.loads(args.to_json_string())[
+        "old"]` on training arguments, or on a name bound once in its scope to one of those: a read."""
         old = _key(node.slice) or ""
         call = node.value
+        if isinstance(call, ast.Name):
+            call = _sole_binding(call.id, scopes)
         if not isinstance(call, ast.Call):
             return None
         func = call.func
-        if isinstance(func, ast.Attribute) and func.attr in _LOADERS and not call.args:
+        qualified = self.receivers.qualified(func) or ast.unparse(func)
+        if qualified == "json.loads" and len(call.args) == 1 and isinstance(call.args[0], ast.Call):
+            inner = call.args[0]
+            if not (_method(inner) == "to_json_string" and not inner.args):
+                return None
+            receiver = inner.func.value  # type: ignore[attr-defined]
+        elif isinstance(func, ast.Attribute) and func.attr in _LOADERS and not call.args:
             receiver = func.value
-        elif (self.receivers.qualified(func) or ast.unparse(func)) in _AS_DICT and len(call.args) == 1:
+        elif qualified in _AS_DICT and len(call.args) == 1:
             receiver = call.args[0]
         else:
             return None
@@ -333,6 +344,25 @@ class Dicts:
             f"`{row.new}` is not in it); a KeyError once the old field goes in {row.removal}; read `{row.new}`"
         )
         return [info(row, start, code="read", what=what, section="pitfalls", new=row.new)]
+
+
+def _sole_binding(name: str, scopes: list[ast.AST]) -> ast.expr | None:
+    """The value of `name = value` when that is the only binding of `name` in the innermost scope that binds it."""
+    for scope in scopes:
+        bound = [
+            n
+            for n in ast.walk(scope)
+            if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del))
+        ]
+        if not bound:
+            continue
+        values = [
+            n.value
+            for n in ast.walk(scope)
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and n.targets[0] in bound
+        ]
+        return values[0] if len(bound) == 1 and len(values) == 1 else None
+    return None
 
 
 def _method(call: ast.Call) -> str | None:

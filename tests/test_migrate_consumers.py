@@ -499,8 +499,10 @@ def test_configs_and_dicts_the_project_reads_itself_keep_their_keys(
 
 
 def test_dicts_of_training_arguments_hold_both_keys(tmp_path: Path) -> None:
-    """What the `read` message says of `to_dict()`, `vars()` and `asdict()` on a release with the rename."""
+    """What the `read` message says of `to_dict()`, `vars()`, `asdict()` and `to_json_string()` on a release with the
+    rename (the installed one)."""
     import dataclasses
+    import json
     import warnings
 
     import transformers
@@ -516,7 +518,7 @@ def test_dicts_of_training_arguments_hold_both_keys(tmp_path: Path) -> None:
         args.activation_checkpointing = False
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
-        for mapping in (args.to_dict(), vars(args), dataclasses.asdict(args)):
+        for mapping in (args.to_dict(), vars(args), dataclasses.asdict(args), json.loads(args.to_json_string())):
             # Both keys; the old one keeps the value given at construction, not the later write of the new one.
             assert (mapping["gradient_checkpointing"], mapping["activation_checkpointing"]) == (True, False)
             assert mapping["gradient_checkpointing_kwargs"] == mapping["activation_checkpointing_kwargs"] == {}
