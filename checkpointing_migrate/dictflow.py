@@ -17,8 +17,6 @@ from checkpointing_migrate.receivers import HF_ROOTS, Kind, Receivers
 from checkpointing_migrate.rules import Rules
 from checkpointing_migrate.table import Rename
 
-PARSE_METHODS = frozenset({"parse_dict", "parse_yaml_file", "parse_json_file"})
-"""`HfArgumentParser` methods that fill the parser's dataclasses from a mapping or a config file's top-level keys."""
 _LOADERS = frozenset({"to_dict", "to_sanitized_dict"})
 """Methods of training arguments that return their fields as a dict (measured: both names are keys on ≥ 5.23)."""
 _AS_DICT = frozenset({"vars", "asdict", "dataclasses.asdict"})
@@ -27,8 +25,9 @@ _READS = frozenset({"get", "pop"})
 
 @dataclass(frozen=True)
 class Verdict:
-    """Who consumes a dict or config: `args` (proven training arguments), `unsure` (maybe: `why`), `own` (the
-    project's own code reads the old key: `why`, at `line`) or `none` (nothing known consumes it as arguments)."""
+    """Who consumes a dict or config: `args` (proven training arguments; `why` names the consumer), `unsure` (maybe:
+    `why`), `own` (the project's own code reads the old key: `why`, at `line`), `both` (the new key is set too),
+    `escape` (it leaves the scope, where the tool does not follow: `why`) or `none` (nothing consumes it as arguments)."""
 
     kind: str
     why: str = ""
@@ -59,8 +58,8 @@ def parser_verdict(call: ast.Call, receivers: Receivers, old: str) -> Verdict:
         # A class of another project module is followed by `class_kind`: "defines `old` itself" is its evidence.
         if (local is not None and _declares(local, old)) or (kind.kind == "foreign" and f"`{old}`" in kind.why):
             return Verdict("own", f"`{text}` declares `{old}` itself", kind.line)
-        if local is not None and not _declares(local, old):
-            continue
+        if local is not None:
+            continue  # a dataclass of this file without the field
         if verdict.kind == "args":
             verdict = Verdict("unsure", f"`{text}` is not in this file: it may declare `{old}` itself", call.lineno)
     return verdict

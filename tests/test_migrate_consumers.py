@@ -484,7 +484,17 @@ def test_configs_and_dicts_the_project_reads_itself_keep_their_keys(
     assert all(old != new for old, new in changed.items()), changed
     assert "dataclass ValueError Some keys are not used by the HfArgumentParser" in changed.values()
     shutil.rmtree(naive)
-    found = {(Path(str(f["path"])).name, f["line"], f["severity"], f["code"]) for f in _scan(tmp_path, capsys)}
+    scanned = _scan(tmp_path, capsys)
+    found = {(Path(str(f["path"])).name, f["line"], f["severity"], f["code"]) for f in scanned}
+    why = {Path(str(f["path"])).name: str(f["message"]) for f in scanned}
+    assert "main.py:22 loads this file with `yaml.safe_load`" in why["loaded.yaml"]
+    assert "main.py:24 loads this file with `json.load`" in why["settings.json"]
+    assert "`ScriptArguments` declares `gradient_checkpointing` itself" in why["own.yaml"]
+    assert "line 37 reads it back by the old key (`cfg.get('gradient_checkpointing')`)" in why["main.py"]
+    assert (
+        "(read by `HfArgumentParser((LoraArguments, TrainingArguments)).parse_yaml_file` (main.py:"
+        in why["parsed.yaml"]
+    )
     assert found == {
         ("loaded.yaml", 2, "hazard", "own-reader"),
         ("settings.json", 1, "hazard", "own-reader"),
