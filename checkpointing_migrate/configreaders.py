@@ -164,12 +164,21 @@ class _Mentions:
         return []
 
     def _uses(self, target: ast.AST, depth: int) -> list[Verdict]:
+        """Follow the loads of the name `target` binds, up to its next binding (`with ... as stream` twice in a
+        module are two streams)."""
         if not isinstance(target, ast.Name):
             return []
+        stores = sorted(
+            n.lineno
+            for n in ast.walk(self.tree)
+            if isinstance(n, ast.Name) and n.id == target.id and not isinstance(n.ctx, ast.Load)
+        )
+        until = next((line for line in stores if line > target.lineno), None)
         return [
             v
             for n in ast.walk(self.tree)
             if isinstance(n, ast.Name) and n.id == target.id and isinstance(n.ctx, ast.Load)
+            if n.lineno >= target.lineno and (until is None or n.lineno < until)
             for v in self._follow(n, depth + 1)
         ]
 
