@@ -111,6 +111,9 @@ class Dicts:
         self.receivers, self.options, self.rules = receivers, options, options.rules
         self.at, self.text = at, text
         self._parents: dict[int, dict[int, ast.AST]] = {}
+        self._loads: dict[int, dict[str, list[ast.Name]]] = {}
+        """Per scope, the loads of each name: one walk of a scope, however many keys its dicts set."""
+        self._flows: dict[tuple[int, str, str], tuple[Verdict, int, str]] = {}
 
     def check(
         self, node: ast.AST, parents: list[ast.AST], scopes: list[ast.AST], is_args: Callable[[ast.expr], str | None]
@@ -225,14 +228,24 @@ class Dicts:
     def _flow(self, name: str, scope: ast.AST, old: str, new: str) -> tuple[Verdict, int, str]:
         """What the dict named `name` in `scope` flows into, for the key `old`: (verdict, line of the consumer, the
         consumer as written)."""
+        key = (id(scope), name, old)
+        if key not in self._flows:
+            self._flows[key] = self._follow(name, scope, old, new)
+        return self._flows[key]
+
+    def _follow(self, name: str, scope: ast.AST, old: str, new: str) -> tuple[Verdict, int, str]:
         parents = self._parent_map(scope)
+        if id(scope) not in self._loads:
+            loads: dict[str, list[ast.Name]] = {}
+            for n in ast.walk(scope):
+                if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store):
+                    loads.setdefault(n.id, []).append(n)
+            self._loads[id(scope)] = loads
         into: list[tuple[Verdict, ast.Call]] = []
         own: list[ast.expr] = []
         other: list[ast.expr] = []
         has_new = False
-        for use in ast.walk(scope):
-            if not (isinstance(use, ast.Name) and use.id == name) or isinstance(use.ctx, ast.Store):
-                continue
+        for use in self._loads[id(scope)].get(name, []):
             parent = parents.get(id(use))
             call = parents.get(id(parent)) if parent is not None else None
             if isinstance(parent, ast.keyword) and parent.arg is None and isinstance(call, ast.Call):
