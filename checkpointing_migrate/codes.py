@@ -540,6 +540,26 @@ _CODES = (
         args=("--strict-ignores",),
     ),
     Code(
+        code="own-reader",
+        severity=Severity.HAZARD,
+        effect=None,
+        section="config",
+        summary="an old key whose consumer is the project's own code (a dict it reads back, a config it loads itself)",
+        explanation="The key is set for TrainingArguments, but the project's own code reads it too: a dict read back by the old "
+        "key (`cfg['gradient_checkpointing']`), a YAML or JSON file loaded with `yaml.safe_load`, `json.load` or "
+        "`OmegaConf.load`, or parsed into a dataclass of the project's that declares the field. Renamed, that read "
+        "raises KeyError, or `.get` gives None and checkpointing is silently off. Rename the key and its readers "
+        "together.",
+        example=(
+            "train.py",
+            (
+                "from transformers import TrainingArguments\n\ncfg = {'output_dir': 'out'}\n"
+                "cfg['gradient_checkpointing'] = True\nif cfg['gradient_checkpointing']:\n    print('on')\n"
+                "args = TrainingArguments(**cfg)\n"
+            ),
+        ),
+    ),
+    Code(
         code="file-error",
         severity=Severity.ERROR,
         effect=None,

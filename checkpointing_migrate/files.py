@@ -151,7 +151,7 @@ def decode(data: bytes, kind: str) -> tuple[str, str]:
     return data.decode(encoding), encoding
 
 
-def analyse(text: str, kind: str, options: Options, base: Path) -> list[Hit]:
+def analyse(text: str, kind: str, options: Options, base: Path, path: Path | None = None) -> list[Hit]:
     # The other handlers are imported by the first file of their kind: a pre-commit run on Python files loads none.
     if kind == "python":
         return python.analyse(text, options, base=base)
@@ -162,7 +162,7 @@ def analyse(text: str, kind: str, options: Options, base: Path) -> list[Hit]:
     if kind in ("yaml", "json"):
         from checkpointing_migrate import yaml_json
 
-        return (yaml_json.analyse_yaml if kind == "yaml" else yaml_json.analyse_json)(text, options)
+        return (yaml_json.analyse_yaml if kind == "yaml" else yaml_json.analyse_json)(text, options, path)
     if kind == "shell":
         from checkpointing_migrate import shell
 
@@ -316,7 +316,7 @@ def check_data(path: str, data: bytes, kind: str, options: Options, finder: Find
     if options.gate:
         options = replace(options, allowed=Deferred(finder, Path(path)))
     try:
-        hits = analyse(text, kind, options, Path(path).parent)
+        hits = analyse(text, kind, options, Path(path).parent, Path(path))
     except RequirementError as exc:
         return Result(path, error=FileError(path, 1, 1, f"{GATE_UNREADABLE}: {exc}"))
     except SyntaxError as exc:

@@ -152,6 +152,8 @@ class _Lexical:
         if before.endswith(("'", '"')):
             if after[:1] == before[-1] and after[1:].lstrip(" \t").startswith(":"):
                 return True  # a dict key, which may be unpacked into a constructor: `Config(**{"name": ...})`
+            if after[:1] == before[-1] and after[1:].lstrip(" \t").startswith("]"):
+                return True  # a subscript: `cfg["name"] = ...` unpacked later, `args.to_dict()["name"]`
             lookup = _LOOKUP.search(before)
             return lookup is not None and self.receiver_may_be_config(lookup.group(1).split(".")[-1])
         return (after.startswith("=") and not after.startswith("==")) or after.startswith(":")

@@ -7,24 +7,28 @@ never renamed: DeepSpeed's `activation_checkpointing` section and accelerate's `
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import yaml
 
 from checkpointing_migrate import jsonpos
+from checkpointing_migrate.dictflow import NONE, Verdict
 from checkpointing_migrate.findings import Edit
-from checkpointing_migrate.hits import ESCAPED, Hit, Options, PositionedError, info, registered, rename
+from checkpointing_migrate.hits import ESCAPED, Hit, Options, PositionedError, hazard, info, registered, rename
 
 
 class ConfigParseError(PositionedError):
     """The file is not valid YAML or JSON; `offset` is where the parser stopped."""
 
 
-def _keys_hits(keys: list[tuple[str, int, str]], options: Options, fmt: str) -> list[Hit]:
+def _keys_hits(keys: list[tuple[str, int, str]], options: Options, fmt: str, path: Path | None) -> list[Hit]:
     """Hits for one mapping's top-level keys: (key, offset of the key's raw text, raw text).
 
     A file counts as a training-arguments config only when every top-level key is a field of `TrainingArguments`, of
     a known subclass or of a TRL dataclass (measured; what `HfArgumentParser` and `TrlParser` accept). Any other key
     means the file may belong to another tool with its own `gradient_checkpointing` key (Axolotl has one), so it is
-    reported and left alone."""
+    reported and left alone, unless the project's Python shows who reads the file (`checkpointing_migrate.configreaders`):
+    the project's own loader or dataclass makes the key a hazard, a parser of training arguments proves it."""
     rules = options.rules
     names = [k for k, _, _ in keys]
     olds = [(k, start, raw) for k, start, raw in keys if k in rules.keys]
@@ -36,7 +40,10 @@ def _keys_hits(keys: list[tuple[str, int, str]], options: Options, fmt: str) -> 
         if raw.find(key) < 0:
             what = f"the key `{row.old}` is written with escapes: rename it by hand"
             hits.append(info(row, at, code="config-key", what=what, section="config", new=row.new, why=ESCAPED))
-        elif unknown:
+        elif (readers := _readers(path, key, options)).kind == "own":
+            what = f"top-level {fmt} key `{row.old}`: not rewritten, {readers.why}"
+            hits.append(hazard(row, at, code="own-reader", what=what, section="config"))
+        elif unknown and readers.kind != "args":
             what = (
                 f"not rewritten: `{unknown[0]}` is not a field of TrainingArguments or a TRL config, so this {fmt} file "
                 f"may belong to another tool with its own `{row.old}` key"
@@ -52,15 +59,26 @@ def _keys_hits(keys: list[tuple[str, int, str]], options: Options, fmt: str) -> 
                     (Edit(at, at + len(key), row.new),),
                     options,
                     code="config-key",
-                    what=f"top-level {fmt} key `{row.old}`",
+                    what=f"top-level {fmt} key `{row.old}`"
+                    + (f" (read by {readers.why})" if readers.kind == "args" else ""),
                     section="config",
+                    unsafe=readers.why if readers.kind == "unsure" else None,
                 )
             )
     return hits
 
 
-def analyse_yaml(text: str, options: Options) -> list[Hit]:
-    """Hits in a YAML file (every document); raises `ConfigParseError`."""
+def _readers(path: Path | None, key: str, options: Options) -> Verdict:
+    """Who the project's Python shows reads `key` of the file at `path` (nothing known for a Markdown fence)."""
+    if path is None:
+        return NONE
+    from checkpointing_migrate import configreaders  # only a config with an old key looks at the project's sources
+
+    return configreaders.consumer(path, key, options.rules)
+
+
+def analyse_yaml(text: str, options: Options, path: Path | None = None) -> list[Hit]:
+    """Hits in a YAML file (every document) at `path`; raises `ConfigParseError`."""
     if not any(k in text for k in options.rules.keys):
         return []
     try:
@@ -80,7 +98,7 @@ def analyse_yaml(text: str, options: Options) -> list[Hit]:
                 for k, _ in root.value
                 if isinstance(k, yaml.ScalarNode)
             ]
-            hits += _keys_hits(keys, options, "YAML")
+            hits += _keys_hits(keys, options, "YAML", path)
     return hits
 
 
@@ -97,8 +115,8 @@ def _too_deep(text: str) -> int:
     return 0
 
 
-def analyse_json(text: str, options: Options) -> list[Hit]:
-    """Hits in a JSON file; raises `ConfigParseError`."""
+def analyse_json(text: str, options: Options, path: Path | None = None) -> list[Hit]:
+    """Hits in a JSON file at `path`; raises `ConfigParseError`."""
     if not any(k in text for k in options.rules.keys):
         return []
     try:
@@ -108,4 +126,4 @@ def analyse_json(text: str, options: Options) -> list[Hit]:
     if not isinstance(root, jsonpos.JObject):
         return []
     keys = [(k.value, k.start, text[k.start : k.end]) for k, _ in root.items]
-    return _keys_hits(keys, options, "JSON")
+    return _keys_hits(keys, options, "JSON", path)

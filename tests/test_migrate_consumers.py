@@ -9,6 +9,7 @@ safe fix: renaming it changes what the project prints (shown here), and `fix --w
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -397,3 +398,164 @@ def test_method_lookups_do_not_warn_and_the_trainer_fallback_passes_the_new_keyw
         trainer = transformers.Trainer(model=Narrow(), args=args)
         with pytest.raises(TypeError, match="unexpected keyword argument 'every_n_layers'"):
             trainer.train()
+
+
+# Configs and dicts whose consumer is the project (`checkpointing_migrate.configreaders`, `dictflow`): each prints
+# what the project sees; renaming the old key changes that, so `fix --write` must leave these alone.
+READERS = {
+    "loaded.yaml": "output_dir: out\ngradient_checkpointing: true\n",
+    "settings.json": '{"output_dir": "out", "gradient_checkpointing": true}\n',
+    "own.yaml": "gradient_checkpointing: true\n",
+    # `lora_rank` is no TrainingArguments field: alone this is `foreign-config`; main.py's parser proves it.
+    "parsed.yaml": "output_dir: out\nlora_rank: 4\ngradient_checkpointing: true\n",
+    "main.py": """import json
+import warnings
+from dataclasses import dataclass
+
+import yaml
+from transformers import HfArgumentParser, TrainingArguments
+
+warnings.simplefilter("ignore")
+
+
+@dataclass
+class ScriptArguments:
+    gradient_checkpointing: bool = False
+
+
+@dataclass
+class LoraArguments:
+    lora_rank: int = 8
+
+
+with open("loaded.yaml") as stream:
+    print("yaml", yaml.safe_load(stream).get("gradient_checkpointing"))
+with open("settings.json") as stream:
+    settings = json.load(stream)
+try:
+    print("json", settings["gradient_checkpointing"])
+except KeyError as exc:
+    print("json KeyError", exc)
+try:
+    print("dataclass", HfArgumentParser(ScriptArguments).parse_yaml_file("own.yaml"))
+except ValueError as exc:
+    print("dataclass ValueError", str(exc).split(":")[0])
+if __name__ == "__train__":  # the consumers the tool sees; not run here (they would cost a torch import)
+    lora, training = HfArgumentParser((LoraArguments, TrainingArguments)).parse_yaml_file("parsed.yaml")
+cfg = {"output_dir": "out", "report_to": "none"}
+cfg["gradient_checkpointing"] = True
+print("dict", cfg.get("gradient_checkpointing"))
+if __name__ == "__train__":
+    TrainingArguments(**cfg)
+""",
+}
+
+
+def _readers_output(project: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """What `main.py` prints, run in this process (transformers is imported once, not per run)."""
+    import contextlib
+    import io
+    import runpy
+    import warnings
+
+    out = io.StringIO()
+    with monkeypatch.context() as here, warnings.catch_warnings(), contextlib.redirect_stdout(out):
+        here.chdir(project)
+        runpy.run_path("main.py", run_name="__main__")
+    return out.getvalue()
+
+
+def test_configs_and_dicts_the_project_reads_itself_keep_their_keys(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    for name, text in READERS.items():
+        (tmp_path / name).write_text(text)
+    before = _readers_output(tmp_path, monkeypatch)
+    # What a rename by spelling does: every reader sees something else (yaml None, KeyError, ValueError, dict None).
+    naive = tmp_path / "naive"
+    naive.mkdir()
+    for name, text in READERS.items():
+        (naive / name).write_text(text if name == "main.py" else text.replace("gradient_", "activation_"))
+    (naive / "main.py").write_text(
+        READERS["main.py"].replace('cfg["gradient_checkpointing"]', 'cfg["activation_checkpointing"]')
+    )
+    changed = dict(zip(before.splitlines(), _readers_output(naive, monkeypatch).splitlines(), strict=True))
+    assert all(old != new for old, new in changed.items()), changed
+    assert "dataclass ValueError Some keys are not used by the HfArgumentParser" in changed.values()
+    shutil.rmtree(naive)
+    scanned = _scan(tmp_path, capsys)
+    found = {(Path(str(f["path"])).name, f["line"], f["severity"], f["code"]) for f in scanned}
+    why = {Path(str(f["path"])).name: str(f["message"]) for f in scanned}
+    assert "main.py:22 loads this file with `yaml.safe_load`" in why["loaded.yaml"]
+    assert "main.py:24 loads this file with `json.load`" in why["settings.json"]
+    assert "`ScriptArguments` declares `gradient_checkpointing` itself" in why["own.yaml"]
+    assert "line 37 reads it back by the old key (`cfg.get('gradient_checkpointing')`)" in why["main.py"]
+    assert (
+        "(read by `HfArgumentParser((LoraArguments, TrainingArguments)).parse_yaml_file` (main.py:"
+        in why["parsed.yaml"]
+    )
+    assert found == {
+        ("loaded.yaml", 2, "hazard", "own-reader"),
+        ("settings.json", 1, "hazard", "own-reader"),
+        ("own.yaml", 1, "hazard", "own-reader"),
+        ("main.py", 36, "hazard", "own-reader"),
+        ("parsed.yaml", 3, "fix", "config-key"),
+    }
+    assert main(["fix", "--write", str(tmp_path)]) == 1
+    fixed = dict(READERS, **{"parsed.yaml": READERS["parsed.yaml"].replace("gradient_", "activation_")})
+    assert {n: (tmp_path / n).read_text() for n in READERS} == fixed
+    assert _readers_output(tmp_path, monkeypatch) == before
+
+
+def test_dicts_of_training_arguments_hold_both_keys(tmp_path: Path) -> None:
+    """What the `read` message says of `to_dict()`, `vars()`, `asdict()` and `to_json_string()` on a release with the
+    rename (the installed one)."""
+    import dataclasses
+    import json
+    import warnings
+
+    import transformers
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        args = transformers.TrainingArguments(
+            output_dir=str(tmp_path),
+            report_to="none",
+            activation_checkpointing=True,
+            activation_checkpointing_kwargs={},
+        )
+        args.activation_checkpointing = False
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        for mapping in (args.to_dict(), vars(args), dataclasses.asdict(args), json.loads(args.to_json_string())):
+            # Both keys; the old one keeps the value given at construction, not the later write of the new one.
+            assert (mapping["gradient_checkpointing"], mapping["activation_checkpointing"]) == (True, False)
+            assert mapping["gradient_checkpointing_kwargs"] == mapping["activation_checkpointing_kwargs"] == {}
+    assert not seen
+
+
+READER_CASES = {
+    "from omegaconf import OmegaConf\n\nconf = OmegaConf.load('conf.yaml')\n": "own-reader",
+    "import os\nimport yaml\n\nconf = yaml.safe_load(open(os.path.join('configs', 'conf.yaml')))\n": "own-reader",
+    "from transformers import HfArgumentParser, TrainingArguments\n\n"
+    "parser = HfArgumentParser(TrainingArguments)\n(args,) = parser.parse_yaml_file(yaml_file='conf.yaml')\n": "config-key",
+    # A mention that reads nothing (a help text), or a parser of a class from elsewhere, shows no reader.
+    "print('edit conf.yaml, then run')\n": "config-key",
+    "from transformers import HfArgumentParser\nfrom elsewhere import Args\n\n"
+    "(args,) = HfArgumentParser(Args).parse_yaml_file('conf.yaml')\n": "config-key",
+}
+
+
+@pytest.mark.parametrize("reader", list(READER_CASES), ids=range(len(READER_CASES)))
+def test_a_configs_reader_is_the_call_that_reads_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reader: str
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "conf.yaml").write_text("output_dir: out\ngradient_checkpointing: true\n")
+    (tmp_path / "run.py").write_text(reader)
+    (finding,) = [f for f in _scan(tmp_path, capsys) if str(f["path"]).endswith("conf.yaml")]
+    assert finding["code"] == READER_CASES[reader]
+    unsafe = "elsewhere" in reader  # `Args` may declare the field: the parser is no proof
+    assert finding.get("applicability") == (None if finding["code"] == "own-reader" else "unsafe" if unsafe else "safe")

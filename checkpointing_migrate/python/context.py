@@ -16,6 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from types import ModuleType
 
+from checkpointing_migrate.dictflow import Dicts
 from checkpointing_migrate.hits import Hit, Options
 from checkpointing_migrate.pylex import Source, config_subclasses
 from checkpointing_migrate.receivers import ModuleCache, Receivers
@@ -25,20 +26,26 @@ from checkpointing_migrate.table import field_name
 Check = Callable[["File", ast.AST, "At"], Iterator[Hit]]
 
 
+Claim = Callable[["File", ast.AST, "At"], "list[Hit] | None"]
+
+
 @dataclass(frozen=True)
 class Rule:
     """One check of a family, and the node types it looks at."""
 
     types: tuple[type[ast.AST], ...]
-    check: Check
+    check: Check | Claim
+    claims: bool = False
+    """A claiming rule returns `None` (not its kind of use) or the node's hits: then no later rule looks at the node."""
 
-    def __call__(self, file: File, node: ast.AST, at: At) -> Iterator[Hit]:
+    def __call__(self, file: File, node: ast.AST, at: At) -> Iterator[Hit] | list[Hit] | None:
         return self.check(file, node, at)
 
 
-def register(*types: type[ast.AST]) -> Callable[[Check], Rule]:
-    """`@register(ast.Call)`: the decorated function is a rule run on every node of these types on a candidate line."""
-    return lambda check: Rule(types, check)
+def register(*types: type[ast.AST], claims: bool = False) -> Callable[[Check | Claim], Rule]:
+    """`@register(ast.Call)`: the decorated function is a rule run on every node of these types on a candidate line
+    (`claims=True`: see `Rule.claims`)."""
+    return lambda check: Rule(types, check, claims)
 
 
 @dataclass(frozen=True)
@@ -109,6 +116,11 @@ class File:
     def receivers(self) -> Receivers:
         """The module's evidence about what names hold (built from the whole tree the first time a rule asks)."""
         return Receivers(self.context or self.tree, self.rules, self.run.modules, self.base)
+
+    @cached_property
+    def dicts(self) -> Dicts:
+        """Where the module's dicts go (`checkpointing_migrate.dictflow`), built the first time a dict key is met."""
+        return Dicts(self.receivers, self.options, self.at, self.text)
 
     @cached_property
     def config_classes(self) -> frozenset[str]:

@@ -13,6 +13,7 @@ from types import ModuleType
 from checkpointing_migrate.hits import Hit, Options
 from checkpointing_migrate.python import (
     definitions,
+    dict_flow,
     dict_keys,
     field_declarations,
     fields,
@@ -25,6 +26,7 @@ from checkpointing_migrate.python import (
 from checkpointing_migrate.python.context import At, File, Run
 
 FAMILIES: tuple[ModuleType, ...] = (
+    dict_flow,  # first: it claims the dict keys whose dict it follows
     members,
     fields,
     planned,
@@ -61,5 +63,10 @@ def _visit(file: File, node: ast.AST, chain: tuple[tuple[ast.AST, str], ...], hi
                 continue
             below = (*chain, (child, name))
             for rule in dispatch.get(type(child), ()):
-                hits.extend(rule(file, child, At(below)))
+                found = rule(file, child, At(below))
+                if rule.claims and found is None:
+                    continue
+                hits.extend(found or ())
+                if rule.claims:
+                    break  # the node is that family's use alone
             _visit(file, child, below, hits)

@@ -1,0 +1,189 @@
+"""Who reads a YAML or JSON config file: the project's Python files that name it, and what they pass it to.
+
+`consumer` looks for the file's name in the project's Python sources and follows each mention (through `open`,
+`Path`, `os.path.join`, a name, `with ... as f`) to the call that reads it: `yaml.safe_load`, `json.load` or
+`OmegaConf.load` is the project reading the keys itself; `parse_yaml_file`/`parse_json_file` asks the parser's dataclasses.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+
+from checkpointing_migrate.dictflow import NONE, Verdict, parser_of
+from checkpointing_migrate.receivers import Receivers
+from checkpointing_migrate.rules import Rules
+
+OWN_READERS = frozenset(
+    {
+        "yaml.safe_load",
+        "yaml.load",
+        "yaml.full_load",
+        "yaml.unsafe_load",
+        "yaml.safe_load_all",
+        "yaml.load_all",
+        "json.load",
+        "json.loads",
+        "omegaconf.OmegaConf.load",
+        "omegaconf.OmegaConf.create",
+    }
+)
+"""Loaders that give the project the file's keys as a plain mapping: whatever reads them is the project's code."""
+_PARSE_FILE = frozenset({"parse_yaml_file", "parse_json_file"})
+_PATH_WRAPPERS = frozenset(
+    {
+        "open",
+        "io.open",
+        "Path",
+        "pathlib.Path",
+        "os.path.join",
+        "os.path.abspath",
+        "os.path.expanduser",
+        "str",
+        "os.fspath",
+    }
+)
+_PATH_METHODS = frozenset({"read_text", "read_bytes", "read", "open", "joinpath", "resolve", "absolute"})
+_SKIP = frozenset({"node_modules", "site-packages", "__pycache__", "build", "dist", "venv"})
+
+MAX_FOLDERS = 5000
+"""Folders walked per project, at most."""
+
+_SOURCES: dict[tuple[Path, str], list[Path]] = {}
+"""The Python files of each project root that contain a config file's name, found once per process."""
+
+
+def _root(folder: Path) -> tuple[Path, bool]:
+    """The project folder: the nearest of `folder` and three parents with `.git` or `pyproject.toml`, walked whole;
+    without one, only `folder` itself (a config checked from a home folder must not walk all of it)."""
+    for candidate in [folder, *list(folder.parents)[:3]]:
+        if (candidate / ".git").exists() or (candidate / "pyproject.toml").is_file():
+            return candidate, True
+    return folder, False
+
+
+def _sources(folder: Path, name: str) -> list[Path]:
+    root, whole = _root(folder)
+    if (root, name) not in _SOURCES:
+        found: list[Path] = []
+        needle = name.encode()
+        for count, (here, dirs, files) in enumerate(os.walk(root)):
+            dirs[:] = [d for d in dirs if whole and not d.startswith(".") and d not in _SKIP]
+            for file in files:
+                path = Path(here, file)
+                try:
+                    if file.endswith(".py") and needle in path.read_bytes():
+                        found.append(path)
+                except OSError:
+                    continue
+            if count > MAX_FOLDERS:
+                break
+        _SOURCES[root, name] = found
+    return _SOURCES[root, name]
+
+
+def consumer(config: Path, old: str, rules: Rules) -> Verdict:
+    """What the project's Python shows reads the top-level key `old` of `config`: `own` (the project's code, `why`
+    names where), `unsure`, `args` (an HfArgumentParser of training arguments) or `none` (no file names it)."""
+    verdicts: list[Verdict] = []
+    for source in _sources(config.resolve().parent, config.name):
+        try:
+            tree = ast.parse(source.read_bytes())
+            verdicts += _Mentions(tree, rules, source, config.name, old).verdicts()
+        except (OSError, SyntaxError, ValueError, RecursionError):
+            continue  # a file that cannot be read or parsed shows nothing; it is reported when it is checked itself
+    for kind in ("own", "unsure", "args"):
+        found = next((v for v in verdicts if v.kind == kind), None)
+        if found is not None:
+            return found
+    return NONE
+
+
+class _Mentions:
+    """The mentions of a config file's name in one module, followed to the calls that read the file."""
+
+    def __init__(self, tree: ast.Module, rules: Rules, path: Path, name: str, old: str) -> None:
+        self.tree, self.path, self.name, self.old = tree, path, name, old
+        self.receivers = Receivers(tree, rules, path.parent)
+        self.parents = {id(c): p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
+
+    def verdicts(self) -> list[Verdict]:
+        found = []
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                text = node.value.replace("\\", "/")
+                if text == self.name or text.endswith("/" + self.name):
+                    found += [v for v in self._follow(node, 0) if v.kind != "none"]
+        return found
+
+    def _follow(self, expr: ast.AST, depth: int) -> list[Verdict]:
+        """Climb from `expr` (something holding the file's path, handle or text) to the call that reads it."""
+        parent = self.parents.get(id(expr))
+        if depth > 6 or parent is None:
+            return []
+        if isinstance(parent, (ast.BinOp, ast.JoinedStr, ast.FormattedValue)):
+            return self._follow(parent, depth + 1)
+        if isinstance(parent, ast.Attribute) and parent.attr in _PATH_METHODS:
+            call = self.parents.get(id(parent))
+            return self._follow(call, depth + 1) if isinstance(call, ast.Call) else []
+        if isinstance(parent, ast.keyword):
+            parent = self.parents.get(id(parent))
+        if isinstance(parent, ast.Assign) and parent.value is expr and len(parent.targets) == 1:
+            return self._uses(parent.targets[0], depth)
+        if isinstance(parent, ast.withitem) and parent.context_expr is expr and parent.optional_vars is not None:
+            return self._uses(parent.optional_vars, depth)
+        if not isinstance(parent, ast.Call) or expr is parent.func:
+            return []
+        callee = self.receivers.qualified(parent.func) or ast.unparse(parent.func)
+        where = f"{self.path.name}:{parent.lineno}"
+        if callee in _PATH_WRAPPERS:
+            return self._follow(parent, depth + 1)
+        if callee in OWN_READERS:
+            why = (
+                f"{where} loads this file with `{callee}` and the project's code reads its keys itself: renamed, a read "
+                f"of `{self.old}` raises KeyError (or `.get` gives None: checkpointing silently off); rename the key "
+                f"and its reads together"
+            )
+            return [Verdict("own", why, parent.lineno)]
+        method = parent.func.attr if isinstance(parent.func, ast.Attribute) else None
+        if method in _PARSE_FILE:
+            scopes = [n for n in self._ancestors(parent) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            verdict = parser_of(parent, [*scopes, self.tree], self.receivers, self.old)
+            if verdict.kind == "own":
+                why = (
+                    f"{where} parses this file with `{ast.unparse(parent.func)}` into the project's own dataclass: "
+                    f"{verdict.why}, so the key is its field, not TrainingArguments'; renamed, the parser raises "
+                    f"ValueError (`Some keys are not used by the HfArgumentParser`, measured)"
+                )
+                return [Verdict("own", why, verdict.line)]
+            if verdict.kind == "args":
+                return [Verdict("args", f"`{ast.unparse(parent.func)}` ({where})", parent.lineno)]
+            if verdict.kind == "unsure":
+                return [Verdict("unsure", f"{where} parses it with `{ast.unparse(parent.func)}`, but {verdict.why}")]
+        return []
+
+    def _uses(self, target: ast.AST, depth: int) -> list[Verdict]:
+        """Follow the loads of the name `target` binds, up to its next binding (`with ... as stream` twice in a
+        module are two streams)."""
+        if not isinstance(target, ast.Name):
+            return []
+        stores = sorted(
+            n.lineno
+            for n in ast.walk(self.tree)
+            if isinstance(n, ast.Name) and n.id == target.id and not isinstance(n.ctx, ast.Load)
+        )
+        until = next((line for line in stores if line > target.lineno), None)
+        return [
+            v
+            for n in ast.walk(self.tree)
+            if isinstance(n, ast.Name) and n.id == target.id and isinstance(n.ctx, ast.Load)
+            if n.lineno >= target.lineno and (until is None or n.lineno < until)
+            for v in self._follow(n, depth + 1)
+        ]
+
+    def _ancestors(self, node: ast.AST) -> list[ast.AST]:
+        found = []
+        while (node := self.parents.get(id(node))) is not None:  # type: ignore[assignment]
+            found.append(node)
+        return found

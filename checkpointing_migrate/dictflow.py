@@ -1,0 +1,396 @@
+"""Dicts that carry a renamed training-arguments field: the key is renamed only where the dict's consumer is proven.
+
+`cfg["gradient_checkpointing"] = True`, `cfg = {...}`/`dict(...)` and `parser.parse_dict({...})` are a safe fix only when
+the dict goes, in its scope, to `TrainingArguments(**cfg)` or a parser of it (the receivers' evidence) and nowhere else;
+reading the old key back makes it a hazard. Keys of `args.to_dict()`, `vars(args)`, `asdict(args)` are reads (`info`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from checkpointing_migrate.findings import Edit
+from checkpointing_migrate.hits import Hit, Options, hazard, info, rename
+from checkpointing_migrate.receivers import HF_ROOTS, Kind, Receivers
+from checkpointing_migrate.rules import Rules
+from checkpointing_migrate.table import Rename
+
+_LOADERS = frozenset({"to_dict", "to_sanitized_dict"})
+"""Methods of training arguments that return their fields as a dict (measured: both names are keys on ≥ 5.23)."""
+_AS_DICT = frozenset({"vars", "asdict", "dataclasses.asdict"})
+_READS = frozenset({"get", "pop"})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Who consumes a dict or config: `args` (proven training arguments; `why` names the consumer), `unsure` (maybe:
+    `why`), `own` (the project's own code reads the old key: `why`, at `line`), `both` (the new key is set too),
+    `escape` (it leaves the scope, where the tool does not follow: `why`) or `none` (nothing consumes it as arguments)."""
+
+    kind: str
+    why: str = ""
+    line: int = 0
+
+
+NONE = Verdict("none")
+
+
+def parser_verdict(call: ast.Call, receivers: Receivers, old: str) -> Verdict:
+    """What `HfArgumentParser(...)` / `TrlParser(...)` built by `call` fills from the old key `old`: `args` when every
+    dataclass it is given is training arguments or a class of this file that does not declare `old`; `own` when a
+    project dataclass declares `old` (followed into the project's modules); else `unsure`, or `none` for another call."""
+    name = receivers.qualified(call.func) or ""
+    if name.split(".")[0] not in HF_ROOTS or name.rpartition(".")[2] not in receivers.rules.parsers or not call.args:
+        return NONE
+    first = call.args[0]
+    types = first.elts if isinstance(first, (ast.Tuple, ast.List)) else [first]
+    verdict = Verdict("args")
+    for node in types:
+        kind = receivers.class_kind(node)
+        text = ast.unparse(node)
+        local = receivers.classes.get(node.id) if isinstance(node, ast.Name) else None
+        if kind.kind == "args":
+            continue
+        if kind.kind in ("mixin", "args-unsure"):
+            return Verdict("unsure", kind.why, kind.line)
+        # A class of another project module is followed by `class_kind`: "defines `old` itself" is its evidence.
+        if (local is not None and _declares(local, old)) or (kind.kind == "foreign" and f"`{old}`" in kind.why):
+            return Verdict("own", f"`{text}` declares `{old}` itself", kind.line)
+        if local is not None:
+            continue  # a dataclass of this file without the field
+        if verdict.kind == "args":
+            verdict = Verdict("unsure", f"`{text}` is not in this file: it may declare `{old}` itself", call.lineno)
+    return verdict
+
+
+def parser_of(call: ast.Call, scopes: list[ast.AST], receivers: Receivers, old: str) -> Verdict:
+    """The verdict of the parser whose method `call` calls (`parser.parse_dict(...)`): built right there, or a name
+    bound once, in the innermost of `scopes` that binds it, to `HfArgumentParser(...)` (see `parser_verdict`)."""
+    owner = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if isinstance(owner, ast.Call):
+        return parser_verdict(owner, receivers, old)
+    if isinstance(owner, ast.Name):
+        for scope in scopes:
+            built = [
+                n.value
+                for n in ast.walk(scope)
+                if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == owner.id for t in n.targets)
+            ]
+            if len(built) == 1 and isinstance(built[0], ast.Call):
+                return parser_verdict(built[0], receivers, old)
+            if built:
+                return NONE
+    return NONE
+
+
+def relevant(node: ast.AST, rules: Rules) -> bool:
+    """Cheap first look: could `node` be one of this family's uses (a key or keyword spelling an old field)?"""
+    if isinstance(node, ast.Subscript):
+        return _key(node.slice) in rules.fields
+    if isinstance(node, ast.Dict):
+        return any(_key(k) in rules.fields for k in node.keys)
+    return isinstance(node, ast.keyword) and node.arg in rules.fields
+
+
+def _declares(node: ast.ClassDef, field: str) -> bool:
+    return any(
+        isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id == field for s in node.body
+    )
+
+
+def _key(node: ast.expr | None) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+class Dicts:
+    """The dict rules of one module: what each name's dict flows into, computed per scope when first asked."""
+
+    def __init__(self, receivers: Receivers, options: Options, at: Callable[[int, int], int], text: str) -> None:
+        self.receivers, self.options, self.rules = receivers, options, options.rules
+        self.at, self.text = at, text
+        self._parents: dict[int, dict[int, ast.AST]] = {}
+        self._loads: dict[int, dict[str, list[ast.Name]]] = {}
+        """Per scope, the loads of each name: one walk of a scope, however many keys its dicts set."""
+        self._flows: dict[tuple[int, str, str], tuple[Verdict, int, str]] = {}
+
+    def check(
+        self, node: ast.AST, parents: list[ast.AST], scopes: list[ast.AST], is_args: Callable[[ast.expr], str | None]
+    ) -> list[Hit] | None:
+        """The hits for `node` (whose ancestors, nearest last, are `parents`), or `None` when it is not a dict use of
+        this family (the other rules then look at it as before)."""
+        parent = parents[-1] if parents else None
+        grand = parents[-2] if len(parents) > 1 else None
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            return self._read(node, scopes, is_args)
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name):
+            return self._stored(node.value.id, node.slice, scopes)
+        if isinstance(node, ast.Dict):
+            name = _bound_name(node, parent)
+            if name is not None:
+                return self._literal(node, name, scopes)
+            if isinstance(parent, ast.Call) and node in parent.args and _method(parent) == "parse_dict":
+                return self._parsed(node, parent, scopes)
+            return None
+        if isinstance(node, ast.keyword) and isinstance(parent, ast.Call) and _is_dict_call(parent, self.receivers):
+            name = _bound_name(parent, grand)
+            if name is None:
+                return None
+            beside = {k.arg for k in parent.keywords}
+            return self._keys([(node, node.arg or "")], name, scopes, f"`{name} = dict(...)`", beside, keyword=True)
+        return None
+
+    # --- stores: a key of a dict that may reach TrainingArguments ------------------------------------------------------
+
+    def _literal(self, node: ast.Dict, name: str, scopes: list[ast.AST]) -> list[Hit] | None:
+        keys = [(k, v) for k in node.keys if k is not None and (v := _key(k)) in self.rules.fields]
+        return self._keys(keys, name, scopes, f"`{name} = {{...}}`", {_key(k) for k in node.keys})
+
+    def _stored(self, name: str, key: ast.expr, scopes: list[ast.AST]) -> list[Hit] | None:
+        return self._keys([(key, _key(key) or "")], name, scopes, f"`{name}[...] = ...`", set())
+
+    def _keys(
+        self,
+        keys: list[tuple[ast.AST, str]],
+        name: str,
+        scopes: list[ast.AST],
+        form: str,
+        beside: set[str | None],
+        *,
+        keyword: bool = False,
+    ) -> list[Hit] | None:
+        """The hits for old keys set in the dict `name` (`beside`: the other keys set in the same construct); `None`
+        when the dict is not shown to reach training arguments (it is the project's own, as before)."""
+        hits: list[Hit] = []
+        for node, old in keys:
+            row = self.rules.fields[old]
+            verdict, line, consumer = self._flow(name, scopes[0], old, row.new)
+            if verdict.kind == "none":
+                return None
+            start = self.at(node.lineno, node.col_offset) + (0 if keyword else 1)  # type: ignore[attr-defined]
+            if verdict.kind == "escape":
+                what = (
+                    f"sets `{old}` in {form}, and {verdict.why}, which the tool does not follow: rename it by hand if it "
+                    f"reaches TrainingArguments (with `**`) and nothing else reads the old key"
+                )
+                hits.append(info(row, start, code="unknown-callee", what=what, section="config"))
+                continue
+            if row.new in beside:
+                verdict = Verdict("both")
+            what = f"sets `{old}` in {form}, which line {line} passes to `{consumer}`"
+            hits.append(self._verdict(row, start, verdict, what, keyword))
+        return hits
+
+    def _verdict(self, row: Rename, start: int, verdict: Verdict, what: str, keyword: bool) -> Hit:
+        if verdict.kind == "own":
+            return hazard(row, start, code="own-reader", what=f"{what}: not rewritten, {verdict.why}", section="config")
+        if verdict.kind == "both":
+            what = f"{what} with `{row.new}` set too: the new one wins and the old value is dropped without a word; remove one"
+            return hazard(row, start, code="both-names", what=what, section="pitfalls")
+        spelled = self.text[start - 1 : start + len(row.old) + 1]
+        if not keyword and (spelled[0] not in "'\"" or spelled[1:-1] != row.old or spelled[-1] != spelled[0]):
+            what = f"{what}, as a key spelled with escapes or prefixes: rename it by hand"
+            return info(row, start, code="dict-key", what=what, section="config", new=row.new)
+        edit = (Edit(start, start + len(row.old), row.new),)
+        unsafe = verdict.why if verdict.kind == "unsure" else None
+        return rename(row, start, edit, self.options, code="dict-key", what=what, section="config", unsafe=unsafe)
+
+    def _parsed(self, node: ast.Dict, call: ast.Call, scopes: list[ast.AST]) -> list[Hit]:
+        """`parser.parse_dict({...})`: the parser's dataclasses decide (`parser_verdict`)."""
+        hits = []
+        beside = {_key(k) for k in node.keys}
+        for key in node.keys:
+            old = _key(key)
+            if key is None or old not in self.rules.fields:
+                continue
+            row = self.rules.fields[old]
+            verdict = self._parser_of(call, scopes, old)
+            if verdict.kind == "none":
+                why = f"`{ast.unparse(call.func)}` is not shown to be an HfArgumentParser built from TrainingArguments"
+                verdict = Verdict("unsure", why)
+            if row.new in beside:
+                verdict = Verdict("both")
+            start = self.at(key.lineno, key.col_offset) + 1
+            hits.append(self._verdict(row, start, verdict, f"passes `{old}` to `{ast.unparse(call.func)}`", False))
+        return hits
+
+    def _parser_of(self, call: ast.Call, scopes: list[ast.AST], old: str) -> Verdict:
+        return parser_of(call, scopes, self.receivers, old)
+
+    # --- where a dict name goes ---------------------------------------------------------------------------------------
+
+    def _parent_map(self, scope: ast.AST) -> dict[int, ast.AST]:
+        if id(scope) not in self._parents:
+            self._parents[id(scope)] = {id(c): p for p in ast.walk(scope) for c in ast.iter_child_nodes(p)}
+        return self._parents[id(scope)]
+
+    def _flow(self, name: str, scope: ast.AST, old: str, new: str) -> tuple[Verdict, int, str]:
+        """What the dict named `name` in `scope` flows into, for the key `old`: (verdict, line of the consumer, the
+        consumer as written)."""
+        key = (id(scope), name, old)
+        if key not in self._flows:
+            self._flows[key] = self._follow(name, scope, old, new)
+        return self._flows[key]
+
+    def _follow(self, name: str, scope: ast.AST, old: str, new: str) -> tuple[Verdict, int, str]:
+        parents = self._parent_map(scope)
+        if id(scope) not in self._loads:
+            loads: dict[str, list[ast.Name]] = {}
+            for n in ast.walk(scope):
+                if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store):
+                    loads.setdefault(n.id, []).append(n)
+            self._loads[id(scope)] = loads
+        into: list[tuple[Verdict, ast.Call]] = []
+        own: list[ast.expr] = []
+        other: list[ast.expr] = []
+        has_new = False
+        for use in self._loads[id(scope)].get(name, []):
+            parent = parents.get(id(use))
+            call = parents.get(id(parent)) if parent is not None else None
+            if isinstance(parent, ast.keyword) and parent.arg is None and isinstance(call, ast.Call):
+                into.append((self._callee(call), call))
+            elif isinstance(parent, ast.Call) and use in parent.args and _method(parent) == "parse_dict":
+                into.append((self._parser_of(parent, [scope, self.receivers.module], old), parent))
+            elif isinstance(parent, ast.Subscript) and parent.value is use:
+                key = _key(parent.slice)
+                if key == new and isinstance(parent.ctx, ast.Store):
+                    has_new = True
+                elif key == old and not isinstance(parent.ctx, ast.Store):
+                    own.append(parent)
+            elif isinstance(parent, ast.Attribute) and parent.value is use:
+                if parent.attr in _READS and isinstance(call, ast.Call) and call.args and _key(call.args[0]) == old:
+                    own.append(call)
+                elif parent.attr not in ("update", "setdefault", "__setitem__"):
+                    other.append(parent)
+            elif isinstance(parent, ast.Compare) and _key(parent.left) == old:
+                own.append(parent)
+            else:
+                other.append(use)
+        sure = [(v, c) for v, c in into if v.kind != "none"]
+        if not sure:
+            return self._escape(name, other, parents), 0, ""
+        verdict, consumer = sure[0]
+        line, text = consumer.lineno, ast.unparse(consumer.func)
+        if own:
+            read = own[0]
+            why = (
+                f"line {read.lineno} reads it back by the old key (`{ast.unparse(read)}`): renamed here, that read "
+                f"raises KeyError (`.get` gives None: checkpointing silently off); rename the reads with it"
+            )
+            return Verdict("own", why, read.lineno), line, text
+        if has_new:
+            return Verdict("both"), line, text
+        if verdict.kind == "args" and len(sure) < len(into):
+            other_call = next(c for v, c in into if v.kind == "none")
+            why = f"`{name}` is also unpacked into `{ast.unparse(other_call.func)}` (line {other_call.lineno}), which is not TrainingArguments"
+            return Verdict("unsure", why), line, text
+        if verdict.kind == "args" and other:
+            use = other[0]
+            shown = parents.get(id(use)) if isinstance(use, ast.Name) else use
+            shown = shown if isinstance(shown, ast.expr) else use
+            why = f"`{name}` is also used on line {use.lineno} (`{ast.unparse(shown)}`), which may read the old key"
+            return Verdict("unsure", why), line, text
+        return verdict, line, text
+
+    def _escape(self, name: str, uses: list[ast.expr], parents: dict[int, ast.AST]) -> Verdict:
+        """`none`, or `escape` when the dict leaves the scope (returned, passed to a call the tool does not follow):
+        it may reach TrainingArguments there, which the tool cannot tell."""
+        for use in uses:
+            parent = use if not isinstance(use, ast.Name) else parents.get(id(use))
+            if isinstance(parent, (ast.Return, ast.Yield)):
+                return Verdict("escape", f"`{name}` is returned on line {use.lineno}", use.lineno)
+            call = parents.get(id(parent)) if isinstance(parent, ast.keyword) else parent
+            if isinstance(call, ast.Call) and _method(call) not in ("get", "pop", "items", "keys", "values"):
+                passed = f"`{name}` is passed to `{ast.unparse(call.func)}` on line {call.lineno}"
+                return Verdict("escape", passed, call.lineno)
+        return NONE
+
+    def _callee(self, call: ast.Call) -> Verdict:
+        """`X(**cfg)`: training arguments by the receivers' evidence (`args`), maybe (`unsure`), or not (`none`)."""
+        kind: Kind = self.receivers.class_kind(call.func)
+        text = ast.unparse(call.func)
+        if kind.kind == "args":
+            return Verdict("args", text)
+        if kind.kind in ("args-unsure", "mixin"):
+            return Verdict("unsure", kind.why)
+        if text.rpartition(".")[2] in self.rules.config_classes and kind.kind != "foreign":
+            return Verdict("unsure", f"`{text}` is not imported from transformers or trl in this file")
+        return NONE
+
+    # --- reads of the field through a dict of the arguments -----------------------------------------------------------
+
+    def _read(
+        self, node: ast.Subscript, scopes: list[ast.AST], is_args: Callable[[ast.expr], str | None]
+    ) -> list[Hit] | None:
+        """`args.to_dict()["old"]`, `vars(args)["old"]`, `asdict(args)["old"]`, `json.loads(args.to_json_string())[
+        "old"]` on training arguments, or on a name bound once in its scope to one of those: a read."""
+        old = _key(node.slice) or ""
+        call = node.value
+        if isinstance(call, ast.Name):
+            call = _sole_binding(call.id, scopes)
+        if not isinstance(call, ast.Call):
+            return None
+        func = call.func
+        qualified = self.receivers.qualified(func) or ast.unparse(func)
+        if qualified == "json.loads" and len(call.args) == 1 and isinstance(call.args[0], ast.Call):
+            inner = call.args[0]
+            if not (_method(inner) == "to_json_string" and not inner.args):
+                return None
+            receiver = inner.func.value  # type: ignore[attr-defined]
+        elif isinstance(func, ast.Attribute) and func.attr in _LOADERS and not call.args:
+            receiver = func.value
+        elif qualified in _AS_DICT and len(call.args) == 1:
+            receiver = call.args[0]
+        else:
+            return None
+        sure = is_args(receiver)
+        if sure is None:
+            return None
+        row = self.rules.fields[old]
+        maybe = "" if sure == "sure" else f" (if `{ast.unparse(receiver)}` is TrainingArguments)"
+        start = self.at(node.slice.lineno, node.slice.col_offset) + 1
+        what = (
+            f"reads the key `{old}` of `{ast.unparse(call)}`{maybe}: since transformers {row.since} the dict holds both "
+            f"`{old}` and `{row.new}` (measured), the old one with the value given at construction (a later write of "
+            f"`{row.new}` is not in it); a KeyError once the old field goes in {row.removal}; read `{row.new}`"
+        )
+        return [info(row, start, code="read", what=what, section="pitfalls", new=row.new)]
+
+
+def _sole_binding(name: str, scopes: list[ast.AST]) -> ast.expr | None:
+    """The value of `name = value` when that is the only binding of `name` in the innermost scope that binds it."""
+    for scope in scopes:
+        bound = [
+            n
+            for n in ast.walk(scope)
+            if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del))
+        ]
+        if not bound:
+            continue
+        values = [
+            n.value
+            for n in ast.walk(scope)
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and n.targets[0] in bound
+        ]
+        return values[0] if len(bound) == 1 and len(values) == 1 else None
+    return None
+
+
+def _method(call: ast.Call) -> str | None:
+    return call.func.attr if isinstance(call.func, ast.Attribute) else None
+
+
+def _bound_name(value: ast.AST, parent: ast.AST | None) -> str | None:
+    """`name` when `value` is the whole right-hand side of `name = value` (one plain name)."""
+    if isinstance(parent, ast.Assign) and parent.value is value and len(parent.targets) == 1:
+        target = parent.targets[0]
+        return target.id if isinstance(target, ast.Name) else None
+    if isinstance(parent, ast.AnnAssign) and parent.value is value and isinstance(parent.target, ast.Name):
+        return parent.target.id
+    return None
+
+
+def _is_dict_call(call: ast.Call, receivers: Receivers) -> bool:
+    """`dict(...)`, the builtin (not a name the module binds)."""
+    return isinstance(call.func, ast.Name) and call.func.id == "dict" and "dict" not in receivers.classes
