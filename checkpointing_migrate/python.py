@@ -431,6 +431,16 @@ class _Walk:
                 )
                 self.hits.append(dataclasses.replace(hit, via=node.attr))
             return
+        given = {k.arg for k in call.keywords}
+        if both := [k for k in kwargs if old_kwargs[k.arg or ""].new in given]:
+            krow = old_kwargs[both[0].arg or ""]  # renamed, the keyword would be given twice: a SyntaxError
+            what = f"passes both `{krow.old}=` and `{krow.new}=` to `{row.old}()`: it raises TypeError (the old one is passed on under the new name, which is then given twice); remove one"
+            self.hits.append(
+                hazard(
+                    krow, self._at(both[0].lineno, both[0].col_offset), code="both-names", what=what, section="pitfalls"
+                )
+            )
+            return
         edits = [self._edit(start, row.old, row.new)]
         for k in kwargs:
             krow = old_kwargs[k.arg or ""]
@@ -522,6 +532,11 @@ class _Walk:
         if callee in rules.member_kwargs and arg in rules.member_kwargs[callee]:
             if callee in rules.members:
                 return  # renamed together with the method call
+            if any(k.arg == rules.member_kwargs[callee][arg].new for k in parent.keywords):
+                row = rules.member_kwargs[callee][arg]  # renamed, the keyword would be given twice: a SyntaxError
+                what = f"passes both `{row.old}=` and `{row.new}=` to `{callee}()`, which takes only the new one: it raises TypeError; remove `{row.old}=`"
+                self.hits.append(hazard(row, start, code="both-names", what=what, section="pitfalls"))
+                return
             row, what, section = (
                 rules.member_kwargs[callee][arg],
                 f"passes `{arg}=` to `{callee}()`, which takes only the new keyword",
@@ -581,7 +596,15 @@ class _Walk:
                 self.hits.append(planned_hit(rules.planned[arg], start, arg))
             return
         if any(k.arg == row.new for k in parent.keywords):
-            what = f"passes both `{row.old}=` and `{row.new}=` to `{callee}`: the new one wins and the old value is dropped without a word; remove one"
+            # Measured (`code_effects.FORMS["both-names", …]`): the constructor keeps the new value, `set_training` the
+            # old one (and warns), the old method gets the keyword twice.
+            if row.kind != "argument":
+                outcome = "the new one wins and the old value is dropped without a word"
+            elif row.owner.endswith(".set_training"):
+                outcome = "it keeps the old value (and warns) and drops the new one"
+            else:
+                outcome = "it raises TypeError (the old one is passed on under the new name, which is then given twice)"
+            what = f"passes both `{row.old}=` and `{row.new}=` to `{callee}`: {outcome}; remove one"
             hit = hazard(row, start, code="both-names", what=what, section="pitfalls")
         elif any(k.arg is None for k in parent.keywords):
             what = f"passes `{row.old}=` to `{callee}` next to `**` unpacking, which may set `{row.new}` too (then the new one wins, or the rename makes it a duplicate keyword)"
@@ -781,7 +804,13 @@ class _Walk:
             self._class_patch(rules.members[name.value], start, f"{ast.unparse(call.args[0])}.{name.value}")
         elif name.value in rules.members:
             row = rules.members[name.value]
-            if row.kind == "property" or _callee(call) == "setattr":
+            if _callee(call) == "setattr":  # measured: the property has no setter, and a method is replaced
+                effect = (
+                    "on a transformers model this raises AttributeError: the property has no setter"
+                    if row.kind == "property"
+                    else "this assigns a method under the old name, an instance override: `explain instance-override`"
+                )
+            elif row.kind == "property":
                 effect = "on a transformers model this warns like a direct use"
             else:  # measured: looking a method up does not warn, only calling it does
                 effect = f"this does not warn, only a call does; it fails once `{row.old}` is removed in {row.removal}"
