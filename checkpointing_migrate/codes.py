@@ -162,9 +162,17 @@ _CODES = (
             ),
         ),
         forms=(("set_training", "warns"), ("gradient_checkpointing_enable", "raises")),
+        # Measured (`generator.measure.code_effects`): the constructor, a command line and a config keep the new
+        # value; `set_training` the old one; an old method given both gets the keyword twice.
         messages={
             "": "{who} both `{old}` and `{new}`{to}: the new one wins and the old value is dropped without a word; "
-            "remove one"
+            "remove one",
+            "set_training": "{who} both `{old}` and `{new}`{to}: it keeps the old value (and warns) and drops the new "
+            "one; remove one",
+            "raises": "{who} both `{old}` and `{new}`{to}: it raises TypeError (the old one is passed on under the new "
+            "name, which is then given twice); remove one",
+            "new-only": "{who} both `{old}` and `{new}`{to}, which takes only the new one: it raises TypeError; remove "
+            "`{old}`",
         },
     ),
     Code(

@@ -33,7 +33,12 @@ def _committed(name: str) -> str:
 
 def test_each_committed_file_loads_into_dataclasses_that_hold_all_of_it() -> None:
     """Serialised back (the `about` note aside), the loaded dataclasses give the committed bytes."""
-    for name, loaded in ((data.MATRIX_FILE, data.load_matrix()), (data.DOWNSTREAM_FILE, data.load_downstream())):
+    for name, loaded in (
+        (data.MATRIX_FILE, data.load_matrix()),
+        (data.DOWNSTREAM_FILE, data.load_downstream()),
+        (data.SAVED_FILE, data.load_saved()),
+        (data.WORDING_FILE, data.load_wording()),
+    ):
         about = json.loads(_committed(name))["about"]
         assert dump({"about": about, **dataclasses.asdict(loaded)}) == _committed(name), name
     assert dump(dataclasses.asdict(adoption_data.load_adoption())) == _committed("adoption.json")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from generator.measure.data import load_wording
 from generator.paths import ROOT
 
 SPEC = importlib.util.spec_from_file_location("factcheck", ROOT / "benchmarks" / "factcheck.py")
@@ -46,3 +47,19 @@ def test_a_wrong_count_on_the_adoption_page_is_reported(tmp_path: Path, monkeypa
     monkeypatch.setattr(factcheck, "PAGES", tmp_path)
     wrong = [c for c in factcheck.adoption_counts(None) if c.verdict.startswith("WRONG")]
     assert [c.claim.split(":")[0] for c in wrong] == ["trl"], wrong
+
+
+def test_a_wrong_line_of_a_reworded_text_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The errors page's release-by-release wordings are checked against the wheel's line, not against our data."""
+    shutil.copytree(factcheck.PAGES, tmp_path, dirs_exist_ok=True)
+    page = tmp_path / "errors.md"
+    text = page.read_text(encoding="utf-8")
+    raised = next(w for w in load_wording().texts if w.raised and w.changed and "support" in w.versions[0].text)
+    said = raised.versions[-1]  # the newest release's wording
+    site = f"{said.sites[0].path}:{said.sites[0].line}"
+    assert f"<code>{site}</code>" in text
+    moved = f"{said.sites[0].path}:{said.sites[0].line - 100}"
+    page.write_text(text.replace(f"<code>{site}</code>", f"<code>{moved}</code>"), encoding="utf-8")
+    monkeypatch.setattr(factcheck, "PAGES", tmp_path)
+    wrong = [c.claim for c in factcheck.reworded_texts() if c.verdict.startswith("WRONG")]
+    assert len(wrong) == 1 and wrong[0].startswith(f"{said.release} {moved} says"), wrong

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 from markdown.extensions.toc import slugify
+from packaging.requirements import Requirement
+from packaging.version import Version
 from sitekit import IN_CI
 
 from checkpointing_migrate import findings, rules
@@ -228,3 +230,21 @@ def test_the_page_leads_with_what_breaks_in_v6() -> None:
     assert axolotl.allows_since is False and axolotl.allows_removal is False
     peft = next(lib for lib in view["libraries"] if lib.key == "peft")
     assert peft.allows_removal is True and peft.breaking
+
+
+def test_every_library_of_the_naming_comparison_is_scanned_or_says_why_not() -> None:
+    """Scanned: those whose declared requirements admit a release with the new names (megatron-core, NeMo, torchtitan
+    and DeepSpeed behind an extra); each other one names its requirement, which admits none, or has none."""
+    table, data = load(paths.TABLE_PATH), load_adoption()
+    scanned = {lib.library for lib in data.libraries} & set(table.libraries)
+    skipped = {n.library for n in data.not_scanned}
+    ecosystem = {pypi for pypi, _, _ in adoption.ECOSYSTEM}
+    assert scanned == set(adoption.LIBRARIES) | (ecosystem & set(table.libraries)) and not scanned & skipped
+    assert scanned | skipped == set(table.libraries) - {"transformers"}
+    since = min(Version(r.since) for r in table.renames if r.library == "transformers" and r.since)
+    with_new = [r.version for r in table.releases_of("transformers") if Version(r.version) >= since]
+    for n in data.not_scanned:
+        admitted = [v for r in n.requires_transformers for v in with_new if Requirement(r).specifier.contains(v)]
+        assert not admitted, f"{n.library} {n.release} admits {admitted}: scan it"
+    megatron = next(lib for lib in data.libraries if lib.library == "megatron-core")
+    assert any(s.file.endswith("models/huggingface/fastconformer_model.py") for s in megatron.sites)

@@ -36,6 +36,10 @@ def keyword(file: File, node: ast.keyword, at: At) -> Iterator[Hit]:
         if callee in rules.members:
             return  # renamed together with the method call
         row = rules.member_kwargs[callee][arg]
+        if any(k.arg == row.new for k in parent.keywords):  # renamed, the keyword would be given twice
+            names = {"who": "passes", "old": f"{row.old}=", "new": f"{row.new}=", "to": f" to `{callee}()`"}
+            yield registered(row, start, code="both-names", form="new-only", **names)
+            return
         what = f"passes `{arg}=` to `{callee}()`, which takes only the new keyword"
         if isinstance(parent.func, ast.Attribute):
             yield model_member(
@@ -109,7 +113,8 @@ def _verdict(
     """The rename of a keyword its callee owns, unless the call also sets the new name or unpacks `**`."""
     if any(k.arg == row.new for k in call.keywords):
         names = {"who": "passes", "old": f"{row.old}=", "new": f"{row.new}=", "to": f" to `{callee}`"}
-        hit = registered(row, start, code="both-names", **names)
+        form = "" if row.kind != "argument" else "set_training" if row.owner.endswith(".set_training") else "raises"
+        hit = registered(row, start, code="both-names", form=form, **names)
     elif any(k.arg is None for k in call.keywords):
         what = f"passes `{row.old}=` to `{callee}` next to `**` unpacking, which may set `{row.new}` too (then the new one wins, or the rename makes it a duplicate keyword)"
         hit = hazard(row, start, code="kwargs-unpacked", what=what, section="config")

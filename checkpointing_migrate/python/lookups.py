@@ -32,7 +32,13 @@ def string_lookup(file: File, call: ast.Call, at: At) -> Iterator[Hit]:
         yield class_patch(rules.members[name.value], start, f"{ast.unparse(call.args[0])}.{name.value}")
     elif name.value in rules.members:
         row = rules.members[name.value]
-        if row.kind == "property" or function == "setattr":
+        if function == "setattr":  # measured: the property has no setter, and a method is replaced
+            effect = (
+                "on a transformers model this raises AttributeError: the property has no setter"
+                if row.kind == "property"
+                else "this assigns a method under the old name, an instance override: `explain instance-override`"
+            )
+        elif row.kind == "property":
             effect = "on a transformers model this warns like a direct use"
         else:  # measured: looking a method up does not warn, only calling it does
             effect = f"this does not warn, only a call does; it fails once `{row.old}` is removed in {row.removal}"

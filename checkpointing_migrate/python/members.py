@@ -11,7 +11,7 @@ import ast
 import dataclasses
 from collections.abc import Iterator
 
-from checkpointing_migrate.hits import Hit, hazard, rename
+from checkpointing_migrate.hits import Hit, hazard, registered, rename
 from checkpointing_migrate.python import evidence
 from checkpointing_migrate.python.context import At, File, register
 from checkpointing_migrate.python.syntax import callee, up_call
@@ -88,6 +88,12 @@ def _call(file: File, node: ast.Attribute, call: ast.Call, at: At, section: str)
                 section="library",
             )
             yield dataclasses.replace(hit, via=node.attr)
+        return
+    given = {k.arg for k in call.keywords}
+    if both := [k for k in kwargs if old_kwargs[k.arg or ""].new in given]:
+        krow = old_kwargs[both[0].arg or ""]  # renamed, the keyword would be given twice: a SyntaxError
+        names = {"who": "passes", "old": f"{krow.old}=", "new": f"{krow.new}=", "to": f" to `{row.old}()`"}
+        yield registered(krow, file.at(both[0].lineno, both[0].col_offset), code="both-names", form="raises", **names)
         return
     edits = [edit(start, row.old, row.new)]
     for k in kwargs:

@@ -10,7 +10,9 @@ from __future__ import annotations
 import argparse
 import ast
 import concurrent.futures
+import io
 import sys
+import tarfile
 import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -30,7 +32,7 @@ from checkpointing_migrate.run import check_all
 from checkpointing_migrate.table import Rename, Table, load
 from generator import paths
 from generator.measure import adoption_data, registry, verdict
-from generator.measure.adoption_data import Adoption, MeasuredWith, ScannedLibrary, ScannedSite
+from generator.measure.adoption_data import Adoption, MeasuredWith, NotScanned, ScannedLibrary, ScannedSite
 from generator.measure.data import MatrixData, MatrixError, Outcome, ReleaseEntry, load_matrix, row_key
 
 DATA_PATH = adoption_data.ADOPTION_PATH
@@ -39,8 +41,10 @@ INSTALLED = Selection(exclude=(".*", "__pycache__", "node_modules", "site-packag
 """What a wheel's scan leaves out: hidden folders and caches only. A project's excludes (`build`, `dist`: a wheel
 installs those as package data) and the checkout's `.gitignore` (the wheels are unpacked below `.cache/`) do not
 apply to what a library ships."""
-LIBRARIES = ("peft", "trl", "accelerate", "diffusers", "axolotl")
-"""The libraries the report covers, by their key in the table."""
+LIBRARIES = ("peft", "trl", "accelerate", "diffusers", "axolotl", "megatron-core", "nemo", "torchtitan", "deepspeed")
+"""The libraries of the naming comparison the report covers, by their key in the table: those whose declared
+requirements admit a transformers release with the new names (behind an extra, for the last four); `not_scanned`
+says why each other one is left out, and a test checks that the two agree."""
 CLASS_SOURCES = ("transformers", "trl")
 """Libraries whose wheels define the training-arguments classes and the config keys."""
 PYTHON_VERSION = "3.12"
@@ -254,7 +258,10 @@ def fetch(pypi: str, version: str, pin: Pin | None = None, cache: Path = registr
         releases = registry.project(registry.PYPI, pypi).releases
         if version not in releases:
             raise registry.RegistryError(f"{registry.PYPI}: {pypi} has no release {version}")
-        file = registry.pick(releases[version], PYTHON_VERSION)
+        try:
+            file = registry.pick(releases[version], PYTHON_VERSION)
+        except registry.RegistryError:  # no wheel (DeepSpeed publishes only an sdist): read the sdist
+            file = registry.pick(releases[version])
         if pin is not None and file.sha256 != pin.sha256:
             raise registry.RegistryError(
                 f"{file.filename}: sha256 {file.sha256} differs from the recorded {pin.sha256}"
@@ -300,9 +307,14 @@ def requirements(wheel: Path) -> dict[str, str]:
     """Name → the specifier the wheel's METADATA requires of it, for the names in `PINNED` it requires at all.
 
     An unconditional requirement wins; otherwise the first one behind an extra, written with its marker."""
-    with zipfile.ZipFile(wheel) as archive:
-        name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA") and n.count("/") == 1)
-        text = archive.read(name).decode("utf-8")
+    if wheel.name.endswith(".tar.gz"):  # an sdist: its PKG-INFO holds the same fields
+        with tarfile.open(wheel) as archive:
+            member = next(m for m in archive.getmembers() if m.name.endswith("/PKG-INFO") and m.name.count("/") == 1)
+            text = (archive.extractfile(member) or io.BytesIO()).read().decode("utf-8")
+    else:
+        with zipfile.ZipFile(wheel) as archive:
+            name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA") and n.count("/") == 1)
+            text = archive.read(name).decode("utf-8")
     found: dict[str, str] = {}
     for line in text.splitlines():
         if not line.startswith("Requires-Dist:"):
@@ -486,7 +498,36 @@ def scan(table: Table, targets: list[Wheel], classes: rules_module.TrainingClass
                 not_deprecated=dict(sorted(quiet.items())),
             )
         )
-    return Adoption(PYTHON_VERSION, MeasuredWith(newest.release, before.release), tuple(libraries))
+    return Adoption(
+        PYTHON_VERSION, MeasuredWith(newest.release, before.release), tuple(libraries), not_scanned(table, measured)
+    )
+
+
+def not_scanned(table: Table, measured: MatrixData) -> tuple[NotScanned, ...]:
+    """Each library of the naming comparison scanned neither as one of `LIBRARIES` nor in `ECOSYSTEM`, with its declared transformers requirements (the
+    registry's metadata) and why it is left out: it requires no transformers, or none that admits a measured release
+    with the new names. `RuntimeError` for one that does: it belongs in `LIBRARIES`."""
+    measured_releases = sorted({e.release for e in measured.releases if e.library == "transformers"}, key=Version)
+    since = min(Version(r.since) for r in table.renames if r.library == "transformers" and r.since)
+    with_new = [r for r in measured_releases if Version(r) >= since]
+    scanned = {*LIBRARIES, "transformers", *(pypi for pypi, _, _ in ECOSYSTEM)}
+    out = []
+    for key, library in table.libraries.items():
+        if key in scanned or library.pypi in scanned:
+            continue
+        try:
+            release, declared = registry.requires_dist(registry.PYPI, library.pypi)
+        except registry.RegistryError as exc:
+            raise RuntimeError(str(exc)) from None
+        wanted = tuple(r for r in declared if Requirement(r).name.lower() == "transformers")
+        if not wanted:
+            reason = "requires no transformers"
+        elif not any(Requirement(r).specifier.contains(v) for r in wanted for v in with_new):
+            reason = f"its requirement admits no release with the new names ({', '.join(with_new)})"
+        else:
+            raise RuntimeError(f"{key} {release} requires {'; '.join(wanted)}: add it to adoption.LIBRARIES")
+        out.append(NotScanned(key, release, wanted, reason))
+    return tuple(out)
 
 
 def declared_fields(packages: list[Path], fields: Mapping[str, Rename]) -> frozenset[str]:

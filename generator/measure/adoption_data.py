@@ -98,6 +98,19 @@ class MeasuredWith:
 
 
 @dataclasses.dataclass(frozen=True)
+class NotScanned:
+    """A library of the naming comparison that the report does not scan, and why (read from the registry)."""
+
+    library: str
+    """Its key in the table."""
+    release: str
+    """The release whose declared requirements were read."""
+    requires_transformers: tuple[str, ...]
+    """Its `Requires-Dist` entries for transformers, as declared (empty: it does not require transformers at all)."""
+    reason: str
+
+
+@dataclasses.dataclass(frozen=True)
 class Adoption:
     """The content of `data/adoption.json`."""
 
@@ -106,6 +119,8 @@ class Adoption:
     measured_with: MeasuredWith
     libraries: tuple[ScannedLibrary, ...]
     """The table's libraries first, then the other packages, in the order scanned."""
+    not_scanned: tuple[NotScanned, ...] = ()
+    """The naming comparison's other libraries: none may use transformers on a release with the new names."""
 
 
 def load_adoption(path: Path = ADOPTION_PATH) -> Adoption:

@@ -1,6 +1,7 @@
 """Typed loaders of the measured data in `data/`: what the pages read, without loading anything that measures.
 
-`generator.measure.matrix` writes `matrix.json` and `downstream-warnings.json` from these frozen dataclasses; this
+`generator.measure.matrix` writes `matrix.json`, `downstream-warnings.json`, `saved.json` and `wording.json`
+from these frozen dataclasses (the last two defined by `saved` and `wording`, which measure them); this
 module reads them back, and names the file and the JSON path of anything missing or malformed (`PATH:LINE:COL: ...`).
 """
 
@@ -19,8 +20,10 @@ from generator.paths import DATA_DIR
 
 MATRIX_FILE = "matrix.json"
 DOWNSTREAM_FILE = "downstream-warnings.json"
+SAVED_FILE = "saved.json"
+WORDING_FILE = "wording.json"
 MEASURE_COMMAND = "python -m generator matrix"
-"""The command that writes both files: every loading error says to run it."""
+"""The command that writes these files: every loading error says to run it."""
 
 PARSE_DICT_EXTRA = "parse_dict(allow_extra_keys=True)"
 """The scenario of a config key passed to `HfArgumentParser.parse_dict` with `allow_extra_keys=True`."""
@@ -217,6 +220,100 @@ class Downstream:
     entries: tuple[DownstreamEntry, ...]
 
 
+# --- Wording across releases (generator.measure.wording) and saved state (generator.measure.saved) -----------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Site:
+    path: str
+    """Path inside the wheel, e.g. `transformers/modeling_utils.py`."""
+    line: int
+    function: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Said:
+    """One release's wording of a text, and where that release emits it."""
+
+    release: str
+    text: str
+    """As `source.SourceText.shown`: `{…}` where a part is only known at run time."""
+    sites: tuple[Site, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Wording:
+    """One warning or exception text, release by release (a release without it is left out)."""
+
+    category: str
+    """The exception class as written for a `raise`; empty for a warning call."""
+    raised: bool
+    versions: tuple[Said, ...]
+
+    @property
+    def changed(self) -> bool:
+        return len({v.text for v in self.versions}) > 1
+
+
+@dataclasses.dataclass(frozen=True)
+class WordingData:
+    releases: tuple[str, ...]
+    texts: tuple[Wording, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Run:
+    """Arguments given to `Trainer.train` and what it did with them."""
+
+    new_value: bool | None
+    """The new field as the arguments hold it (the class default when the object lacks it)."""
+    checkpointing: bool
+    """The model's `is_<new>` after one training step: whether the Trainer turned checkpointing on."""
+    warnings: tuple[str, ...]
+    """The checkpointing warnings making the arguments and training emitted."""
+
+
+@dataclasses.dataclass(frozen=True)
+class LegacyConfig:
+    """A model built from a config that holds the legacy key set to true (an old `config.json` does)."""
+
+    release: str
+    checkpointing: bool
+    """Whether the new model's layers have checkpointing on."""
+    key_kept: bool
+    """Whether the config still has the key afterwards (else the model consumed it, and it is not saved again)."""
+    warnings: tuple[str, ...]
+    read_at: int
+    """The line of `transformers/modeling_utils.py` that reads the key."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Loaded:
+    release: str
+    has_new: bool
+    """Whether the loaded object itself holds the new field (else a read falls back to the class default)."""
+    old_value: bool | None
+    loaded: Run
+    """The loaded arguments as they are."""
+    replaced: Run
+    """After `dataclasses.replace(loaded)`, which runs `__post_init__` again."""
+    fresh: Run
+    """Arguments built on this release with the new name set: what the loaded ones should have done."""
+    decided_at: int
+    """The line of `transformers/trainer.py` where `Trainer.train` tests the new field."""
+
+
+@dataclasses.dataclass(frozen=True)
+class SavedData:
+    saved_on: str
+    old: str
+    new: str
+    releases: tuple[Loaded, ...]
+    """The pickled arguments, loaded on each release with the new name."""
+    configs: tuple[LegacyConfig, ...]
+    """The legacy config key on every listed release."""
+
+
 # --- Loading -------------------------------------------------------------------------------------------------------------
 
 
@@ -240,6 +337,16 @@ def load_matrix(data_dir: Path = DATA_DIR) -> MatrixData:
 def load_downstream(data_dir: Path = DATA_DIR) -> Downstream:
     """`data/downstream-warnings.json`; `MatrixError` as `load_matrix`."""
     return _loaded(data_dir / DOWNSTREAM_FILE, Downstream)
+
+
+def load_saved(data_dir: Path = DATA_DIR) -> SavedData:
+    """`data/saved.json`; `MatrixError` as `load_matrix`."""
+    return _loaded(data_dir / SAVED_FILE, SavedData)
+
+
+def load_wording(data_dir: Path = DATA_DIR) -> WordingData:
+    """`data/wording.json`; `MatrixError` as `load_matrix`."""
+    return _loaded(data_dir / WORDING_FILE, WordingData)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -86,6 +86,7 @@ def _config_entry(name: str) -> EntryPoint:
 ENTRY_POINTS = (
     _peft_wrap("get_peft_model"),
     _peft_wrap("PeftModel"),
+    _peft_wrap("PeftMixedModel"),
     EntryPoint(
         id="peft.prepare_model_for_kbit_training",
         library="peft",
@@ -125,6 +126,23 @@ ENTRY_POINTS = (
         ),
         call="with disable_gradient_checkpointing(checkpointed):\n    pass",
         how="The DPO, KTO, GRPO and RLOO trainers enter this context manager around generation and reference passes.",
+    ),
+    EntryPoint(
+        id="trl.unwrap_model_for_generation",
+        library="trl",
+        title="trl.models.utils.unwrap_model_for_generation()",
+        setup=(
+            "from accelerate import Accelerator",
+            "from trl.models.utils import unwrap_model_for_generation",
+            "accelerator = Accelerator(cpu=True)",
+            "generating = LlamaForCausalLM(config)",
+            "generating.activation_checkpointing_enable()",
+        ),
+        call="with unwrap_model_for_generation(generating, accelerator):\n    pass",
+        how=(
+            "The GRPO, RLOO and distillation trainers enter this context manager around each generation; on a "
+            "checkpointed model it turns checkpointing off for the generation and on again after it."
+        ),
     ),
     EntryPoint(
         id="trl.enable_selective_activation_checkpointing",

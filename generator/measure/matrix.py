@@ -30,6 +30,8 @@ from generator.measure import source
 from generator.measure.data import (
     DOWNSTREAM_FILE,
     MATRIX_FILE,
+    SAVED_FILE,
+    WORDING_FILE,
     MatrixData,
     MatrixError,
     ProbeOutput,
@@ -202,11 +204,21 @@ def measure_downstream() -> dict[str, Any]:
 
 
 def measure_all(table: Table, table_path: Path) -> dict[str, dict[str, Any]]:
-    """Both data files' content, keyed by file name; the downstream run overlaps with the release probes."""
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+    """Every data file's content, keyed by file name; the downstream run and the saved state's overlap with the
+    release probes."""
+    from generator.measure import saved, wording
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         downstream = pool.submit(measure_downstream)
+        before = pool.submit(saved.measure, table)
         matrix = measure(table, table_path)
-        return {MATRIX_FILE: matrix, DOWNSTREAM_FILE: downstream.result()}
+        texts = wording.measure(table)
+        return {
+            MATRIX_FILE: matrix,
+            DOWNSTREAM_FILE: downstream.result(),
+            SAVED_FILE: before.result(),
+            WORDING_FILE: texts,
+        }
 
 
 # --- Data files ----------------------------------------------------------------------------------------------------------

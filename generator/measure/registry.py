@@ -117,6 +117,16 @@ def project(index_url: str, name: str) -> Project:
     return Project(name, releases)
 
 
+def requires_dist(index_url: str, name: str) -> tuple[str, tuple[str, ...]]:
+    """(the release the registry's project page describes, its `Requires-Dist`); `RegistryError` on any problem."""
+    url = f"{index_url.rstrip('/')}/{name}/json"
+    try:
+        info = json.loads(_get(url))["info"]
+        return str(info["version"]), tuple(info.get("requires_dist") or ())
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise RegistryError(f"{url}: not the registry's JSON shape ({exc})") from None
+
+
 def pick(files: tuple[File, ...], python: str | None = None) -> File:
     """The file to read a release's source in: a pure-Python wheel, else the sdist, else the smallest wheel.
 

@@ -21,6 +21,8 @@ WARNING_CALLS = frozenset(
     {"warn", "warning", "warning_once", "warning_advice", "warn_once", "warn_deprecated", "deprecate"}
 )
 """Function or method names that emit a warning; the first argument (or `message=`) is its text."""
+STRIPS = frozenset({"strip", "rstrip", "lstrip"})
+"""String methods that keep a message's text but for its ends."""
 HOLE = "\x00"
 """Stands for a part of a text only known at run time."""
 
@@ -53,9 +55,10 @@ class SourceText:
         return re.fullmatch(pattern, message, re.DOTALL) is not None
 
 
-def _text(node: ast.expr | None, assigned: dict[str, ast.expr], depth: int = 0) -> str | None:
-    """The text of a message expression, `HOLE` for run-time parts; `None` when it is not text at all."""
-    if node is None or depth > 5:
+def _text(node: ast.expr | None, assigned: dict[str, list[ast.expr]], depth: int = 0) -> str | None:
+    """The text of a message expression, `HOLE` for run-time parts; `None` when it is not text at all. A name is its
+    last assignment, in which the name itself is the assignment before (`message = message.rstrip(",") + "."`)."""
+    if node is None or depth > 12:  # a name reassigned a few times (`message += …`) is a few levels deep
         return None
     if isinstance(node, ast.Constant):
         return node.value if isinstance(node.value, str) else None
@@ -70,8 +73,11 @@ def _text(node: ast.expr | None, assigned: dict[str, ast.expr], depth: int = 0) 
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
         left = _text(node.func.value, assigned, depth + 1)
         return re.sub(r"\{[^{}]*\}", HOLE, left) if left is not None else None
-    if isinstance(node, ast.Name) and node.id in assigned:
-        return _text(assigned[node.id], assigned, depth + 1)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in STRIPS:
+        return _text(node.func.value, assigned, depth + 1)
+    if isinstance(node, ast.Name) and assigned.get(node.id):
+        *before, last = assigned[node.id]
+        return _text(last, {**assigned, node.id: before}, depth + 1)
     return None
 
 
@@ -80,16 +86,23 @@ def _callee(node: ast.Call) -> str | None:
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
 
 
-def _assigned_before(scope: ast.AST, line: int) -> dict[str, ast.expr]:
-    """The simple `name = <expression>` assignments of `scope` before `line`, the last one winning."""
-    assigned: dict[str, ast.expr] = {}
-    for node in sorted((n for n in ast.walk(scope) if isinstance(n, ast.Assign)), key=lambda n: n.lineno):
-        if node.lineno < line and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            assigned[node.targets[0].id] = node.value
+def _assigned_before(scope: ast.AST, line: int) -> dict[str, list[ast.expr]]:
+    """The simple `name = <expression>` assignments of `scope` before `line`, in order; `name += …` appends a run-time
+    part (it usually runs only on some branches)."""
+    assigned: dict[str, list[ast.expr]] = {}
+    nodes = (n for n in ast.walk(scope) if isinstance(n, (ast.Assign, ast.AugAssign)))
+    for node in sorted(nodes, key=lambda n: n.lineno):
+        if node.lineno >= line:
+            continue
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            assigned.setdefault(node.targets[0].id, []).append(node.value)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and isinstance(node.target, ast.Name):
+            runtime = ast.BinOp(ast.Name(node.target.id), ast.Add(), ast.Constant(None))
+            assigned.setdefault(node.target.id, []).append(runtime)
     return assigned
 
 
-def _texts_in(tree: ast.Module, path: str) -> Iterator[SourceText]:
+def texts_in(tree: ast.Module, path: str) -> Iterator[SourceText]:
     """Each warning call and raised exception with a text, a variable resolved in its function."""
     scopes: list[ast.AST] = []  # the enclosing classes and functions
     conditions: list[str] = []
@@ -105,6 +118,7 @@ def _texts_in(tree: ast.Module, path: str) -> Iterator[SourceText]:
         text = _text(message, assigned)
         if text is None:
             return None
+        text = re.sub(HOLE + "+", HOLE, text)
         qualified = ".".join(s.name for s in scopes)  # type: ignore[attr-defined]
         category = (_callee(call) or "") if raised else ""
         return SourceText(path, node.lineno, text, raised, category, qualified, conditions[-1] if conditions else "")
@@ -149,7 +163,7 @@ def source_texts(tree: Path, package: str) -> list[SourceText]:
             parsed = ast.parse(source, filename=str(path))
         except SyntaxError:
             continue
-        found.extend(_texts_in(parsed, path.relative_to(tree).as_posix()))
+        found.extend(texts_in(parsed, path.relative_to(tree).as_posix()))
     return sorted(found, key=lambda t: (t.path, t.line))
 
 

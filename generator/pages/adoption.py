@@ -130,4 +130,7 @@ def view(table: Table, data: Adoption) -> dict[str, object]:
         "changing": changing,
         "changing_sites": sum(len(lib.changing) for lib in changing),
         "dependents": [lib for lib in libraries if lib.allows_since is not None and lib.sites],
+        "compared": [lib for lib in libraries if lib.key in table.libraries],
+        "compared_all": len([k for k in table.libraries if k != "transformers"]),
+        "not_scanned": [(table.libraries[n.library].display or n.library, n) for n in data.not_scanned],
     }

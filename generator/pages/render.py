@@ -19,7 +19,7 @@ from checkpointing_migrate.table import Table
 from generator.measure import adoption_data
 from generator.measure import data as measured_data
 from generator.oldnames import OldNames, rewrite_pycon
-from generator.pages import adoption, errors, measured, views
+from generator.pages import adoption, errors, measured, texts, views
 from generator.paths import DOCS_DIR, TEMPLATES_DIR
 
 GENERATED_DIR = "generated"
@@ -246,6 +246,7 @@ def render_pages(table: Table, templates_dir: Path = TEMPLATES_DIR) -> dict[str,
         data = measured_data.load_measured()
         context.update(measured.context(table, data))
         context.update(errors.context(table, data))
+        context.update(texts.context(table, context["error_texts"]))
     except measured_data.MatrixError as exc:
         raise RenderError(str(exc)) from exc
     try:
