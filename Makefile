@@ -1,5 +1,5 @@
 # make serve  - live preview on http://$(ADDR)/ (re-renders generated pages on every change)
-# make test   - the whole test suite (site build, generator, doc examples)
+# make test   - the whole test suite (site build, generator, doc examples), one worker process per core (up to 4)
 # make build  - strict build of the site into site/
 # make render - rewrite docs/generated/*.md from aliases.yaml and templates/
 # make setup  - only the environment: .venv, the pinned axe-core the browser tests inject, the Try it page's runtime
@@ -33,7 +33,7 @@ setup: $(STAMP) $(AXE) $(PLAYGROUND)
 test: $(STAMP) $(AXE) $(PLAYGROUND)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/python -m pytest
+	$(VENV)/bin/python -m pytest -n auto --maxprocesses 4 --dist loadfile
 
 build: $(STAMP) $(PLAYGROUND)
 	$(VENV)/bin/mkdocs build --strict

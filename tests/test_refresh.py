@@ -114,6 +114,19 @@ def test_the_wheel_for_a_python_is_the_one_pip_would_take_never_an_sdist() -> No
         registry.pick((sdist, other), "3.12")
 
 
+def test_a_folder_another_worker_finished_first_is_kept_and_a_leftover_replaced(tmp_path: Path) -> None:
+    """Parallel test workers unpack and install the same releases: the second must not remove the first's, in use."""
+    target, staging = tmp_path / "env", tmp_path / "staging"
+    for folder, text in ((target, "theirs"), (staging, "mine")):
+        folder.mkdir()
+        (folder / ".complete").write_text(text)
+    registry.settle(staging, target, lambda done: done.is_file())
+    assert (target / ".complete").read_text() == "theirs" and staging.is_dir()  # the caller drops its own
+    (target / ".complete").unlink()  # a leftover of an interrupted run: replaced
+    registry.settle(staging, target, lambda done: done.is_file())
+    assert (target / ".complete").read_text() == "mine" and not staging.exists()
+
+
 def test_a_download_that_does_not_match_its_sha256_is_refused_and_not_kept(
     wheels: dict[str, Path], tmp_path: Path
 ) -> None:

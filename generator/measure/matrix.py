@@ -26,7 +26,7 @@ from checkpointing_migrate import writing
 from checkpointing_migrate.records import DocumentError, dump, loads
 from checkpointing_migrate.table import Table
 from generator import paths
-from generator.measure import source
+from generator.measure import registry, source
 from generator.measure.data import (
     DOWNSTREAM_FILE,
     MATRIX_FILE,
@@ -97,8 +97,9 @@ def install_env(env: Path, source: str, stamp: str, *options: str, reuse_any: bo
             tail = "\n".join(result.stderr.strip().splitlines()[-5:])
             raise MatrixError(f"cannot install {Path(source).name} into {env}:\n{tail}")
         (staging / ".complete").write_text(stamp, encoding="utf-8")
-        shutil.rmtree(env, ignore_errors=True)
-        staging.rename(env)
+        registry.settle(
+            staging, env, lambda done: done.is_file() and (reuse_any or done.read_text(encoding="utf-8") == stamp)
+        )
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return env

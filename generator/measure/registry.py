@@ -19,6 +19,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -207,6 +208,20 @@ def download(files: list[File], cache: Path = CACHE, workers: int = 8) -> dict[F
     return {f: future.result() for f, future in futures.items()}
 
 
+def settle(staging: Path, target: Path, keep: Callable[[Path], bool]) -> None:
+    """Move the finished folder `staging` to `target`. If another process (a parallel test worker) put a folder there
+    first and `keep` accepts its `.complete` file, theirs stays and may be in use, so it is never removed; the caller
+    drops `staging`. Otherwise the leftover is replaced."""
+    try:
+        staging.rename(target)  # onto a missing or empty folder: atomic
+        return
+    except OSError:
+        if keep(target / ".complete"):
+            return
+    shutil.rmtree(target, ignore_errors=True)
+    staging.rename(target)
+
+
 def unpack(archive: Path) -> Path:
     """The archive's extracted tree (a folder beside it), extracted once; sdists lose their top folder."""
     name = archive.name
@@ -227,8 +242,7 @@ def unpack(archive: Path) -> Path:
                 child.rename(staging / child.name)
             tops[0].rmdir()
         (staging / ".complete").write_text(archive.name + "\n", encoding="utf-8")
-        shutil.rmtree(tree, ignore_errors=True)
-        staging.rename(tree)
+        settle(staging, tree, lambda done: done.is_file())
     except (OSError, zipfile.BadZipFile, tarfile.TarError) as exc:
         raise RegistryError(f"cannot unpack {archive}: {exc}") from None
     finally:
