@@ -11,6 +11,7 @@ import builtins
 import datetime
 import functools
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -679,3 +680,20 @@ def load(path: Path) -> Table:
     except (OSError, UnicodeDecodeError) as exc:
         raise TableError([Problem(Position(str(path), 1, 1), f"cannot read the table: {exc}")]) from None
     return parse(text, str(path))
+
+
+TABLE_PROBLEMS = 2
+"""The exit code of every command (the tool's and the site generator's) given a table it cannot use."""
+
+
+def load_table_or_report(path: Path) -> Table | int:
+    """The table at `path`; or, when it cannot be used, every problem printed to stderr as `PATH:LINE:COL: message`,
+    one closing line, and `TABLE_PROBLEMS` to exit with. The one place a command line loads the table."""
+    try:
+        return load(path)
+    except TableError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        count = len(exc.problems)
+        print(f"{count} problem{'s' * (count != 1)} in {path}; nothing was written.", file=sys.stderr)
+        return TABLE_PROBLEMS

@@ -27,7 +27,7 @@ from checkpointing_migrate.hits import Options
 from checkpointing_migrate.records import dump
 from checkpointing_migrate.requirements import Allowed, Finder
 from checkpointing_migrate.run import check_all
-from checkpointing_migrate.table import Rename, Table, load
+from checkpointing_migrate.table import Rename, Table, load_table_or_report
 from generator import paths
 from generator.measure import adoption_data, registry, verdict
 from generator.measure.adoption_data import Adoption, MeasuredWith, ScannedLibrary, ScannedSite
@@ -549,7 +549,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """`python -m generator adoption [--check]`: measure the adoption data and write it (or compare it)."""
-    table = load(args.table)
+    table = load_table_or_report(args.table)
+    if isinstance(table, int):
+        return table
     try:
         classes, data = measure(table)
     except (RuntimeError, MatrixError) as exc:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from packaging.version import Version
 
-from checkpointing_migrate.table import Table, TableError, field_name, load
+from checkpointing_migrate.table import Table, field_name, load_table_or_report
 from generator.measure import registry
 from generator.measure.source import NAME, SourceText, warning_calls
 from generator.paths import TABLE_PATH
@@ -309,13 +309,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Exit 0 when the table is complete, 1 with one line per gap (`release: file:line: what`), 2 when the audit
     cannot run."""
-    try:
-        table = load(args.table)
-    except TableError as exc:
-        for problem in exc.problems:
-            print(problem, file=sys.stderr)
-        print(f"{args.table} has problems; run `python -m generator check`.", file=sys.stderr)
-        return 2
+    table = load_table_or_report(args.table)
+    if isinstance(table, int):
+        return table
     try:
         gaps, inventory = audit(table, args.index_url)
     except (registry.RegistryError, OSError) as exc:

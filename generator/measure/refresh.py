@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from checkpointing_migrate import records
-from checkpointing_migrate.table import Rename, Table, TableError, load, parse
+from checkpointing_migrate.table import Rename, Table, TableError, load, load_table_or_report, parse
 from generator import paths
 from generator.measure import registry
 from generator.measure.data import Downstream, Outcome, RecordedWarning, load_downstream, load_measured, row_key
@@ -543,12 +543,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> tuple[int, dict[Path, str]]:
     """Print a Markdown report; return the exit code (0 when the table is current, 1 when a newer release was found,
     2 on error) and, with --write, the files that record what was found (`plan`), for the command line to write."""
-    try:
-        table = load(args.table)
-    except TableError as exc:
-        for problem in exc.problems:
-            print(problem, file=sys.stderr)
-        return 2, {}
+    table = load_table_or_report(args.table)
+    if isinstance(table, int):
+        return table, {}
     only = {k.strip() for k in args.only.split(",") if k.strip()} if args.only else None
     unknown = sorted((only or set()) - set(table.libraries))
     if unknown:
