@@ -19,7 +19,7 @@ from checkpointing_migrate.table import Table
 from generator.measure import adoption_data
 from generator.measure import data as measured_data
 from generator.oldnames import OldNames, rewrite_pycon
-from generator.pages import adoption, errors, measured, views
+from generator.pages import adoption, errors, guide_sections, measured, views
 from generator.paths import DOCS_DIR, TEMPLATES_DIR
 
 GENERATED_DIR = "generated"
@@ -239,7 +239,8 @@ class RenderError(Exception):
 
 
 def render_pages(table: Table, templates_dir: Path = TEMPLATES_DIR) -> dict[str, str]:
-    """Every generated page's Markdown, keyed by its file name under `docs/generated/`."""
+    """Every generated page's Markdown (and the guide's anchors for the tool), keyed by its file name under
+    `docs/generated/`."""
     env = environment(table, templates_dir)
     context = views.context(table)
     try:
@@ -260,6 +261,7 @@ def render_pages(table: Table, templates_dir: Path = TEMPLATES_DIR) -> dict[str,
             raise RenderError(
                 f"{_template_location(exc, templates_dir / template)}: {type(exc).__name__}: {exc}"
             ) from exc
+    pages[guide_sections.FILE_NAME] = guide_sections.anchors_file(table)  # the tool's links to the guide's headings
     return pages
 
 

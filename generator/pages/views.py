@@ -14,7 +14,7 @@ from packaging.version import Version
 
 from checkpointing_migrate import codes, findings
 from checkpointing_migrate.table import AUDIENCES, MODEL_PLACEHOLDER, EmittedWarning, Rename, Table
-from generator.pages import answer, configs
+from generator.pages import answer, configs, guide_sections
 from generator.pages.timeline_svg import timeline_svg
 
 CLASS_NAME_PATTERN = r"[\w.]+"
@@ -135,22 +135,18 @@ class CodeRow:
     """Link from `docs/generated/` to the guide section that explains it."""
 
 
-def finding_codes() -> list[CodeRow]:
+def finding_codes(table: Table) -> list[CodeRow]:
     """The registry of the migration tool's codes (`checkpointing_migrate.codes`, a leaf module), in its order."""
     # `pages` reads the migration tool's registry rather than a copy: the leaf modules `codes` and `findings` import
     # nothing of the project, so the renderer does not load the scanner.
-    guide = findings.GUIDE.rsplit("/", 1)[-1]
-    return [CodeRow(c, f"{guide}#{findings.SECTIONS[c.section]}" if c.section else None) for c in codes.CODES.values()]
+    guide, anchors = findings.GUIDE.rsplit("/", 1)[-1], guide_sections.anchors(table)
+    return [CodeRow(c, f"{guide}#{anchors[c.section]}" if c.section else None) for c in codes.CODES.values()]
 
 
 def context(table: Table) -> dict[str, Any]:
     """Everything the templates may use."""
     # A removed row is still a migration to make: it is listed with the shipped ones (its status column says so).
     shipped = [r for r in table.renames if r.status in ("shipped", "removed")]
-    first_since = {}
-    for row in shipped:
-        if row.since and (row.library not in first_since or Version(row.since) < Version(first_since[row.library])):
-            first_since[row.library] = row.since
     events = timeline(table)
     return {
         "table": table,
@@ -162,7 +158,8 @@ def context(table: Table) -> dict[str, Any]:
         "planned_by_audience": {
             a: [r for r in table.renames if r.status == "planned" and a in r.audience] for a in AUDIENCES
         },
-        "first_since": first_since,
+        "first_since": guide_sections.first_since(table),
+        "guide_titles": guide_sections.titles(table),
         "timeline": events,
         "timeline_svg": timeline_svg(
             events,
@@ -175,7 +172,7 @@ def context(table: Table) -> dict[str, Any]:
         "example_model": EXAMPLE_MODEL,
         "distinct_warnings": distinct_warnings,
         "distinct_pairs": distinct_pairs,
-        "finding_codes": finding_codes(),
+        "finding_codes": finding_codes(table),
         "answer": answer.answer(table),
         "config_examples": configs.examples(table),
         "keep_keys": configs.keep_keys(table),
