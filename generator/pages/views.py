@@ -10,12 +10,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from packaging.version import Version
-
 from checkpointing_migrate import codes, findings
 from checkpointing_migrate.table import AUDIENCES, MODEL_PLACEHOLDER, EmittedWarning, Rename, Table
 from generator.pages import answer, configs, guide_sections
-from generator.pages.timeline_svg import timeline_svg
+from generator.pages.timeline_svg import timeline, timeline_svg
 
 CLASS_NAME_PATTERN = r"[\w.]+"
 """What stands for the model class name in a filter's regular expression."""
@@ -58,50 +56,6 @@ class WarningFilter:
         """
         text = self.warning.text_for(EXAMPLE_MODEL).split(":")[0].replace("'", "'\\''")
         return f"{action}:{text}:{self.warning.category}"
-
-
-@dataclass(frozen=True)
-class Event:
-    """A point on a library's deprecation timeline."""
-
-    when: str
-    """A date (YYYY-MM-DD), or `planned` for what has no release yet."""
-    version: str
-    what: str
-    """The full story, for the table and the drawing's dated marks."""
-    label: str
-    """A few words: what the timeline drawing says of a planned change."""
-
-
-def timeline(table: Table) -> dict[str, list[Event]]:
-    """Per library with releases or renames: its listed releases, what each brought, and what is planned."""
-    events: dict[str, list[Event]] = {}
-    for library in table.libraries:
-        rows = [r for r in table.renames if r.library == library]
-        releases = table.releases_of(library)
-        if not rows and not releases:
-            continue
-        items = []
-        for release in releases:
-            added = [r for r in rows if r.since and Version(r.since) == Version(release.version)]
-            what, label = release.note or "listed release", release.version
-            if added:
-                # Names, not rows: a name renamed in two places (a field and its YAML key) counts once.
-                new_names, warned = len({r.new for r in added}), len({r.old for r in added if r.warning})
-                what += f" ({new_names} new names; {warned} old names now warn)"
-                label += f" adds {new_names} new names"
-            items.append(Event(release.date.isoformat(), release.version, what, label))
-        for removal in sorted({Version(r.removal) for r in rows if r.removal}):
-            gone = [r for r in rows if r.removal and Version(r.removal) == removal]
-            names = len({r.old for r in gone})
-            what = f"planned removal of {names} old names"
-            items.append(Event("planned", str(removal), what, f"{removal} removes {names} old names"))
-        planned = {r.old for r in rows if r.status == "planned"}
-        if planned:
-            what = f"{len(planned)} names not renamed yet"
-            items.append(Event("planned", "no release yet", what, what))
-        events[library] = items
-    return events
 
 
 def warning_filters(table: Table) -> list[WarningFilter]:
