@@ -156,8 +156,8 @@ def _render(table: Table, docs: Path, *, check: bool) -> int:
 
 
 def refresh(args: argparse.Namespace) -> int:
-    """`refresh`: the report, and with --write its plan applied: table and data written all or none, then the pages
-    rendered from them; when rendering fails, the table and data get their old bytes back."""
+    """`refresh`: the report, and with --write its plan applied in one transaction: table and data written, then the
+    pages rendered from them; when anything fails, every file written gets its old bytes back."""
     from checkpointing_migrate import writing
     from checkpointing_migrate.table import load
     from generator.measure import refresh
@@ -166,16 +166,12 @@ def refresh(args: argparse.Namespace) -> int:
     code, outputs = refresh.run(args)
     if not outputs:
         return code
-    before = {path: path.read_bytes() for path in outputs if path.is_file()}
     try:
-        written = writing.write_if_changed(outputs)
-        written += render.write_pages(render.render_pages(load(args.table)), paths.DOCS_DIR)
-    except Exception as exc:  # noqa: BLE001 - whatever failed, the table and data are put back as they were
-        for path in outputs:
-            if path in before:
-                writing.atomic_write(path, before[path])
-            else:
-                path.unlink(missing_ok=True)
+        with writing.transaction() as files:
+            written = files.write_if_changed(outputs)
+            pages = render.render_pages(load(args.table))
+            written += files.write_if_changed(render.page_files(pages, paths.DOCS_DIR))
+    except Exception as exc:  # noqa: BLE001 - whatever failed, the transaction put every file back as it was
         print(f"error: writing failed, every file restored: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
     for path in written:

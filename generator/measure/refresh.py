@@ -24,7 +24,16 @@ from checkpointing_migrate import records
 from checkpointing_migrate.table import Rename, Table, TableError, load, load_table_or_report, parse
 from generator import paths
 from generator.measure import registry
-from generator.measure.data import Downstream, Outcome, RecordedWarning, load_downstream, load_measured, row_key
+from generator.measure.data import (
+    MATRIX_FILE,
+    Downstream,
+    Outcome,
+    RecordedWarning,
+    load_downstream,
+    load_matrix,
+    load_measured,
+    row_key,
+)
 from generator.measure.evidence import Evidence, EvidenceOutput
 from generator.paths import DATA_DIR, TABLE_PATH
 
@@ -487,8 +496,9 @@ def _release_note(finding: Finding) -> str:
 
 
 def plan(table_path: Path, findings: list[Finding]) -> dict[Path, str]:
-    """The files that recording `findings` changes: the edited table and the data files re-measured with it. Writes
-    nothing; the command line writes them and renders the pages (`generator.cli`)."""
+    """The files that recording `findings` changes: the edited table and the data files re-measured with it (the
+    matrix: only the releases new since `data/matrix.json` was written, when no status changed). Writes nothing; the
+    command line writes them and renders the pages (`generator.cli`)."""
     from generator.measure import adoption, matrix
 
     old_text = table_path.read_text(encoding="utf-8")
@@ -503,8 +513,13 @@ def plan(table_path: Path, findings: list[Finding]) -> dict[Path, str]:
         ruled = {row.library for row in new_table.renames}
         outputs: dict[Path, str] = {table_path: new_text}
         if any(f.latest and f.key in ruled for f in findings):
-            data = matrix.measure_all(new_table, staged)
-            outputs.update({DATA_DIR / name: records.dump(value) for name, value in data.items()})
+            # Only the new releases are probed, unless a status changed: a row's status decides what the probes try
+            # (also for other rows: a keyword's method pair), so then every release is measured again. Downstream
+            # warnings are measured in the project's own environment, which a new release does not change.
+            unchanged = not any(f.changes for f in findings)
+            kept = load_matrix(DATA_DIR) if unchanged else None
+            measured = matrix.measure(new_table, staged, kept=kept)
+            outputs[DATA_DIR / MATRIX_FILE] = records.dump(measured)
         if any(f.latest and f.key in adoption.LIBRARIES + adoption.CLASS_SOURCES for f in findings):
             # The new releases are in the registry's cache, checked: adoption takes those wheels by name and sha256.
             downloads = {

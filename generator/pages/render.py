@@ -289,13 +289,14 @@ def _template_location(exc: BaseException, default: Path) -> str:
 
 def stale_pages(pages: dict[str, str], docs_dir: Path = DOCS_DIR) -> list[Path]:
     """The page files whose content on disk differs from `pages` (missing files included)."""
-    return writing.stale(_files(pages, docs_dir))
+    return writing.stale(page_files(pages, docs_dir))
 
 
 def write_pages(pages: dict[str, str], docs_dir: Path = DOCS_DIR) -> list[Path]:
     """Write the pages that changed (each atomically) and return their paths."""
-    return writing.write_if_changed(_files(pages, docs_dir))
+    return writing.write_if_changed(page_files(pages, docs_dir))
 
 
-def _files(pages: dict[str, str], docs_dir: Path) -> dict[Path, str]:
+def page_files(pages: dict[str, str], docs_dir: Path = DOCS_DIR) -> dict[Path, str]:
+    """Where each of `pages` is written: its path under `docs_dir`."""
     return {docs_dir / GENERATED_DIR / name: text for name, text in pages.items()}
