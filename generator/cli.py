@@ -1,7 +1,7 @@
 """`python -m generator`: the maintainers' command line (check, render, matrix, adoption, audit, refresh).
 
-It works on a checkout (the table, the templates, the pages, the measured data) with the `site`/`measure` extras.
-Exit codes: 0 done, 1 problems found (see each subcommand's help), 2 usage error; problems go to stderr as
+It works on a checkout with the `site`/`measure` extras. Exit codes: 0 done, 1 problems found (see each subcommand's
+help), 2 usage error, a table with problems (as the tool's) or an error no command expected; problems go to stderr as
 `PATH:LINE:COL: message`. Users' command line is the migration tool's: `checkpointing-migrate` (`scan`, `fix`, …).
 """
 
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from checkpointing_migrate.cli import Command, dispatch, parser
 from generator import paths
+from generator.problems import GeneratorError
 
 if TYPE_CHECKING:
     from checkpointing_migrate.table import Table
@@ -96,7 +97,12 @@ def main(argv: list[str] | None = None) -> int:
     """Runs the command line `argv` (default: the process's) and returns the exit code."""
     argv = sys.argv[1:] if argv is None else argv
     description = __doc__.splitlines()[0]
-    return dispatch(parser(argv, COMMANDS, prog=PROG, description=description).parse_args(argv), COMMANDS)
+    args = parser(argv, COMMANDS, prog=PROG, description=description).parse_args(argv)
+    try:
+        return dispatch(args, COMMANDS)
+    except GeneratorError as exc:  # one a command did not expect: still a message, never a traceback
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 def _table(args: argparse.Namespace) -> Table | int:

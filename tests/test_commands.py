@@ -93,3 +93,18 @@ def test_a_table_with_problems_gets_one_report_and_one_exit_code(
     assert all(line.startswith(f"{table}:") for line in lines[:-1]) and "kind 'methd'" in err, lines
     assert re.fullmatch(rf"\d+ problems? in {re.escape(str(table))}; nothing was written\.", lines[-1]), lines
     assert sorted(p.name for p in tmp_path.iterdir()) == ["aliases.yaml", "train.py"]
+
+
+def test_a_generator_error_no_command_expected_is_one_line_and_exit_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from generator.measure import registry
+
+    def unreachable(args: object) -> int:
+        raise registry.RegistryError("cannot read http://127.0.0.1:9/pypi/peft/json: connection refused")
+
+    check = next(c for c in site_cli.COMMANDS if c.name == "check")
+    monkeypatch.setattr(site_cli, "check", unreachable)
+    assert check.module == site_cli.__name__
+    assert site_cli.main(["check"]) == 2
+    assert capsys.readouterr().err == "error: cannot read http://127.0.0.1:9/pypi/peft/json: connection refused\n"

@@ -32,14 +32,16 @@ SITE = _modules(generator)
 TOOL_THIRD_PARTY = {"yaml", "packaging"}
 """What the wheel depends on (`[project] dependencies`); the pytest plugin may also import pytest, which loads it."""
 
-CORE = ("generator", "generator.oldnames", "generator.paths", "generator.cli")
+CORE = ("generator", "generator.oldnames", "generator.paths", "generator.problems", "generator.cli")
 """Exact module names here; a name ending in "." below allows a whole role package."""
 MEASURE_DATA = (
     "generator.measure",
     "generator.measure.data",
     "generator.measure.adoption_data",
+    "generator.measure.scenarios",
 )
-"""What the pages may read of the measuring role: the typed loaders of data/*.json, nothing that measures."""
+"""What the pages may read of the measuring role: the typed loaders of data/*.json and their vocabulary, nothing that
+measures."""
 
 HEAVY = ("torch", "transformers", "jinja2", "mkdocs", "peft", "trl", "accelerate", "griffe")
 

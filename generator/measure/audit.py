@@ -15,7 +15,7 @@ from pathlib import Path
 
 from packaging.version import Version
 
-from checkpointing_migrate.table import Table, field_name, load_table_or_report
+from checkpointing_migrate.table import Status, Table, field_name, load_table_or_report
 from generator.measure import registry
 from generator.measure.source import NAME, SourceText, warning_calls
 from generator.paths import TABLE_PATH
@@ -26,10 +26,6 @@ PACKAGE = "transformers"
 """Its import package inside the wheel."""
 API_SKIP = ("models",)
 """Subpackages left out of the API diff: the per-model classes only redeclare the base classes' names."""
-
-
-class AuditError(Exception):
-    """The audit cannot run (registry, download, unreadable table); the message says what to do."""
 
 
 @dataclass(frozen=True)
@@ -235,7 +231,7 @@ def row_gaps(table: Table, release: str, calls: list[SourceText]) -> list[Gap]:
     """Shipped rows whose recorded warning this release (between `since` and `removal`) cannot emit."""
     gaps = []
     for row in table.renames:
-        if row.library != LIBRARY or row.status != "shipped" or not row.warning or not row.since:
+        if row.library != LIBRARY or row.status != Status.SHIPPED or not row.warning or not row.since:
             continue
         if Version(release) < Version(row.since) or (row.removal and Version(release) >= Version(row.removal)):
             continue

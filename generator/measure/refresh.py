@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from checkpointing_migrate import records
-from checkpointing_migrate.table import Rename, Table, TableError, load, load_table_or_report, parse
+from checkpointing_migrate.table import Rename, Status, Table, TableError, load, load_table_or_report, parse
 from generator import paths
 from generator.measure import registry
 from generator.measure.data import (
@@ -36,6 +36,7 @@ from generator.measure.data import (
 )
 from generator.measure.evidence import Evidence, EvidenceOutput
 from generator.paths import DATA_DIR, TABLE_PATH
+from generator.problems import GeneratorError
 
 if TYPE_CHECKING:
     from generator.measure import matrix
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
 _SOURCE_SUFFIXES = (".py", ".pyi")
 
 
-class RefreshError(Exception):
+class RefreshError(GeneratorError):
     """The refresh cannot go on (registry, download, install, probe, table edit); nothing was written."""
 
 
@@ -52,7 +53,7 @@ class Change:
     """A status change of one row, proposed only on measured evidence."""
 
     row: Rename
-    status: str
+    status: Status
     """The new status."""
     evidence: str
     """What was measured, for the report."""
@@ -187,7 +188,7 @@ def removal_changes(
     raised_before = {(o.row, o.scenario) for o in before if o.uses == "new" and o.outcome == "raises"}
     changes = []
     for row in table.renames:
-        if row.library != key or row.status != "shipped":
+        if row.library != key or row.status != Status.SHIPPED:
             continue
         mine = [o for o in outcomes if o.row == row_key(row)]
         old = [o for o in mine if o.uses == "old"]
@@ -202,7 +203,7 @@ def removal_changes(
             changes.append(
                 Change(
                     row,
-                    "removed",
+                    Status.REMOVED,
                     f"{len(old)} use{'s' * (len(old) != 1)} of `{row.old}` fail ({first.scenario}: {seen}); "
                     f"`{row.new}` works",
                 )
@@ -217,7 +218,7 @@ def shipped_changes(
     package = finding.key.replace("-", "_")
     changes = []
     for row in table.renames:
-        if row.library != finding.key or row.status != "planned":
+        if row.library != finding.key or row.status != Status.PLANNED:
             continue
         new_name = row.new.lstrip("-").replace("-", "_")
         if not _declares(trees[version], package, new_name) or _declares(trees[finding.checked], package, new_name):
@@ -234,7 +235,7 @@ def shipped_changes(
             changes.append(
                 Change(
                     row,
-                    "shipped",
+                    Status.SHIPPED,
                     f"{version} declares `{row.new}`, and setting `{row.old}` emits its own {warning.category}",
                     since=version,
                     warning=warning,
@@ -482,8 +483,8 @@ def edit_table(text: str, table: Table, findings: list[Finding]) -> str:
 
 
 def _release_note(finding: Finding) -> str:
-    removed = sorted({c.row.old for c in finding.changes if c.status == "removed"})
-    shipped = sorted({c.row.new for c in finding.changes if c.status == "shipped"})
+    removed = sorted({c.row.old for c in finding.changes if c.status == Status.REMOVED})
+    shipped = sorted({c.row.new for c in finding.changes if c.status == Status.SHIPPED})
     parts = []
     if shipped:
         parts.append("Adds " + ", ".join(shipped))

@@ -13,7 +13,7 @@ from markdown.extensions.toc import slugify
 from packaging.version import Version
 
 from checkpointing_migrate.paths import GUIDE_SECTIONS_NAME
-from checkpointing_migrate.table import Table
+from checkpointing_migrate.table import Status, Table
 
 TITLES = {
     "script": "Training scripts",
@@ -32,7 +32,7 @@ def first_since(table: Table) -> dict[str, str]:
     """Library → the first release that shipped one of its renames (a removed row was shipped before)."""
     out: dict[str, str] = {}
     for row in table.renames:
-        if row.status in ("shipped", "removed") and row.since:
+        if row.status in (Status.SHIPPED, Status.REMOVED) and row.since:
             if row.library not in out or Version(row.since) < Version(out[row.library]):
                 out[row.library] = row.since
     return out

@@ -23,6 +23,7 @@ from checkpointing_migrate import codes
 from checkpointing_migrate.table import Table
 from generator.pages import guide_sections
 from generator.paths import CACHE_DIR, ROOT
+from generator.problems import GeneratorError
 
 PINS_PATH = Path(__file__).with_name("playground.pins")
 """The pinned downloads: how each is fetched, name, version, file, sha256."""
@@ -43,7 +44,7 @@ GUIDE_PAGE = "generated/migration-guide/"
 """The guide's address in the built site, relative to the site root (findings link their section on it)."""
 
 
-class PlaygroundError(Exception):
+class PlaygroundError(GeneratorError):
     """A download is missing or does not match its pinned sha256: says which, and what to run."""
 
 

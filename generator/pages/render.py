@@ -21,6 +21,7 @@ from generator.measure import data as measured_data
 from generator.oldnames import OldNames, rewrite_pycon
 from generator.pages import adoption, errors, guide_sections, measured, views
 from generator.paths import DOCS_DIR, TEMPLATES_DIR
+from generator.problems import GeneratorError
 
 GENERATED_DIR = "generated"
 """Folder under `docs/` that only the generator writes."""
@@ -234,7 +235,7 @@ def environment(table: Table, templates_dir: Path = TEMPLATES_DIR) -> jinja2.Env
     return env
 
 
-class RenderError(Exception):
+class RenderError(GeneratorError):
     """A template failed; the message starts with `TEMPLATE:LINE:` where that could be found."""
 
 

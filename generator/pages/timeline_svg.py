@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from packaging.version import Version
 
-from checkpointing_migrate.table import Table
+from checkpointing_migrate.table import Status, Table
 
 WIDTH = 380
 """viewBox width: close to a phone's CSS width, so text keeps its size there."""
@@ -67,7 +67,7 @@ def timeline(table: Table) -> dict[str, list[Event]]:
             names = len({r.old for r in gone})
             what = f"planned removal of {names} old names"
             items.append(Event("planned", str(removal), what, f"{removal} removes {names} old names"))
-        planned = {r.old for r in rows if r.status == "planned"}
+        planned = {r.old for r in rows if r.status == Status.PLANNED}
         if planned:
             what = f"{len(planned)} names not renamed yet"
             items.append(Event("planned", "no release yet", what, what))

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from checkpointing_migrate import codes, findings
-from checkpointing_migrate.table import AUDIENCES, MODEL_PLACEHOLDER, EmittedWarning, Rename, Table
+from checkpointing_migrate.table import AUDIENCES, MODEL_PLACEHOLDER, EmittedWarning, Rename, Status, Table
 from generator.pages import answer, configs, guide_sections
 from generator.pages.timeline_svg import timeline, timeline_svg
 
@@ -100,17 +100,17 @@ def finding_codes(table: Table) -> list[CodeRow]:
 def context(table: Table) -> dict[str, Any]:
     """Everything the templates may use."""
     # A removed row is still a migration to make: it is listed with the shipped ones (its status column says so).
-    shipped = [r for r in table.renames if r.status in ("shipped", "removed")]
+    shipped = [r for r in table.renames if r.status in (Status.SHIPPED, Status.REMOVED)]
     events = timeline(table)
     return {
         "table": table,
         "libraries": table.libraries,
         "shipped": shipped,
         "rehearsed": table.planned_removals(),
-        "planned": [r for r in table.renames if r.status == "planned"],
+        "planned": [r for r in table.renames if r.status == Status.PLANNED],
         "by_audience": {a: [r for r in shipped if a in r.audience] for a in AUDIENCES},
         "planned_by_audience": {
-            a: [r for r in table.renames if r.status == "planned" and a in r.audience] for a in AUDIENCES
+            a: [r for r in table.renames if r.status == Status.PLANNED and a in r.audience] for a in AUDIENCES
         },
         "first_since": guide_sections.first_since(table),
         "guide_titles": guide_sections.titles(table),
