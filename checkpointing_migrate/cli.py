@@ -10,52 +10,89 @@ from __future__ import annotations
 import argparse
 import functools
 import gc
+import importlib
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
-from checkpointing_migrate import NAME, paths
+from checkpointing_migrate import NAME
 
-SUBCOMMANDS = {
-    "scan": "report uses of the renamed names in code, notebooks, configs, scripts, Markdown",
-    "fix": "rewrite what is safe to rewrite (a diff, or in place with --write)",
-    "rules": "list every finding code: code, severity, effect, summary",
-    "explain": "what a finding code means, with an example",
-    "rehearse": "run a command as if the old names were gone (the table's v6 plan)",
-}
-"""Every subcommand and its one-line help; each is the function of that name in its module (`_module`)."""
+
+@dataclass(frozen=True)
+class Command:
+    """One subcommand: what `--help` says, where it lives, and whether it needs a checkout of the repository. The
+    parser, the help and the docs' lists of commands (tests/test_commands.py) all come from a registry of these."""
+
+    name: str
+    help: str
+    """The one-line help (the top-level list and the subcommand's description)."""
+    module: str
+    """The module that implements it, imported only when it runs."""
+    function: str
+    """Its function in `module`: `(args) -> exit code`."""
+    options: str
+    """The function in `module` that adds its options to its parser."""
+    checkout: bool = False
+    """Whether it works only in a checkout of the repository (the site generator's commands)."""
+    exit_codes: bool = False
+    """Whether its `--help` ends with the exit codes (`EPILOG`)."""
+
+
+COMMANDS = (
+    Command(
+        "scan",
+        "report uses of the renamed names in code, notebooks, configs, scripts, Markdown",
+        "checkpointing_migrate.commands",
+        "scan",
+        "add_scan_arguments",
+        exit_codes=True,
+    ),
+    Command(
+        "fix",
+        "rewrite what is safe to rewrite (a diff, or in place with --write)",
+        "checkpointing_migrate.commands",
+        "fix",
+        "add_fix_arguments",
+        exit_codes=True,
+    ),
+    Command(
+        "rules",
+        "list every finding code: code, severity, effect, summary",
+        "checkpointing_migrate.commands",
+        "rules",
+        "add_rules_arguments",
+    ),
+    Command(
+        "explain",
+        "what a finding code means, with an example",
+        "checkpointing_migrate.commands",
+        "explain",
+        "add_explain_arguments",
+    ),
+    Command(
+        "rehearse",
+        "run a command as if the old names were gone (the table's v6 plan)",
+        "checkpointing_migrate.rehearse.cli",
+        "run",
+        "add_arguments",
+    ),
+)
+"""The migration tool's subcommands, in the order `--help` lists them."""
 
 EPILOG = """exit codes:
   0  nothing to report (scan), nothing left to fix (fix)
   1  findings to act on, a file that could not be checked or written, or (fix --diff) rewrites pending
-  2  usage error (bad option, unknown code, missing path, a --target no release meets) or internal error;
-     fix --verify: the check fails before any rewrite (nothing written)
+  2  usage error (bad option, unknown code, missing path, a --target no release meets, a table with problems) or
+     internal error; fix --verify: the check fails before any rewrite (nothing written)
   130  fix --verify interrupted (Ctrl-C): the check was killed and every original put back"""
 """The exit codes, shown at the end of `--help`."""
 
 
-def _module(name: str) -> object:
-    """The module that implements subcommand `name`, imported only when that subcommand runs."""
-    if name == "rehearse":
-        from checkpointing_migrate.rehearse import cli as rehearse_cli
-
-        return rehearse_cli
-    from checkpointing_migrate import commands
-
-    return commands
-
-
-def _options(name: str) -> Callable[[argparse.ArgumentParser], None]:
-    """The function that adds `name`'s options."""
-    module = _module(name)
-    if name in ("scan", "fix"):
-
-        def scan_or_fix(sub: argparse.ArgumentParser) -> None:
-            module.add_arguments(sub, name, paths.TABLE_PATH)  # type: ignore[attr-defined]
-            sub.epilog, sub.formatter_class = EPILOG, _TopHelpFormatter  # the exit codes, where the options are
-
-        return scan_or_fix
-    return getattr(module, f"add_{name}_arguments" if name in ("rules", "explain") else "add_arguments")  # type: ignore[no-any-return]
+def implementation(command: Command, attribute: str) -> Callable[..., Any]:
+    """`command`'s function or options function (`attribute` names which), its module imported only now."""
+    return getattr(importlib.import_module(command.module), attribute)  # type: ignore[no-any-return]
 
 
 @functools.cache
@@ -88,26 +125,36 @@ class _TopHelpFormatter(argparse.RawDescriptionHelpFormatter, HelpFormatter):
 
 def parser(
     argv: list[str],
-    subcommands: dict[str, str],
-    options: Callable[[str], Callable[[argparse.ArgumentParser], None]],
+    commands: tuple[Command, ...],
     *,
     prog: str,
     description: str,
     epilog: str | None = None,
     version: bool = False,
 ) -> argparse.ArgumentParser:
-    """A parser for `subcommands`; only the subcommand named in `argv` gets its options (argparse spends
+    """A parser for `commands`; only the subcommand named in `argv` gets its options (argparse spends
     milliseconds on each); anything else gets them all, for the top-level help and the "invalid choice" error."""
     top = argparse.ArgumentParser(prog=prog, description=description, epilog=epilog, formatter_class=_TopHelpFormatter)
     if version:
         top.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
-    commands = top.add_subparsers(dest="subcommand", required=True, metavar="COMMAND")
+    subparsers = top.add_subparsers(dest="subcommand", required=True, metavar="COMMAND")
     wanted = next((a for a in argv if not a.startswith("-")), None)
-    for name, text in subcommands.items() if wanted not in subcommands else [(wanted, subcommands[wanted])]:
-        sub = commands.add_parser(name, help=text, description=text, formatter_class=HelpFormatter)
-        if name == wanted:
-            options(name)(sub)
+    chosen = [c for c in commands if c.name == wanted] or commands
+    for command in chosen:
+        sub = subparsers.add_parser(
+            command.name, help=command.help, description=command.help, formatter_class=HelpFormatter
+        )
+        if command.name == wanted:
+            implementation(command, command.options)(sub)
+            if command.exit_codes:  # the exit codes, where the options are
+                sub.epilog, sub.formatter_class = EPILOG, _TopHelpFormatter
     return top
+
+
+def dispatch(args: argparse.Namespace, commands: tuple[Command, ...]) -> int:
+    """Run the subcommand `args` names with `args`; its exit code."""
+    (command,) = [c for c in commands if c.name == args.subcommand]
+    return implementation(command, command.function)(args)  # type: ignore[no-any-return]
 
 
 class _Version(argparse.Action):
@@ -126,7 +173,7 @@ class _Version(argparse.Action):
 
 def _parse(argv: list[str]) -> argparse.Namespace:
     description = __doc__.splitlines()[0]
-    top = parser(argv, SUBCOMMANDS, _options, prog=NAME, description=description, epilog=EPILOG, version=True)
+    top = parser(argv, COMMANDS, prog=NAME, description=description, epilog=EPILOG, version=True)
     return top.parse_args(argv)
 
 
@@ -195,6 +242,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
-    command = args.subcommand
-    function = getattr(_module(command), "run" if command == "rehearse" else command)
-    return function(args)  # type: ignore[no-any-return]
+    return dispatch(args, COMMANDS)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from packaging.version import Version
 
-from checkpointing_migrate import codes, formats, report, stdin
+from checkpointing_migrate import codes, formats, paths, report, stdin
 from checkpointing_migrate import config as config_module
 from checkpointing_migrate import rules as rules_module
 from checkpointing_migrate.config import Config
@@ -26,7 +26,7 @@ from checkpointing_migrate.hits import MAX_FILE_SIZE, Options
 from checkpointing_migrate.records import DocumentError
 from checkpointing_migrate.requirements import PLACES, Allowed, Finder, announce, parse_target
 from checkpointing_migrate.run import check_all
-from checkpointing_migrate.table import TableError, load
+from checkpointing_migrate.table import load_table_or_report
 
 
 def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Path) -> None:
@@ -179,6 +179,16 @@ def _seconds(text: str) -> float:
     return value
 
 
+def add_scan_arguments(sub: argparse.ArgumentParser) -> None:
+    """`scan PATH...`: its options."""
+    add_arguments(sub, "scan", paths.TABLE_PATH)
+
+
+def add_fix_arguments(sub: argparse.ArgumentParser) -> None:
+    """`fix PATH...`: its options."""
+    add_arguments(sub, "fix", paths.TABLE_PATH)
+
+
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
     """`rules`: list every finding code."""
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
@@ -289,11 +299,9 @@ def _setup(args: argparse.Namespace) -> tuple[Options, Finder, Selection] | int:
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-    try:
-        table = load(args.table)
-    except TableError as exc:
-        print(exc, file=sys.stderr)
-        return 2
+    table = load_table_or_report(args.table)
+    if isinstance(table, int):
+        return table
     try:
         rules = rules_module.from_table(table)
     except DocumentError as exc:

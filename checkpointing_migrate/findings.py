@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 from checkpointing_migrate import NAME, codes
 from checkpointing_migrate.codes import Applicability, Severity
-from checkpointing_migrate.paths import IN_CHECKOUT, PACKAGE
+from checkpointing_migrate.paths import GUIDE_SECTIONS_PATH, IN_CHECKOUT, PACKAGE
 
 SEVERITIES = (Severity.HAZARD, Severity.FIX, Severity.INFO)
 """From most to least urgent (a hazard needs a person, a fix the tool can apply); `--min-severity fix` shows hazards
@@ -26,24 +26,23 @@ GUIDE = "docs/generated/migration-guide.md"
 """The migration guide, relative to the repository root; messages link to its sections."""
 
 
-SECTIONS = {
-    "script": "training-scripts",
-    "config": "configs-and-command-lines",
-    "model": "custom-models-and-remote-code",
-    "library": "libraries-that-call-these-names",
-    "pitfalls": "pitfalls-of-the-5230-implementation",
-}
-"""Guide sections by topic → their anchors (MkDocs' slugs of the headings)."""
-
-
 def link(section: str | None) -> str:
-    """The guide section `section` (a key of `SECTIONS`; `None`: the page itself): a repository path in a checkout,
-    else the hosted page.
+    """The guide section `section` (a key of `codes.Code.section`; `None`: the page itself): a repository path in a
+    checkout, else the hosted page.
 
     In a checkout the Markdown file itself opens in an editor or on the repository host and matches the code being
-    run; an installed wheel links the hosted page at its `Documentation` URL (set once, in pyproject.toml). A test
-    checks each anchor."""
-    return f"{_guide()}#{SECTIONS[section]}" if section else _guide()
+    run; an installed wheel links the hosted page at its `Documentation` URL (set once, in pyproject.toml). The
+    anchors come from the guide's headings, through the file `python -m generator render` writes beside it."""
+    return f"{_guide()}#{anchors()[section]}" if section else _guide()
+
+
+@functools.cache
+def anchors() -> dict[str, str]:
+    """Section key → its anchor in the guide, as rendered (`generator.pages.guide_sections`)."""
+    import json
+
+    with open(GUIDE_SECTIONS_PATH, encoding="utf-8") as f:
+        return json.load(f)  # type: ignore[no-any-return]
 
 
 @functools.cache

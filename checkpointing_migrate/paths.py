@@ -1,4 +1,4 @@
-"""Where the tool's two data files live: the alias table and the measured `TrainingArguments` data.
+"""Where the tool's data files live: the alias table, the measured `TrainingArguments` data and the guide's anchors.
 
 An installed wheel carries copies of both (`pyproject.toml` maps them into `checkpointing_migrate/_bundled/` at build
 time); run from a checkout of the repository, the tool reads the repository's own files. Kept free of other imports:
@@ -29,3 +29,9 @@ TABLE_PATH = PACKAGE.parent / TABLE_NAME if IN_CHECKOUT else BUNDLED_DIR / TABLE
 
 TRAINING_ARGUMENTS_PATH = (PACKAGE.parent / "data" if IN_CHECKOUT else BUNDLED_DIR) / TRAINING_ARGUMENTS_NAME
 """Subclasses of the training-arguments class and the keys a training config may hold, measured from wheels."""
+
+GUIDE_SECTIONS_NAME = "guide-sections.json"
+"""The anchors of the guide's sections that findings link to, written by `python -m generator render` beside the pages."""
+
+GUIDE_SECTIONS_PATH = (PACKAGE.parent / "docs" / "generated" if IN_CHECKOUT else BUNDLED_DIR) / GUIDE_SECTIONS_NAME
+"""Section key → its anchor in the migration guide (`generator.pages.guide_sections` derives them from the headings)."""

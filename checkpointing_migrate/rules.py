@@ -13,7 +13,7 @@ from pathlib import Path
 
 from checkpointing_migrate import records
 from checkpointing_migrate.paths import TRAINING_ARGUMENTS_PATH
-from checkpointing_migrate.table import Rename, Table
+from checkpointing_migrate.table import Rename, Status, Table
 
 CLASSES_PATH = TRAINING_ARGUMENTS_PATH
 """Subclasses of the training-arguments class and the keys a training config may hold, measured from wheels."""
@@ -110,7 +110,7 @@ def from_table(table: Table, classes: TrainingClasses | None = None) -> Rules:
     """The rules for `table`; `classes` defaults to the committed `data/training-arguments.json`."""
     classes = load_classes() if classes is None else classes
     # A removed old name is still one to migrate (more urgently); the first row of a name is the one its rules use.
-    shipped = [r for r in table.renames if r.status in ("shipped", "removed")]
+    shipped = [r for r in table.renames if r.status in (Status.SHIPPED, Status.REMOVED)]
     members = {r.old: r for r in reversed(shipped) if r.kind in ("method", "property")}
     model_classes = frozenset(r.owner for r in members.values())
     fields = {r.old: r for r in reversed(shipped) if r.kind == "field"}
@@ -131,7 +131,7 @@ def from_table(table: Table, classes: TrainingClasses | None = None) -> Rules:
 
     planned: dict[str, list[Rename]] = {}
     for row in table.renames:
-        if row.status == "planned":
+        if row.status == Status.PLANNED:
             planned.setdefault(row.old, []).append(row)
 
     shared: dict[str, list[str]] = {}

@@ -11,7 +11,9 @@ import builtins
 import datetime
 import functools
 import re
+import sys
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 
 import yaml
@@ -35,23 +37,50 @@ a method a model class defines for a caller (`owner`) to call: the warning comes
 MODEL_PLACEHOLDER = "{model}"
 """Where a warning message holds the class name of the user's model (only `override` rows: the caller names it)."""
 
-STATUSES = ("shipped", "planned", "removed")
-"""`shipped`: both names exist and the old one warns; `planned`: only the old name exists; `removed`: only the new."""
 
-AUDIENCES = ("script", "config", "model", "library")
-"""Migration-guide sections, by what the reader has: a training script, configs, model code, a library."""
+class Status(StrEnum):
+    """How far a rename has come (a member is its string, as the table writes it)."""
 
+    SHIPPED = "shipped"
+    """Both names exist and the old one warns."""
+    PLANNED = "planned"
+    """Only the old name exists."""
+    REMOVED = "removed"
+    """Only the new name exists."""
+
+
+STATUSES = tuple(Status)
+"""Every status, in the order the schema and the error messages list them."""
+
+
+class Audience(StrEnum):
+    """Migration-guide sections, by what the reader has (a member is its string, as the table writes it)."""
+
+    SCRIPT = "script"
+    """A training script."""
+    CONFIG = "config"
+    """Configs and command lines."""
+    MODEL = "model"
+    """Model code, remote code included."""
+    LIBRARY = "library"
+    """A library that calls these names."""
+
+
+AUDIENCES = tuple(Audience)
+"""Every audience, in the guide's order."""
+
+_SCRIPT_AND_LIBRARY = (Audience.SCRIPT, Audience.LIBRARY)
 DEFAULT_AUDIENCE = {
-    "method": ("script", "library"),
-    "property": ("script", "library"),
-    "function": ("script", "library"),
-    "field": ("config",),
-    "argument": ("config",),
-    "cli-flag": ("config",),
-    "config-key": ("config",),
-    "class": ("model",),
-    "attribute": ("model",),
-    "override": ("model",),
+    "method": _SCRIPT_AND_LIBRARY,
+    "property": _SCRIPT_AND_LIBRARY,
+    "function": _SCRIPT_AND_LIBRARY,
+    "field": (Audience.CONFIG,),
+    "argument": (Audience.CONFIG,),
+    "cli-flag": (Audience.CONFIG,),
+    "config-key": (Audience.CONFIG,),
+    "class": (Audience.MODEL,),
+    "attribute": (Audience.MODEL,),
+    "override": (Audience.MODEL,),
 }
 """The guide sections a row is listed in when it sets no `audience`."""
 
@@ -219,7 +248,7 @@ class Rename:
     """The deprecated name (a CLI flag with its dashes)."""
     new: str
     """The name to use instead."""
-    status: str
+    status: Status
     """One of `STATUSES`."""
     since: str | None
     """First release with the new name; `None` while planned."""
@@ -227,7 +256,7 @@ class Rename:
     """Release planned to remove the old name."""
     warning: EmittedWarning | None
     """What using the old name emits; `None` unless shipped."""
-    audience: tuple[str, ...]
+    audience: tuple[Audience, ...]
     """The migration-guide sections that list the row (`AUDIENCES`); by default from `DEFAULT_AUDIENCE`."""
     note: str
     """What a reader must know beyond the names, as inline Markdown; empty by default."""
@@ -280,7 +309,7 @@ class Table:
     def planned_removals(self) -> list[Rename]:
         """The shipped rows whose old name (or, for an `override` row, the caller's fallback) is planned to go: what
         `--v6-preview` removes."""
-        return [r for r in self.renames if r.status == "shipped" and r.removal]
+        return [r for r in self.renames if r.status == Status.SHIPPED and r.removal]
 
 
 # --- Reading nodes --------------------------------------------------------------------------------------------------
@@ -487,7 +516,8 @@ def _rename(r: _Reader, node: yaml.Node) -> Rename | None:
         return None
     library = r.text(f["library"], "library") if "library" in f else None
     kind = _choice(r, f["kind"], "kind", KINDS) if "kind" in f else None
-    status = _choice(r, f["status"], "status", STATUSES) if "status" in f else None
+    chosen = _choice(r, f["status"], "status", STATUSES) if "status" in f else None
+    status = Status(chosen) if chosen is not None else None
     owner = r.text(f["owner"], "owner") if "owner" in f else None
     if owner is not None and Owner.parse(owner) is None:
         r.fail(
@@ -510,9 +540,9 @@ def _rename(r: _Reader, node: yaml.Node) -> Rename | None:
         r.fail(f["new"], f"old and new are the same name '{old}'; a rename needs two different names")
     if since and removal and Version(removal) <= Version(since):
         r.fail(f["removal"], f"removal {removal} must come after since {since}")
-    if status == "planned" and "since" in f:
+    if status == Status.PLANNED and "since" in f:
         r.fail(f["since"], "a planned rename has no 'since' yet; remove it or set status: shipped")
-    if status in ("shipped", "removed") and "since" not in f:
+    if status in (Status.SHIPPED, Status.REMOVED) and "since" not in f:
         r.fail(node, f"a {status} rename needs 'since': the first release with the new name")
 
     warning = _warning(r, f["warning"]) if "warning" in f else None
@@ -521,13 +551,13 @@ def _rename(r: _Reader, node: yaml.Node) -> Rename | None:
             f["warning"],
             f"only an override row's warning may hold {MODEL_PLACEHOLDER} (the caller names the model class)",
         )
-    if status == "shipped" and "warning" not in f:
+    if status == Status.SHIPPED and "warning" not in f:
         r.fail(node, "a shipped rename needs 'warning' (category and message, verbatim as the release emits it)")
 
-    audience: tuple[str, ...] = DEFAULT_AUDIENCE.get(kind or "", ())
+    audience: tuple[Audience, ...] = DEFAULT_AUDIENCE.get(kind or "", ())
     if "audience" in f:
         items = r.sequence(f["audience"], "audience")
-        audience = tuple(a for item in items if (a := _choice(r, item, "audience", AUDIENCES)))
+        audience = tuple(Audience(a) for item in items if (a := _choice(r, item, "audience", AUDIENCES)))
         if not items:
             r.fail(f["audience"], f"audience must list at least one of: {', '.join(AUDIENCES)}")
 
@@ -679,3 +709,20 @@ def load(path: Path) -> Table:
     except (OSError, UnicodeDecodeError) as exc:
         raise TableError([Problem(Position(str(path), 1, 1), f"cannot read the table: {exc}")]) from None
     return parse(text, str(path))
+
+
+TABLE_PROBLEMS = 2
+"""The exit code of every command (the tool's and the site generator's) given a table it cannot use."""
+
+
+def load_table_or_report(path: Path) -> Table | int:
+    """The table at `path`; or, when it cannot be used, every problem printed to stderr as `PATH:LINE:COL: message`,
+    one closing line, and `TABLE_PROBLEMS` to exit with. The one place a command line loads the table."""
+    try:
+        return load(path)
+    except TableError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        count = len(exc.problems)
+        print(f"{count} problem{'s' * (count != 1)} in {path}; nothing was written.", file=sys.stderr)
+        return TABLE_PROBLEMS

@@ -1,4 +1,4 @@
-"""Writing files: one atomic replace (staged, then committed) and one all-or-nothing write-if-changed.
+"""Writing files: one atomic replace (staged, then committed), one all-or-nothing write-if-changed, a transaction.
 
 Every write goes to a temporary file in the target's own folder, is flushed to disk, gets the original's mode, owner
 and group, and then replaces the target with `os.replace`, so a crash leaves the old file or the new one, never half
@@ -7,10 +7,11 @@ of one. Staging and committing are separate steps so a caller can write all file
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -156,3 +157,36 @@ def write_if_changed(files: Mapping[Path, str], encoding: str = "utf-8") -> list
                 atomic_write(one.target, old)
         raise
     return changed
+
+
+class Transaction:
+    """Several all-or-nothing writes that stand or fall together (`refresh --write`: the table and data, then the
+    pages rendered from them): when the block fails, every file written in it gets its old bytes back."""
+
+    def __init__(self) -> None:
+        self._before: dict[Path, bytes | None] = {}
+
+    def write_if_changed(self, files: Mapping[Path, str], encoding: str = "utf-8") -> list[Path]:
+        """[`write_if_changed`][checkpointing_migrate.writing.write_if_changed], remembering what it replaces."""
+        for path in stale(files, encoding):
+            self._before.setdefault(path, path.read_bytes() if path.is_file() else None)
+        return write_if_changed(files, encoding)
+
+    def rollback(self) -> None:
+        """Every file written so far back as it was (a new one removed)."""
+        for path, old in self._before.items():
+            if old is None:
+                path.unlink(missing_ok=True)
+            else:
+                atomic_write(path, old)
+
+
+@contextlib.contextmanager
+def transaction() -> Iterator[Transaction]:
+    """A `Transaction`, rolled back when the block raises (the exception goes on)."""
+    done = Transaction()
+    try:
+        yield done
+    except BaseException:
+        done.rollback()
+        raise

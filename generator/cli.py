@@ -1,7 +1,7 @@
 """`python -m generator`: the maintainers' command line (check, render, matrix, adoption, audit, refresh).
 
-It works on a checkout (the table, the templates, the pages, the measured data) with the `site`/`measure` extras.
-Exit codes: 0 done, 1 problems found (see each subcommand's help), 2 usage error; problems go to stderr as
+It works on a checkout with the `site`/`measure` extras. Exit codes: 0 done, 1 problems found (see each subcommand's
+help), 2 usage error, a table with problems (as the tool's) or an error no command expected; problems go to stderr as
 `PATH:LINE:COL: message`. Users' command line is the migration tool's: `checkpointing-migrate` (`scan`, `fix`, …).
 """
 
@@ -9,95 +9,134 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from checkpointing_migrate.cli import parser
+from checkpointing_migrate.cli import Command, dispatch, parser
 from generator import paths
+from generator.problems import GeneratorError
 
 if TYPE_CHECKING:
     from checkpointing_migrate.table import Table
 
-SUBCOMMANDS = {
-    "check": "validate the alias table and report every problem",
-    "render": "write the generated pages under docs/generated/ that changed",
-    "matrix": "probe every listed release and record the outcomes under data/",
-    "adoption": "scan the released libraries for the old names and record data/adoption.json",
-    "audit": "prove the table complete for every listed transformers release",
-    "refresh": "find, measure and (with --write) record newer releases",
-}
-"""Every subcommand and its one-line help."""
+COMMANDS = (
+    Command("check", "validate the alias table and report every problem", __name__, "check", "table_options", True),
+    Command(
+        "render",
+        "write the generated pages under docs/generated/ that changed",
+        __name__,
+        "render",
+        "render_options",
+        True,
+    ),
+    Command(
+        "matrix",
+        "probe every listed release and record the outcomes under data/",
+        __name__,
+        "matrix",
+        "matrix_options",
+        True,
+    ),
+    Command(
+        "adoption",
+        "scan the released libraries for the old names and record data/adoption.json",
+        "generator.measure.adoption",
+        "run",
+        "add_arguments",
+        True,
+    ),
+    Command(
+        "audit",
+        "prove the table complete for every listed transformers release",
+        "generator.measure.audit",
+        "run",
+        "add_arguments",
+        True,
+    ),
+    Command(
+        "refresh",
+        "find, measure and (with --write) record newer releases",
+        __name__,
+        "refresh",
+        "refresh_options",
+        True,
+    ),
+)
+"""The maintainers' subcommands, in the order `--help` lists them (the registry the tool's parser reads too)."""
 
 PROG = "python -m generator"
 """How the maintainers' command line is run."""
 
 
-def _table_options(sub: argparse.ArgumentParser) -> None:
+def table_options(sub: argparse.ArgumentParser) -> None:
+    """`check`: the table to validate."""
     sub.add_argument("--table", type=Path, default=paths.TABLE_PATH, help="the alias table (default: %(default)s)")
 
 
-def _render_options(sub: argparse.ArgumentParser) -> None:
-    _table_options(sub)
+def render_options(sub: argparse.ArgumentParser) -> None:
+    table_options(sub)
     sub.add_argument("--check", action="store_true", help="write nothing; exit 1 and name the pages that are stale")
     sub.add_argument("--docs", type=Path, default=paths.DOCS_DIR, help="the docs folder (default: %(default)s)")
 
 
-def _matrix_options(sub: argparse.ArgumentParser) -> None:
-    _table_options(sub)
+def matrix_options(sub: argparse.ArgumentParser) -> None:
+    table_options(sub)
     sub.add_argument(
         "--check", action="store_true", help="write nothing; measure again and exit 1 with a diff on any difference"
     )
     sub.add_argument("--data", type=Path, default=paths.DATA_DIR, help="the data folder (default: %(default)s)")
 
 
-def _options(name: str) -> Callable[[argparse.ArgumentParser], None]:
-    """The function that adds `name`'s options, importing only that subcommand's module."""
-    if name == "adoption":
-        from generator.measure import adoption
+def refresh_options(sub: argparse.ArgumentParser) -> None:
+    from generator.measure import refresh
 
-        return adoption.add_arguments
-    if name in ("audit", "refresh"):
-        from generator.measure import audit, refresh
-
-        return (audit if name == "audit" else refresh).add_arguments
-    return {"check": _table_options, "render": _render_options, "matrix": _matrix_options}[name]
+    refresh.add_arguments(sub)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Runs the command line `argv` (default: the process's) and returns the exit code."""
     argv = sys.argv[1:] if argv is None else argv
     description = __doc__.splitlines()[0]
-    args = parser(argv, SUBCOMMANDS, _options, prog=PROG, description=description).parse_args(argv)
-    if args.subcommand == "adoption":
-        from generator.measure import adoption
-
-        return adoption.run(args)
-    if args.subcommand == "audit":
-        from generator.measure import audit
-
-        return audit.run(args)
-    if args.subcommand == "refresh":
-        return _refresh(args)
-    from checkpointing_migrate.table import TableError, load
-
+    args = parser(argv, COMMANDS, prog=PROG, description=description).parse_args(argv)
     try:
-        table = load(args.table)
-    except TableError as exc:
-        for problem in exc.problems:
-            print(problem, file=sys.stderr)
-        count = len(exc.problems)
-        print(f"{count} problem{'s' * (count != 1)} in {args.table}; nothing was written.", file=sys.stderr)
-        return 1
-    if args.subcommand == "check":
-        print(
-            f"{args.table}: {len(table.renames)} renames, {len(table.libraries)} libraries, {len(table.releases)} releases: ok"
-        )
-        return 0
-    if args.subcommand == "matrix":
-        from generator.measure import matrix
+        return dispatch(args, COMMANDS)
+    except GeneratorError as exc:  # one a command did not expect: still a message, never a traceback
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
-        return matrix.command(table, args.table, args.data, check=args.check)
+
+def _table(args: argparse.Namespace) -> Table | int:
+    from checkpointing_migrate.table import load_table_or_report
+
+    return load_table_or_report(args.table)
+
+
+def check(args: argparse.Namespace) -> int:
+    """`check`: the table validated, every problem reported."""
+    table = _table(args)
+    if isinstance(table, int):
+        return table
+    print(
+        f"{args.table}: {len(table.renames)} renames, {len(table.libraries)} libraries, {len(table.releases)} releases: ok"
+    )
+    return 0
+
+
+def matrix(args: argparse.Namespace) -> int:
+    """`matrix`: every listed release probed, the outcomes recorded (or compared, with --check)."""
+    table = _table(args)
+    if isinstance(table, int):
+        return table
+    from generator.measure import matrix
+
+    return matrix.command(table, args.table, args.data, check=args.check)
+
+
+def render(args: argparse.Namespace) -> int:
+    """`render`: the generated pages that changed written (or named, with --check)."""
+    table = _table(args)
+    if isinstance(table, int):
+        return table
     return _render(table, args.docs, check=args.check)
 
 
@@ -122,9 +161,9 @@ def _render(table: Table, docs: Path, *, check: bool) -> int:
     return 0
 
 
-def _refresh(args: argparse.Namespace) -> int:
-    """`refresh`: the report, and with --write its plan applied: table and data written all or none, then the pages
-    rendered from them; when rendering fails, the table and data get their old bytes back."""
+def refresh(args: argparse.Namespace) -> int:
+    """`refresh`: the report, and with --write its plan applied in one transaction: table and data written, then the
+    pages rendered from them; when anything fails, every file written gets its old bytes back."""
     from checkpointing_migrate import writing
     from checkpointing_migrate.table import load
     from generator.measure import refresh
@@ -133,16 +172,12 @@ def _refresh(args: argparse.Namespace) -> int:
     code, outputs = refresh.run(args)
     if not outputs:
         return code
-    before = {path: path.read_bytes() for path in outputs if path.is_file()}
     try:
-        written = writing.write_if_changed(outputs)
-        written += render.write_pages(render.render_pages(load(args.table)), paths.DOCS_DIR)
-    except Exception as exc:  # noqa: BLE001 - whatever failed, the table and data are put back as they were
-        for path in outputs:
-            if path in before:
-                writing.atomic_write(path, before[path])
-            else:
-                path.unlink(missing_ok=True)
+        with writing.transaction() as files:
+            written = files.write_if_changed(outputs)
+            pages = render.render_pages(load(args.table))
+            written += files.write_if_changed(render.page_files(pages, paths.DOCS_DIR))
+    except Exception as exc:  # noqa: BLE001 - whatever failed, the transaction put every file back as it was
         print(f"error: writing failed, every file restored: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
     for path in written:

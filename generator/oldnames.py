@@ -12,13 +12,14 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-from checkpointing_migrate.table import KINDS, Rename, Table
+from checkpointing_migrate.table import KINDS, Rename, Status, Table
+from generator.problems import GeneratorError
 
 _IDENTIFIER_KINDS = tuple(k for k in KINDS if k not in ("cli-flag", "config-key"))
 """Kinds whose names are Python identifiers (the others are whole flags and keys inside strings)."""
 
 
-class SubstitutionError(ValueError):
+class SubstitutionError(GeneratorError, ValueError):
     """The table maps one new name to two old names, so an example cannot be rewritten unambiguously."""
 
 
@@ -38,7 +39,7 @@ class OldNames:
         """The maps for the table's shipped and removed rows (only they have both names in some release)."""
         maps: dict[str, dict[str, str]] = {"identifiers": {}, "flags": {}, "keys": {}}
         for row in table.renames:
-            if row.status not in ("shipped", "removed"):
+            if row.status not in (Status.SHIPPED, Status.REMOVED):
                 continue
             target = maps[_map_for(row)]
             if target.setdefault(row.new, row.old) != row.old:

@@ -32,14 +32,16 @@ SITE = _modules(generator)
 TOOL_THIRD_PARTY = {"yaml", "packaging"}
 """What the wheel depends on (`[project] dependencies`); the pytest plugin may also import pytest, which loads it."""
 
-CORE = ("generator", "generator.oldnames", "generator.paths", "generator.cli")
+CORE = ("generator", "generator.oldnames", "generator.paths", "generator.problems", "generator.cli")
 """Exact module names here; a name ending in "." below allows a whole role package."""
 MEASURE_DATA = (
     "generator.measure",
     "generator.measure.data",
     "generator.measure.adoption_data",
+    "generator.measure.scenarios",
 )
-"""What the pages may read of the measuring role: the typed loaders of data/*.json, nothing that measures."""
+"""What the pages may read of the measuring role: the typed loaders of data/*.json and their vocabulary, nothing that
+measures."""
 
 HEAVY = ("torch", "transformers", "jinja2", "mkdocs", "peft", "trl", "accelerate", "griffe")
 
@@ -157,3 +159,29 @@ def test_the_site_generator_imports_flow_one_way(module: str) -> None:
         if name.split(".")[0] == "generator" and not _site_arrow_allowed(module, name)
     ]
     assert not wrong, "\n".join(wrong)
+
+
+def _project_imports(module: str, modules: set[str]) -> set[str]:
+    """The project's modules that `module` imports (`from package import module` counts as the module)."""
+    found = {name for _, name in _imported(module)}
+    for node in ast.walk(ast.parse(_source(module).read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found |= {f"{node.module}.{alias.name}" for alias in node.names}
+    return (found & modules) - {module}
+
+
+def test_no_modules_import_each_other() -> None:
+    """A cycle (even through a `TYPE_CHECKING` import) means two modules hold one concern between them."""
+    modules = set(TOOL) | set(SITE)
+    graph = {m: _project_imports(m, modules) for m in modules}
+    cycles = set()
+    for start in sorted(modules):
+        path, todo = {start: [start]}, [start]
+        while todo:
+            for nxt in sorted(graph[(here := todo.pop())]):
+                if nxt == start:
+                    cycles.add(" -> ".join([*path[here], start]))
+                elif nxt not in path:
+                    path[nxt] = [*path[here], nxt]
+                    todo.append(nxt)
+    assert not cycles, "\n".join(sorted(cycles))

@@ -23,6 +23,7 @@ from generator.measure import data as measured_data
 from generator.measure import matrix, probes
 from generator.measure.data import Outcome, RaisedError, row_key
 from generator.measure.probes import field_pair
+from generator.measure.scenarios import Scenario
 from generator.pages import measured, render, views
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -208,7 +209,7 @@ def test_parse_dict_with_allow_extra_keys_drops_the_new_key_before_since(row: Re
         (use,) = [
             o
             for o in DATA.of_row(row.library, release, row_key(row))
-            if o.scenario == measured_data.PARSE_DICT_EXTRA and o.uses == "new"
+            if o.scenario == Scenario.PARSE_DICT and o.uses == "new"
         ]
         if Version(release) < Version(row.since):
             assert release in dropped and use.error is None and use.warnings == () and use.effect is not None
@@ -219,3 +220,11 @@ def test_parse_dict_with_allow_extra_keys_drops_the_new_key_before_since(row: Re
 
 def values_for_old(row: Rename) -> object:
     return probes.DICT_VALUES[0] if row.old.endswith("kwargs") else probes.BOOL_VALUES[0]
+
+
+def test_every_recorded_scenario_is_one_of_the_vocabulary() -> None:
+    """The probes write, and the adoption scan and the codes' effects look up, scenarios by `Scenario`: each recorded
+    one is a member (or a member about one named method or member), and every member is recorded."""
+    recorded = {o.scenario for outcomes in DATA.outcomes.values() for o in outcomes}
+    bare = {s.partition(" (")[0] for s in recorded}  # `with its own method (gradient_checkpointing_enable)`
+    assert bare == {str(s) for s in Scenario}

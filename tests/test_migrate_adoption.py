@@ -24,7 +24,7 @@ from generator.measure import adoption
 from generator.measure.adoption_data import Adoption, load_adoption
 from generator.measure.data import load_matrix
 from generator.pages import adoption as adoption_view
-from generator.pages import render
+from generator.pages import guide_sections, render
 
 TABLE = load(paths.TABLE_PATH)
 MATRIX = load_matrix()
@@ -114,8 +114,30 @@ def test_every_guide_link_of_the_tool_exists() -> None:
     anchors = {
         slugify(line.lstrip("#").strip().replace("`", ""), "-") for line in guide.splitlines() if line.startswith("#")
     }
-    assert set(findings.SECTIONS.values()) <= anchors
+    assert set(findings.anchors().values()) <= anchors
     assert (paths.ROOT / findings.GUIDE).is_file()
+
+
+def test_a_renamed_heading_moves_the_tools_link_with_it(tmp_path: Path) -> None:
+    """The anchors the tool links are derived from the headings the guide writes, not typed a second time: a heading
+    renamed in one place renders a guide and an anchors file that still agree."""
+    table = load(paths.TABLE_PATH)
+    titles = dict(guide_sections.TITLES, script="Your training scripts")
+    pages = render.render_pages(table)
+    assert json.loads(pages[guide_sections.FILE_NAME]) == findings.anchors()  # the committed file is current
+    original = guide_sections.TITLES
+    try:
+        guide_sections.TITLES = titles
+        renamed = render.render_pages(table)
+    finally:
+        guide_sections.TITLES = original
+    headings = {
+        slugify(line.lstrip("#").strip(), "-")
+        for line in renamed["migration-guide.md"].splitlines()
+        if line.startswith("## ")
+    }
+    moved = json.loads(renamed[guide_sections.FILE_NAME])
+    assert moved["script"] == "your-training-scripts" and set(moved.values()) <= headings
 
 
 def _findings(tmp_path: Path, source: str) -> list:

@@ -171,7 +171,7 @@ def test_sarif_is_valid_and_carries_rules_results_and_errors(
     assert [r["id"] for r in driver["rules"]] == list(codes.CODES)
     write = driver["rules"][list(codes.CODES).index("write")]
     assert write["defaultConfiguration"]["level"] == "error" and write["helpUri"].endswith(
-        "#" + findings.SECTIONS["pitfalls"]
+        "#" + findings.anchors()["pitfalls"]
     )
     results = {
         (r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], r["ruleId"]): r for r in run["results"]

@@ -87,11 +87,11 @@ def test_the_wheel_carries_the_table_and_needs_only_pyyaml_and_packaging(install
         "pyyaml",
         "packaging",
     }
-    site = _run(
-        [str(installed / "python"), "-c", "import checkpointing_migrate.paths as p; print(p.TABLE_PATH, p.IN_CHECKOUT)"]
-    ).stdout
-    table, in_checkout = site.split()
+    code = "import checkpointing_migrate.paths as p; print(p.TABLE_PATH, p.GUIDE_SECTIONS_PATH, p.IN_CHECKOUT)"
+    table, anchors, in_checkout = _run([str(installed / "python"), "-c", code]).stdout.split()
     assert Path(table).read_bytes() == (ROOT / "aliases.yaml").read_bytes() and in_checkout == "False"
+    # The guide's anchors the links use, as `render` wrote them beside the pages.
+    assert Path(anchors).read_bytes() == (ROOT / "docs" / "generated" / "guide-sections.json").read_bytes()
 
 
 def test_the_console_script_scans_and_links_to_the_hosted_guide(installed: Path, project: Path) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime
 import difflib
 import hashlib
+import json
 import os
 import re
 import subprocess
@@ -391,3 +392,71 @@ def test_names_are_looked_up_as_whole_words_in_wheels_and_sdists(tmp_path: Path)
     assert refresh.words_in(sdist, words) == {"FSDPStrategy", "activation_checkpointing"}
     assert refresh.word_of("--activation-checkpoint.memory-budget") == "memory_budget"
     assert refresh.word_of("PreTrainedModel.activation_checkpointing_enable()") == "activation_checkpointing_enable"
+
+
+def _plan_probing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, changes: list[refresh.Change]
+) -> tuple[list[tuple[str, str]], dict[Path, str]]:
+    """`refresh.plan` for a new PEFT release, with the probes and the adoption scan replaced (this is about which
+    releases get probed): the releases probed, and the files planned."""
+    from generator.measure import adoption
+    from generator.measure.adoption_data import load_adoption
+    from generator.measure.data import ReleaseEntry
+
+    table_path = tmp_path / "aliases.yaml"
+    table_path.write_text(TABLE_PATH.read_text(encoding="utf-8"), encoding="utf-8")
+    probed: list[tuple[str, str]] = []
+
+    def probe(job: matrix.Job, _: Path) -> ReleaseEntry:
+        probed.append((job.library, job.version))
+        return ReleaseEntry(job.library, job.version, {job.pypi: job.version}, (), ())
+
+    monkeypatch.setattr(matrix, "ensure_env", lambda job: job.env)
+    monkeypatch.setattr(matrix, "probe_job", probe)
+    monkeypatch.setattr(adoption, "measure", lambda table, pins: ({}, load_adoption()))
+    finding = refresh.Finding("peft", "peft", "0.21.2", ["0.21.3"], DAY)
+    finding.files, finding.sha256 = {"0.21.3": tmp_path / "peft-0.21.3-py3-none-any.whl"}, {"0.21.3": "0" * 64}
+    finding.changes += changes
+    return probed, refresh.plan(table_path, [finding])
+
+
+def test_refresh_probes_only_the_releases_new_since_the_matrix_was_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    probed, outputs = _plan_probing(tmp_path, monkeypatch, [])
+    assert probed == [("peft", "0.21.3")]
+    committed = json.loads((ROOT / "data" / "matrix.json").read_text(encoding="utf-8"))
+    written = json.loads(outputs[ROOT / "data" / "matrix.json"])
+    new = [e for e in written["releases"] if (e["library"], e["release"]) == ("peft", "0.21.3")]
+    assert len(new) == 1 and {**written, "releases": [e for e in written["releases"] if e not in new]} == committed
+    assert ROOT / "data" / "downstream.json" not in outputs  # measured in .venv, which a new release does not change
+
+
+def test_a_status_change_measures_every_release_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row's status decides which scenarios the probes try (a keyword's method pair reads another row's): after a
+    change, every release is probed with the edited table."""
+    (row, *_) = [r for r in TABLE.renames if r.library == "peft"]
+    change = refresh.Change(row, row.status, "measured by a test", since=row.since, warning=row.warning)
+    probed, _ = _plan_probing(tmp_path, monkeypatch, [change])
+    assert sorted(probed) == sorted([*((j.library, j.version) for j in matrix.jobs_of(TABLE)), ("peft", "0.21.3")])
+
+
+def test_refresh_write_puts_table_and_data_back_when_rendering_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from generator import cli
+    from generator.pages import render
+
+    table, data = tmp_path / "aliases.yaml", tmp_path / "matrix.json"
+    table.write_text(TABLE_PATH.read_text(encoding="utf-8"), encoding="utf-8")
+    outputs = {table: table.read_text(encoding="utf-8") + "# recorded\n", data: "{}\n"}
+    monkeypatch.setattr(refresh, "run", lambda args: (1, outputs))
+
+    def fail(_: object) -> dict[str, str]:
+        assert table.read_text(encoding="utf-8").endswith("# recorded\n") and data.is_file()  # written before rendering
+        raise render.RenderError("migration-guide.md.j2:1: a template failed")
+
+    monkeypatch.setattr(render, "render_pages", fail)
+    assert cli.main(["refresh", "--table", str(table), "--write"]) == 2
+    assert table.read_text(encoding="utf-8") == TABLE_PATH.read_text(encoding="utf-8") and not data.exists()
+    assert "every file restored: RenderError: migration-guide.md.j2:1" in capsys.readouterr().err

@@ -7,8 +7,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from checkpointing_migrate.table import load
-from generator.pages.timeline_svg import CHARS, DAY, LINE, timeline_svg
-from generator.pages.views import Event, timeline
+from generator.pages.timeline_svg import CHARS, DAY, LINE, Event, timeline, timeline_svg
 from generator.paths import ROOT
 
 TABLE = load(ROOT / "aliases.yaml")

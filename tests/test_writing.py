@@ -40,3 +40,17 @@ def test_only_changed_files_are_written_and_named(tmp_path: Path) -> None:
     before = same.stat().st_mtime_ns
     assert writing.write_if_changed({same: "x", changed: "y"}) == [changed]
     assert changed.read_text() == "y" and same.stat().st_mtime_ns == before
+
+
+def test_a_transaction_that_fails_puts_back_every_file_it_wrote(tmp_path: Path) -> None:
+    old, new = tmp_path / "old.txt", tmp_path / "sub" / "new.txt"
+    old.write_text("before\n", encoding="utf-8")
+    with pytest.raises(RuntimeError, match="the second step failed"), writing.transaction() as files:
+        assert files.write_if_changed({old: "after\n"}) == [old]
+        assert files.write_if_changed({new: "created\n", old: "after\n"}) == [new]
+        assert old.read_text(encoding="utf-8") == "after\n" and new.is_file()
+        raise RuntimeError("the second step failed")
+    assert old.read_text(encoding="utf-8") == "before\n" and not new.exists()
+    with writing.transaction() as files:  # a block that succeeds keeps what it wrote
+        files.write_if_changed({old: "kept\n"})
+    assert old.read_text(encoding="utf-8") == "kept\n"

@@ -15,7 +15,7 @@ from pathlib import Path
 import checkpointing_migrate
 from checkpointing_migrate.paths import TABLE_PATH
 from checkpointing_migrate.rehearse import preview
-from checkpointing_migrate.table import TableError, load
+from checkpointing_migrate.table import load_table_or_report
 
 STARTUP_DIR = Path(__file__).resolve().parent / "startup"
 """The folder holding the `sitecustomize` bootstrap."""
@@ -50,13 +50,11 @@ def run(args: argparse.Namespace) -> int:
     if not command:
         print(f"rehearse: error: no command; {_USAGE}", file=sys.stderr)
         return 2
+    table = load_table_or_report(TABLE_PATH)
+    if isinstance(table, int):
+        return table
     try:
-        preview.plan(load(TABLE_PATH))  # refuse up front a table the preview cannot carry out
-    except TableError as exc:
-        for problem in exc.problems:
-            print(problem, file=sys.stderr)
-        print(f"rehearse: error: {TABLE_PATH} has problems; nothing was run", file=sys.stderr)
-        return 2
+        preview.plan(table)  # refuse up front a table the preview cannot carry out
     except preview.PreviewError as exc:
         print(f"rehearse: error: {exc}", file=sys.stderr)
         return 2

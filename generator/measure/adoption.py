@@ -29,11 +29,12 @@ from checkpointing_migrate.hits import Options
 from checkpointing_migrate.records import dump
 from checkpointing_migrate.requirements import Allowed, Finder
 from checkpointing_migrate.run import check_all
-from checkpointing_migrate.table import Rename, Table, load
+from checkpointing_migrate.table import Rename, Status, Table, load_table_or_report
 from generator import paths
 from generator.measure import adoption_data, registry, verdict
 from generator.measure.adoption_data import Adoption, MeasuredWith, NotScanned, ScannedLibrary, ScannedSite
 from generator.measure.data import MatrixData, MatrixError, Outcome, ReleaseEntry, load_matrix, row_key
+from generator.measure.scenarios import Scenario
 
 DATA_PATH = adoption_data.ADOPTION_PATH
 
@@ -98,7 +99,7 @@ PINNED = ("transformers", "trl", "peft", "accelerate")
 
 _STRUCTURAL = {c: codes.get(c).effect for c in ("override", "instance-override", "reference", "dead-write")}
 """Uses no probe can run in isolation (a definition, a reference, a branch for old releases): the registry's effect."""
-_ANSWERING_LOOKUPS = ("hasattr", "getattr with a default")
+_ANSWERING_LOOKUPS = (Scenario.HASATTR, Scenario.GETATTR_WITH_A_DEFAULT)
 """Lookups by string that answer rather than raise when the name is missing."""
 _KEEPS_WORKING = {"override", "instance-override", "subclass-default", "write", "dead-write"}
 """Uses that do not need transformers to have the old name: a definition, a declared field, an attribute write."""
@@ -110,18 +111,18 @@ def probe_of(finding: Finding) -> tuple[str, str] | None:
     if row is None:
         return None
     if row.kind == "method" and code in ("call", "kwargs-unpacked"):
-        return "call on a fresh model", "old"
+        return Scenario.CALL_ON_A_FRESH_MODEL, "old"
     if row.kind == "method" and code == "narrow-override":
-        return "overridden without **kwargs, new method called", "old"
+        return Scenario.OVERRIDDEN_WITHOUT_KWARGS, "old"
     if row.kind == "method" and code == "reference":
-        return "call on a fresh model", "old"  # only for what removal does: the attribute lookup is the same
+        return Scenario.CALL_ON_A_FRESH_MODEL, "old"  # only for what removal does: the attribute lookup is the same
     if code == "string-lookup" and row.kind in ("method", "property"):
         # The lookup as it is written: `hasattr`, `getattr` with a default, `setattr`; a bare `getattr` is a read.
-        bare = "reference without a call" if row.kind == "method" else "read on a fresh model"
+        bare = Scenario.REFERENCE_WITHOUT_A_CALL if row.kind == "method" else Scenario.READ_ON_A_FRESH_MODEL
         via = finding.via or "getattr"
-        return (via if via in ("hasattr", "getattr with a default", "setattr") else bare), "old"
+        return (Scenario(via) if via in (*_ANSWERING_LOOKUPS, Scenario.SETATTR) else bare), "old"
     if row.kind == "property" and code == "property":
-        return "read on a fresh model", "old"
+        return Scenario.READ_ON_A_FRESH_MODEL, "old"
     if (
         row.kind == "argument"
         and row.owned.head == "PreTrainedModel"
@@ -130,23 +131,25 @@ def probe_of(finding: Finding) -> tuple[str, str] | None:
     ):
         own = row.owned.member
         return (
-            f"with its own method ({own})" if finding.via == own else f"with the other method ({finding.via})"
+            Scenario.WITH_ITS_OWN_METHOD.of(own)
+            if finding.via == own
+            else Scenario.WITH_THE_OTHER_METHOD.of(str(finding.via))
         ), "old"
     if row.kind == "argument" and row.owned.head == "TrainingArguments" and row.owned.member and code == "keyword":
-        return f"call ({row.owned.member})", "old"
+        return Scenario.CALL.of(row.owned.member), "old"
     if row.kind == "field":
         return {
-            "keyword": ("set in the constructor", "old"),
-            "kwargs-unpacked": ("set in the constructor", "old"),
-            "subclass-default": ("set in the constructor", "old"),
-            "both-names": ("set both in the constructor", "both"),
-            "read": ("read after setting the old name", "old"),
-            "write": ("written after construction", "old"),
+            "keyword": (Scenario.SET_IN_THE_CONSTRUCTOR, "old"),
+            "kwargs-unpacked": (Scenario.SET_IN_THE_CONSTRUCTOR, "old"),
+            "subclass-default": (Scenario.SET_IN_THE_CONSTRUCTOR, "old"),
+            "both-names": (Scenario.SET_BOTH_IN_THE_CONSTRUCTOR, "both"),
+            "read": (Scenario.READ_AFTER_SETTING_THE_OLD_NAME, "old"),
+            "write": (Scenario.WRITTEN_AFTER_CONSTRUCTION, "old"),
         }.get(code)
     if row.kind == "cli-flag" and code == "flag":
-        return "command line", "old"
+        return Scenario.COMMAND_LINE, "old"
     if row.kind == "config-key" and code in ("config-key", "both-names"):
-        return ("YAML file", "old") if code == "config-key" else ("YAML file with both", "both")
+        return (Scenario.YAML_FILE, "old") if code == "config-key" else (Scenario.YAML_FILE_WITH_BOTH, "both")
     return None
 
 
@@ -182,7 +185,7 @@ def effect(
     def site(kind: str, warnings: Sequence[str], v6: str) -> ScannedSite:
         return ScannedSite(finding.path, finding.line, finding.column, finding.old, code, kind, tuple(warnings), v6)
 
-    if row is None or row.status != "shipped" or code in ("not-renamed", "shared-name", "unknown-callee"):
+    if row is None or row.status != Status.SHIPPED or code in ("not-renamed", "shared-name", "unknown-callee"):
         return site("not-deprecated", (), "")
     probe = probe_of(finding)
     measured = _outcome(newest, row, *probe) if probe and code != "reference" else None
@@ -374,7 +377,11 @@ def training_classes(table: Table, sources: list[Wheel]) -> rules_module.Trainin
     """The subclasses of the training-arguments class (TRL's configs) and the keys a training config may hold (the
     fields of the dataclasses TRL's scripts parse), from `sources`."""
     # Removed rows still name fields that code must migrate; owners that are descriptions (TRL's configs) are no root.
-    fields = [r for r in table.renames if r.kind == "field" and r.status in ("shipped", "removed") and r.owned.is_name]
+    fields = [
+        r
+        for r in table.renames
+        if r.kind == "field" and r.status in (Status.SHIPPED, Status.REMOVED) and r.owned.is_name
+    ]
     roots = {r.owner for r in fields}
     root_libraries = {r.library for r in fields}
     classes: dict[str, tuple[set[str], list[str]]] = {}
@@ -590,7 +597,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """`python -m generator adoption [--check]`: measure the adoption data and write it (or compare it)."""
-    table = load(args.table)
+    table = load_table_or_report(args.table)
+    if isinstance(table, int):
+        return table
     try:
         classes, data = measure(table)
     except (RuntimeError, MatrixError) as exc:

@@ -13,6 +13,7 @@ from typing import Literal
 
 from checkpointing_migrate.records import DocumentError, load
 from generator.paths import DATA_DIR
+from generator.problems import GeneratorError
 
 ADOPTION_PATH = DATA_DIR / "adoption.json"
 ADOPTION_COMMAND = "python -m generator adoption"
@@ -33,7 +34,7 @@ EFFECTS: dict[Effect, str] = {
 """Effect → what it means, in the order the report lists them."""
 
 
-class AdoptionDataError(ValueError):
+class AdoptionDataError(GeneratorError, ValueError):
     """The committed adoption data is missing or unreadable; the message starts with `PATH:LINE:COL:`."""
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from packaging.version import Version
 
-from checkpointing_migrate.table import Table, TableError, field_name, load
+from checkpointing_migrate.table import Status, Table, field_name, load_table_or_report
 from generator.measure import registry
 from generator.measure.source import NAME, SourceText, warning_calls
 from generator.paths import TABLE_PATH
@@ -26,10 +26,6 @@ PACKAGE = "transformers"
 """Its import package inside the wheel."""
 API_SKIP = ("models",)
 """Subpackages left out of the API diff: the per-model classes only redeclare the base classes' names."""
-
-
-class AuditError(Exception):
-    """The audit cannot run (registry, download, unreadable table); the message says what to do."""
 
 
 @dataclass(frozen=True)
@@ -235,7 +231,7 @@ def row_gaps(table: Table, release: str, calls: list[SourceText]) -> list[Gap]:
     """Shipped rows whose recorded warning this release (between `since` and `removal`) cannot emit."""
     gaps = []
     for row in table.renames:
-        if row.library != LIBRARY or row.status != "shipped" or not row.warning or not row.since:
+        if row.library != LIBRARY or row.status != Status.SHIPPED or not row.warning or not row.since:
             continue
         if Version(release) < Version(row.since) or (row.removal and Version(release) >= Version(row.removal)):
             continue
@@ -309,13 +305,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Exit 0 when the table is complete, 1 with one line per gap (`release: file:line: what`), 2 when the audit
     cannot run."""
-    try:
-        table = load(args.table)
-    except TableError as exc:
-        for problem in exc.problems:
-            print(problem, file=sys.stderr)
-        print(f"{args.table} has problems; run `python -m generator check`.", file=sys.stderr)
-        return 2
+    table = load_table_or_report(args.table)
+    if isinstance(table, int):
+        return table
     try:
         gaps, inventory = audit(table, args.index_url)
     except (registry.RegistryError, OSError) as exc:

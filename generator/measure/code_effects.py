@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from checkpointing_migrate.table import field_name
 from generator.measure.data import Outcome
 from generator.measure.probes import BOOL_VALUES, DICT_VALUES
+from generator.measure.scenarios import Scenario
 
 
 @dataclass(frozen=True)
@@ -48,44 +49,44 @@ ENABLE_OLD = "gradient_checkpointing_enable"
 """Only to pick the probes of the method that takes the keyword; the probes themselves take every name from the table."""
 
 FORMS: dict[tuple[str, str], tuple[Probe, ...]] = {
-    ("call", ""): (Probe("method", MODEL, "call on a fresh model", "old"),),
-    ("kwargs-unpacked", ""): (Probe("method", MODEL, "call on a fresh model", "old"),),
+    ("call", ""): (Probe("method", MODEL, Scenario.CALL_ON_A_FRESH_MODEL, "old"),),
+    ("kwargs-unpacked", ""): (Probe("method", MODEL, Scenario.CALL_ON_A_FRESH_MODEL, "old"),),
     ("keyword", ""): (
-        Probe("field", ARGS, "set in the constructor", "old"),
+        Probe("field", ARGS, Scenario.SET_IN_THE_CONSTRUCTOR, "old"),
         Probe("argument", ENABLE, f"with its own method ({ENABLE_OLD})", "old"),
         Probe("argument", SET_TRAINING, "call (set_training)", "old"),
     ),
-    ("dict-key", ""): (Probe("field", ARGS, "set in the constructor", "old"),),
-    ("property", ""): (Probe("property", MODEL, "read on a fresh model", "old"),),
-    ("flag", ""): (Probe("cli-flag", "HfArgumentParser(", "command line", "old"),),
+    ("dict-key", ""): (Probe("field", ARGS, Scenario.SET_IN_THE_CONSTRUCTOR, "old"),),
+    ("property", ""): (Probe("property", MODEL, Scenario.READ_ON_A_FRESH_MODEL, "old"),),
+    ("flag", ""): (Probe("cli-flag", "HfArgumentParser(", Scenario.COMMAND_LINE, "old"),),
     ("config-key", ""): (
-        Probe("config-key", "TrainingArguments YAML", "YAML file", "old"),
-        Probe("config-key", "TrainingArguments YAML", "parse_dict(allow_extra_keys=True)", "old"),
+        Probe("config-key", "TrainingArguments YAML", Scenario.YAML_FILE, "old"),
+        Probe("config-key", "TrainingArguments YAML", Scenario.PARSE_DICT, "old"),
     ),
     ("both-names", ""): (
-        Probe("field", ARGS, "set both in the constructor", "both"),
-        Probe("cli-flag", "HfArgumentParser(", "command line with both", "both"),
-        Probe("config-key", "TrainingArguments YAML", "YAML file with both", "both"),
+        Probe("field", ARGS, Scenario.SET_BOTH_IN_THE_CONSTRUCTOR, "both"),
+        Probe("cli-flag", "HfArgumentParser(", Scenario.COMMAND_LINE_WITH_BOTH, "both"),
+        Probe("config-key", "TrainingArguments YAML", Scenario.YAML_FILE_WITH_BOTH, "both"),
     ),
     ("both-names", "set_training"): (Probe("argument", SET_TRAINING, "call with both (set_training)", "both"),),
     ("both-names", ENABLE_OLD): (Probe("argument", ENABLE, f"together, with the old method ({ENABLE_OLD})", "both"),),
-    ("write", ""): (Probe("field", ARGS, "written after construction", "old"),),
-    ("read", ""): (Probe("field", ARGS, "read after setting the old name", "old"),),
-    ("replace", ""): (Probe("field", ARGS, "set through dataclasses.replace", "old", "gradient_checkpointing"),),
+    ("write", ""): (Probe("field", ARGS, Scenario.WRITTEN_AFTER_CONSTRUCTION, "old"),),
+    ("read", ""): (Probe("field", ARGS, Scenario.READ_AFTER_SETTING_THE_OLD_NAME, "old"),),
+    ("replace", ""): (Probe("field", ARGS, Scenario.SET_THROUGH_REPLACE, "old", "gradient_checkpointing"),),
     ("replace", "gradient_checkpointing_kwargs"): (
-        Probe("field", ARGS, "set through dataclasses.replace", "old", "gradient_checkpointing_kwargs"),
+        Probe("field", ARGS, Scenario.SET_THROUGH_REPLACE, "old", "gradient_checkpointing_kwargs"),
     ),
-    ("subclass-default", ""): (Probe("field", ARGS, "declared with a default by a subclass", "old"),),
-    ("override", ""): (Probe("method", MODEL, "overridden with **kwargs, new method called", "old"),),
-    ("narrow-override", ""): (Probe("method", MODEL, "overridden without **kwargs, new method called", "old"),),
-    ("reference", ""): (Probe("method", MODEL, "reference without a call", "old"),),
-    ("string-lookup", ""): (Probe("property", MODEL, "getattr with a default", "old"),),
-    ("string-lookup", "hasattr of the property"): (Probe("property", MODEL, "hasattr", "old"),),
+    ("subclass-default", ""): (Probe("field", ARGS, Scenario.DECLARED_BY_A_SUBCLASS, "old"),),
+    ("override", ""): (Probe("method", MODEL, Scenario.OVERRIDDEN_WITH_KWARGS, "old"),),
+    ("narrow-override", ""): (Probe("method", MODEL, Scenario.OVERRIDDEN_WITHOUT_KWARGS, "old"),),
+    ("reference", ""): (Probe("method", MODEL, Scenario.REFERENCE_WITHOUT_A_CALL, "old"),),
+    ("string-lookup", ""): (Probe("property", MODEL, Scenario.GETATTR_WITH_A_DEFAULT, "old"),),
+    ("string-lookup", "hasattr of the property"): (Probe("property", MODEL, Scenario.HASATTR, "old"),),
     ("string-lookup", "getattr or hasattr of a method"): (
-        Probe("method", MODEL, "hasattr", "old"),
-        Probe("method", MODEL, "getattr with a default", "old"),
+        Probe("method", MODEL, Scenario.HASATTR, "old"),
+        Probe("method", MODEL, Scenario.GETATTR_WITH_A_DEFAULT, "old"),
     ),
-    ("string-lookup", "setattr of the property"): (Probe("property", MODEL, "setattr", "old"),),
+    ("string-lookup", "setattr of the property"): (Probe("property", MODEL, Scenario.SETATTR, "old"),),
 }
 """(code, form) → the probes that make that use; form `""` is the code's own `effect` (its example's form), the others
 are its `forms`."""

@@ -17,6 +17,7 @@ from packaging.version import Version
 from checkpointing_migrate.records import DocumentError, load
 from checkpointing_migrate.table import Rename
 from generator.paths import DATA_DIR
+from generator.problems import GeneratorError
 
 MATRIX_FILE = "matrix.json"
 DOWNSTREAM_FILE = "downstream-warnings.json"
@@ -24,9 +25,6 @@ SAVED_FILE = "saved.json"
 WORDING_FILE = "wording.json"
 MEASURE_COMMAND = "python -m generator matrix"
 """The command that writes these files: every loading error says to run it."""
-
-PARSE_DICT_EXTRA = "parse_dict(allow_extra_keys=True)"
-"""The scenario of a config key passed to `HfArgumentParser.parse_dict` with `allow_extra_keys=True`."""
 
 Uses = Literal["old", "new", "both"]
 """Which of a row's names a use used (`both`: both names in one use, with different values)."""
@@ -36,7 +34,7 @@ OutcomeWord = Literal["works", "warns", "raises", "absent"]
 T = TypeVar("T")
 
 
-class MatrixError(Exception):
+class MatrixError(GeneratorError):
     """Measuring failed, or the recorded data cannot be read; the message says what to do."""
 
 

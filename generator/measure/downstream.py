@@ -27,6 +27,7 @@ from generator.measure.data import (
     RecordedWarning,
     SourceLine,
 )
+from generator.problems import GeneratorError
 
 BASE_SETUP = (
     "import warnings",
@@ -164,7 +165,7 @@ ENTRY_POINTS = (
 tiny model (the doc tests run every example of the guide's section again)."""
 
 
-class DownstreamError(Exception):
+class DownstreamError(GeneratorError):
     """An entry point cannot be measured as written (its setup warns or fails)."""
 
 

@@ -179,16 +179,25 @@ def probe_job(job: Job, table_path: Path) -> ReleaseEntry:
 
 
 def measure(
-    table: Table, table_path: Path, jobs: list[Job] | None = None, workers: int | None = None
+    table: Table,
+    table_path: Path,
+    jobs: list[Job] | None = None,
+    workers: int | None = None,
+    *,
+    kept: MatrixData | None = None,
 ) -> dict[str, Any]:
     """The matrix data for `jobs` (default: every listed release), environments created as needed; one probe process
-    per core (`workers`), each with its release first on `PYTHONPATH`."""
+    per core (`workers`), each with its release first on `PYTHONPATH`. A release that `kept` (measured earlier on
+    this Python) holds is not probed again: its entry is taken as recorded."""
     jobs = jobs_of(table) if jobs is None else jobs
-    for job in jobs:
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    recorded = {(e.library, e.release): e for e in kept.releases} if kept and kept.python == python else {}
+    probed = [job for job in jobs if (job.library, job.version) not in recorded]
+    for job in probed:
         ensure_env(job)
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
-        releases = tuple(pool.map(lambda job: probe_job(job, table_path), jobs))
-    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+        fresh = dict(zip(probed, pool.map(lambda job: probe_job(job, table_path), probed)))
+    releases = tuple(recorded.get((job.library, job.version)) or fresh[job] for job in jobs)
     return {
         "about": "Measured by `python -m generator matrix` (generator/measure/probes.py); never edit by hand.",
         **dataclasses.asdict(MatrixData(python, releases)),

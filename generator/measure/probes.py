@@ -24,8 +24,10 @@ from contextlib import contextmanager, redirect_stderr
 from pathlib import Path
 from typing import Any
 
-from checkpointing_migrate.table import Rename, Table, field_name, load
-from generator.measure.data import PARSE_DICT_EXTRA, Outcome, RaisedError, RecordedWarning, row_key
+from checkpointing_migrate.table import Rename, Status, Table, field_name, load
+from generator.measure.data import Outcome, RaisedError, RecordedWarning, row_key
+from generator.measure.scenarios import Scenario
+from generator.problems import GeneratorError
 
 ABSENT = "absent"
 """Outcome of a name that the release does not have (no attribute, parameter, field, flag or key of that name)."""
@@ -42,7 +44,7 @@ OWNER_OBJECTS = {
 """Owners that are a description rather than an importable name, and the object that stands for them."""
 
 
-class ProbeError(Exception):
+class ProbeError(GeneratorError):
     """The table has a row this suite cannot exercise; the message names the row's position."""
 
 
@@ -151,10 +153,10 @@ def checkpointing_model() -> Any:
     return model
 
 
-LOOKUPS: dict[str, Callable[[Any, str], Any]] = {
-    "hasattr": hasattr,
-    "getattr with a default": lambda obj, name: getattr(obj, name, None),
-    "reference without a call": getattr,
+LOOKUPS: dict[Scenario, Callable[[Any, str], Any]] = {
+    Scenario.HASATTR: hasattr,
+    Scenario.GETATTR_WITH_A_DEFAULT: lambda obj, name: getattr(obj, name, None),
+    Scenario.REFERENCE_WITHOUT_A_CALL: getattr,
 }
 """Ways code looks a name up without calling it (the scanner's `string-lookup` and `reference` forms)."""
 
@@ -181,8 +183,8 @@ def subclass_override(method: str, wide: bool) -> Any:
 
 def _model_method(row: Rename, table: Table) -> Iterator[Outcome]:
     for scenario, make in (
-        ("call on a fresh model", tiny_model),
-        ("call on a checkpointing model", checkpointing_model),
+        (Scenario.CALL_ON_A_FRESH_MODEL, tiny_model),
+        (Scenario.CALL_ON_A_CHECKPOINTING_MODEL, checkpointing_model),
     ):
         for uses in ("old", "new"):
             name, model = getattr(row, uses), make()
@@ -210,8 +212,8 @@ def _model_method(row: Rename, table: Table) -> Iterator[Outcome]:
     # A subclass overriding the method, then the method called by its new name (what the Trainer and users call).
     if row.new == _enable_pair(table)[1]:
         for scenario, wide in (
-            ("overridden with **kwargs, new method called", True),
-            ("overridden without **kwargs, new method called", False),
+            (Scenario.OVERRIDDEN_WITH_KWARGS, True),
+            (Scenario.OVERRIDDEN_WITHOUT_KWARGS, False),
         ):
             for uses in ("old", "new"):
                 name, model = getattr(row, uses), tiny_model()
@@ -238,8 +240,8 @@ def _enable_pair(table: Table) -> tuple[str, str]:
 
 def _model_property(row: Rename, table: Table) -> Iterator[Outcome]:
     for scenario, make in (
-        ("read on a fresh model", tiny_model),
-        ("read on a checkpointing model", checkpointing_model),
+        (Scenario.READ_ON_A_FRESH_MODEL, tiny_model),
+        (Scenario.READ_ON_A_CHECKPOINTING_MODEL, checkpointing_model),
     ):
         for uses in ("old", "new"):
             name, model = getattr(row, uses), make()
@@ -248,7 +250,7 @@ def _model_property(row: Rename, table: Table) -> Iterator[Outcome]:
                 row, scenario, uses, exists, lambda m=model, n=name: getattr(m, n), lambda value: {"value": value}
             )
     for scenario, lookup in LOOKUPS.items():
-        if scenario == "reference without a call":
+        if scenario == Scenario.REFERENCE_WITHOUT_A_CALL:
             continue  # for a property, a read: measured above
         for uses in ("old", "new"):
             name, model = getattr(row, uses), tiny_model()
@@ -257,7 +259,7 @@ def _model_property(row: Rename, table: Table) -> Iterator[Outcome]:
     for uses in ("old", "new"):
         name, model = getattr(row, uses), tiny_model()
         exists = isinstance(getattr(type(model), name, None), property)
-        yield run(row, "setattr", uses, exists, lambda m=model, n=name: setattr(m, n, True), lambda _: {})
+        yield run(row, Scenario.SETATTR, uses, exists, lambda m=model, n=name: setattr(m, n, True), lambda _: {})
 
 
 def _method_pair(row: Rename, table: Table) -> tuple[str, str]:
@@ -268,7 +270,7 @@ def _method_pair(row: Rename, table: Table) -> tuple[str, str]:
             other.library == row.library
             and other.kind == "method"
             and other.old == method
-            and other.status == "shipped"
+            and other.status == Status.SHIPPED
         ):
             return other.old, other.new
     raise ProbeError(f"{row.position}: no shipped method row renames '{method}', the owner of this argument")
@@ -283,12 +285,12 @@ def _model_argument(row: Rename, table: Table) -> Iterator[Outcome]:
     old_method, new_method = _method_pair(row, table)
     value, other_value = DICT_VALUES
     plans = [
-        ("with its own method", "old", old_method, {row.old: value}),
-        ("with its own method", "new", new_method, {row.new: value}),
-        ("with the other method", "old", new_method, {row.old: value}),
-        ("with the other method", "new", old_method, {row.new: value}),
-        ("together, with the old method", "both", old_method, {row.old: value, row.new: other_value}),
-        ("together, with the new method", "both", new_method, {row.old: value, row.new: other_value}),
+        (Scenario.WITH_ITS_OWN_METHOD, "old", old_method, {row.old: value}),
+        (Scenario.WITH_ITS_OWN_METHOD, "new", new_method, {row.new: value}),
+        (Scenario.WITH_THE_OTHER_METHOD, "old", new_method, {row.old: value}),
+        (Scenario.WITH_THE_OTHER_METHOD, "new", old_method, {row.new: value}),
+        (Scenario.TOGETHER_WITH_THE_OLD_METHOD, "both", old_method, {row.old: value, row.new: other_value}),
+        (Scenario.TOGETHER_WITH_THE_NEW_METHOD, "both", new_method, {row.old: value, row.new: other_value}),
     ]
     for scenario, uses, method, kwargs in plans:
         model = tiny_model()
@@ -296,7 +298,7 @@ def _model_argument(row: Rename, table: Table) -> Iterator[Outcome]:
         exists = callable(func) and all(_accepts(func, k) for k in kwargs)
         yield run(
             row,
-            f"{scenario} ({method})",
+            scenario.of(method),
             uses,
             exists,
             lambda m=model, f=method, k=kwargs: getattr(m, f)(**k),
@@ -366,8 +368,8 @@ def _trainer_override(row: Rename, table: Table) -> Iterator[Outcome]:
     switch = _switch_field(table)
     for (scenario, wide), uses in itertools.product(
         (
-            ("Trainer.train() with checkpointing on", True),
-            ("Trainer.train() with checkpointing on, override without **kwargs", False),
+            (Scenario.TRAIN_WITH_CHECKPOINTING, True),
+            (Scenario.TRAIN_WITH_A_NARROW_OVERRIDE, False),
         ),
         ("old", "new"),
     ):
@@ -446,11 +448,16 @@ def _args_field(row: Rename, table: Table) -> Iterator[Outcome]:
     for uses in ("old", "new"):
         name = getattr(row, uses)
         yield run(
-            row, "set in the constructor", uses, name in fields, lambda n=name: cls(**_base(), **{n: value}), read
+            row,
+            Scenario.SET_IN_THE_CONSTRUCTOR,
+            uses,
+            name in fields,
+            lambda n=name: cls(**_base(), **{n: value}),
+            read,
         )
     yield run(
         row,
-        "set both in the constructor",
+        Scenario.SET_BOTH_IN_THE_CONSTRUCTOR,
         "both",
         all(n in fields for n in names),
         lambda: cls(**_base(), **{row.old: value, row.new: other}),
@@ -462,7 +469,7 @@ def _args_field(row: Rename, table: Table) -> Iterator[Outcome]:
             args = cls(**_base(), **{row.old: value}) if row.old in fields else None
         yield run(
             row,
-            "read after setting the old name",
+            Scenario.READ_AFTER_SETTING_THE_OLD_NAME,
             uses,
             name in fields and args is not None,
             lambda a=args, n=name: getattr(a, n),
@@ -474,7 +481,7 @@ def _args_field(row: Rename, table: Table) -> Iterator[Outcome]:
             args = cls(**_base())
         yield run(
             row,
-            "set through dataclasses.replace",
+            Scenario.SET_THROUGH_REPLACE,
             uses,
             name in fields,
             lambda a=args, n=name: dataclasses.replace(a, **{n: value}),
@@ -486,16 +493,14 @@ def _args_field(row: Rename, table: Table) -> Iterator[Outcome]:
         declares = dataclasses.make_dataclass(
             "Declared", [(name, annotation, dataclasses.field(default_factory=lambda: value))], bases=(cls,)
         )
-        yield run(
-            row, "declared with a default by a subclass", uses, name in fields, lambda c=declares: c(**_base()), read
-        )
+        yield run(row, Scenario.DECLARED_BY_A_SUBCLASS, uses, name in fields, lambda c=declares: c(**_base()), read)
     for uses in ("old", "new"):
         name = getattr(row, uses)
         with _quiet():
             args = cls(**_base())
         yield run(
             row,
-            "written after construction",
+            Scenario.WRITTEN_AFTER_CONSTRUCTION,
             uses,
             name in fields,
             lambda a=args, n=name: setattr(a, n, value),
@@ -510,15 +515,15 @@ def _args_method_argument(row: Rename, table: Table) -> Iterator[Outcome]:
     func = getattr(cls, method)
     read = lambda args: _read_fields(args, names)
     plans = [
-        ("call", "old", {row.old: value}),
-        ("call", "new", {row.new: value}),
-        ("call with both", "both", {row.old: value, row.new: other}),
+        (Scenario.CALL, "old", {row.old: value}),
+        (Scenario.CALL, "new", {row.new: value}),
+        (Scenario.CALL_WITH_BOTH, "both", {row.old: value, row.new: other}),
     ]
     for scenario, uses, kwargs in plans:
         with _quiet():
             args = cls(**_base())
         exists = all(_accepts(func, k) for k in kwargs)
-        yield run(row, f"{scenario} ({method})", uses, exists, lambda a=args, k=kwargs: getattr(a, method)(**k), read)
+        yield run(row, scenario.of(method), uses, exists, lambda a=args, k=kwargs: getattr(a, method)(**k), read)
 
 
 def _parser() -> Any:
@@ -543,11 +548,13 @@ def _cli_flag(row: Rename, table: Table) -> Iterator[Outcome]:
     for uses in ("old", "new"):
         flag = getattr(row, uses)
         words = base + _flag_words(flag, value, explicit=False)
-        yield run(row, "command line", uses, flag in known, lambda w=words: parser.parse_args_into_dataclasses(w), read)
+        yield run(
+            row, Scenario.COMMAND_LINE, uses, flag in known, lambda w=words: parser.parse_args_into_dataclasses(w), read
+        )
     words = base + _flag_words(row.old, value, True) + _flag_words(row.new, other, True)
     yield run(
         row,
-        "command line with both",
+        Scenario.COMMAND_LINE_WITH_BOTH,
         "both",
         row.old in known and row.new in known,
         lambda: parser.parse_args_into_dataclasses(words),
@@ -565,9 +572,9 @@ def _config_key(row: Rename, table: Table) -> Iterator[Outcome]:
     parser, fields, names = _parser(), _fields(), (row.old, row.new)
     read = lambda result: _read_fields(result[0], names)
     plans = [
-        ("YAML file", "old", {row.old: value}),
-        ("YAML file", "new", {row.new: value}),
-        ("YAML file with both", "both", {row.old: value, row.new: other}),
+        (Scenario.YAML_FILE, "old", {row.old: value}),
+        (Scenario.YAML_FILE, "new", {row.new: value}),
+        (Scenario.YAML_FILE_WITH_BOTH, "both", {row.old: value, row.new: other}),
     ]
     for index, (scenario, uses, keys) in enumerate(plans):
         path = _scratch() / f"{row.old}-{index}.yaml"
@@ -579,7 +586,7 @@ def _config_key(row: Rename, table: Table) -> Iterator[Outcome]:
         keys = {getattr(row, uses): value}
         yield run(
             row,
-            PARSE_DICT_EXTRA,
+            Scenario.PARSE_DICT,
             uses,
             all(k in fields for k in keys),
             lambda k=keys: parser.parse_dict({**_base(), **k}, allow_extra_keys=True),
@@ -611,7 +618,7 @@ def name_exists(row: Rename, name: str) -> bool:
     try:
         owner = resolve_owner(row)
     except (ImportError, AttributeError) as exc:
-        if row.status == "removed":
+        if row.status == Status.REMOVED:
             return False  # the release removed the owner itself (a deprecated method's keyword goes with the method)
         raise ProbeError(f"{row.position}: cannot import the owner '{row.owner}': {exc}") from None
     if row.kind == "field" or row.kind == "config-key":
@@ -630,7 +637,7 @@ def _existence(row: Rename, table: Table) -> Iterator[Outcome]:
     for uses in ("old", "new"):
         name = getattr(row, uses)
         exists = name_exists(row, name)
-        yield Outcome(row_key(row), "exists", uses, "works" if exists else ABSENT, (), None, None)
+        yield Outcome(row_key(row), Scenario.EXISTS, uses, "works" if exists else ABSENT, (), None, None)
 
 
 # --- Dispatch ------------------------------------------------------------------------------------------------------------
@@ -643,7 +650,7 @@ def probe_for(row: Rename) -> Probe:
 
     Shipped rows get every scenario their kind has; planned rows only whether each name exists, since there is nothing
     to compare a name that no release has with."""
-    if row.status != "shipped":
+    if row.status != Status.SHIPPED:
         return _existence
     owner, kind = row.owner, row.kind
     if owner == "PreTrainedModel" and kind == "method":

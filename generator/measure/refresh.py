@@ -21,12 +21,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from checkpointing_migrate import records
-from checkpointing_migrate.table import Rename, Table, TableError, load, parse
+from checkpointing_migrate.table import Rename, Status, Table, TableError, load, load_table_or_report, parse
 from generator import paths
 from generator.measure import registry
-from generator.measure.data import Downstream, Outcome, RecordedWarning, load_downstream, load_measured, row_key
+from generator.measure.data import (
+    MATRIX_FILE,
+    Downstream,
+    Outcome,
+    RecordedWarning,
+    load_downstream,
+    load_matrix,
+    load_measured,
+    row_key,
+)
 from generator.measure.evidence import Evidence, EvidenceOutput
 from generator.paths import DATA_DIR, TABLE_PATH
+from generator.problems import GeneratorError
 
 if TYPE_CHECKING:
     from generator.measure import matrix
@@ -34,7 +44,7 @@ if TYPE_CHECKING:
 _SOURCE_SUFFIXES = (".py", ".pyi")
 
 
-class RefreshError(Exception):
+class RefreshError(GeneratorError):
     """The refresh cannot go on (registry, download, install, probe, table edit); nothing was written."""
 
 
@@ -43,7 +53,7 @@ class Change:
     """A status change of one row, proposed only on measured evidence."""
 
     row: Rename
-    status: str
+    status: Status
     """The new status."""
     evidence: str
     """What was measured, for the report."""
@@ -178,7 +188,7 @@ def removal_changes(
     raised_before = {(o.row, o.scenario) for o in before if o.uses == "new" and o.outcome == "raises"}
     changes = []
     for row in table.renames:
-        if row.library != key or row.status != "shipped":
+        if row.library != key or row.status != Status.SHIPPED:
             continue
         mine = [o for o in outcomes if o.row == row_key(row)]
         old = [o for o in mine if o.uses == "old"]
@@ -193,7 +203,7 @@ def removal_changes(
             changes.append(
                 Change(
                     row,
-                    "removed",
+                    Status.REMOVED,
                     f"{len(old)} use{'s' * (len(old) != 1)} of `{row.old}` fail ({first.scenario}: {seen}); "
                     f"`{row.new}` works",
                 )
@@ -208,7 +218,7 @@ def shipped_changes(
     package = finding.key.replace("-", "_")
     changes = []
     for row in table.renames:
-        if row.library != finding.key or row.status != "planned":
+        if row.library != finding.key or row.status != Status.PLANNED:
             continue
         new_name = row.new.lstrip("-").replace("-", "_")
         if not _declares(trees[version], package, new_name) or _declares(trees[finding.checked], package, new_name):
@@ -225,7 +235,7 @@ def shipped_changes(
             changes.append(
                 Change(
                     row,
-                    "shipped",
+                    Status.SHIPPED,
                     f"{version} declares `{row.new}`, and setting `{row.old}` emits its own {warning.category}",
                     since=version,
                     warning=warning,
@@ -473,8 +483,8 @@ def edit_table(text: str, table: Table, findings: list[Finding]) -> str:
 
 
 def _release_note(finding: Finding) -> str:
-    removed = sorted({c.row.old for c in finding.changes if c.status == "removed"})
-    shipped = sorted({c.row.new for c in finding.changes if c.status == "shipped"})
+    removed = sorted({c.row.old for c in finding.changes if c.status == Status.REMOVED})
+    shipped = sorted({c.row.new for c in finding.changes if c.status == Status.SHIPPED})
     parts = []
     if shipped:
         parts.append("Adds " + ", ".join(shipped))
@@ -487,8 +497,9 @@ def _release_note(finding: Finding) -> str:
 
 
 def plan(table_path: Path, findings: list[Finding]) -> dict[Path, str]:
-    """The files that recording `findings` changes: the edited table and the data files re-measured with it. Writes
-    nothing; the command line writes them and renders the pages (`generator.cli`)."""
+    """The files that recording `findings` changes: the edited table and the data files re-measured with it (the
+    matrix: only the releases new since `data/matrix.json` was written, when no status changed). Writes nothing; the
+    command line writes them and renders the pages (`generator.cli`)."""
     from generator.measure import adoption, matrix
 
     old_text = table_path.read_text(encoding="utf-8")
@@ -503,8 +514,13 @@ def plan(table_path: Path, findings: list[Finding]) -> dict[Path, str]:
         ruled = {row.library for row in new_table.renames}
         outputs: dict[Path, str] = {table_path: new_text}
         if any(f.latest and f.key in ruled for f in findings):
-            data = matrix.measure_all(new_table, staged)
-            outputs.update({DATA_DIR / name: records.dump(value) for name, value in data.items()})
+            # Only the new releases are probed, unless a status changed: a row's status decides what the probes try
+            # (also for other rows: a keyword's method pair), so then every release is measured again. Downstream
+            # warnings are measured in the project's own environment, which a new release does not change.
+            unchanged = not any(f.changes for f in findings)
+            kept = load_matrix(DATA_DIR) if unchanged else None
+            measured = matrix.measure(new_table, staged, kept=kept)
+            outputs[DATA_DIR / MATRIX_FILE] = records.dump(measured)
         if any(f.latest and f.key in adoption.LIBRARIES + adoption.CLASS_SOURCES for f in findings):
             # The new releases are in the registry's cache, checked: adoption takes those wheels by name and sha256.
             downloads = {
@@ -543,12 +559,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> tuple[int, dict[Path, str]]:
     """Print a Markdown report; return the exit code (0 when the table is current, 1 when a newer release was found,
     2 on error) and, with --write, the files that record what was found (`plan`), for the command line to write."""
-    try:
-        table = load(args.table)
-    except TableError as exc:
-        for problem in exc.problems:
-            print(problem, file=sys.stderr)
-        return 2, {}
+    table = load_table_or_report(args.table)
+    if isinstance(table, int):
+        return table, {}
     only = {k.strip() for k in args.only.split(",") if k.strip()} if args.only else None
     unknown = sorted((only or set()) - set(table.libraries))
     if unknown:

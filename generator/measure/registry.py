@@ -28,6 +28,7 @@ from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
 from generator.paths import CACHE_DIR
+from generator.problems import GeneratorError
 
 PYPI = "https://pypi.org/pypi"
 """The default `--index-url`: the JSON API's base, `<base>/<project>/json`."""
@@ -37,7 +38,7 @@ TIMEOUT = 120
 """Seconds one request may stall before it is abandoned."""
 
 
-class RegistryError(Exception):
+class RegistryError(GeneratorError):
     """The registry cannot be read, a file cannot be downloaded, or a download does not match its sha256."""
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from checkpointing_migrate.table import Rename, Table, field_name
+from checkpointing_migrate.table import Rename, Status, Table, field_name
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ def _spelling(table: Table, kind: str, field: Rename, *, dashes: bool = False) -
 
 
 def _planned(table: Table, library: str, kind: str) -> Rename:
-    return next(r for r in table.renames if r.status == "planned" and r.library == library and r.kind == kind)
+    return next(r for r in table.renames if r.status == Status.PLANNED and r.library == library and r.kind == kind)
 
 
 def examples(table: Table) -> list[ConfigExample]:
@@ -124,7 +124,7 @@ def keep_keys(table: Table) -> list[KeepKey]:
         KeepKey(c, "FSDP", f"FSDP's own checkpoint wrapper, not the training argument `{key.new}`.") for c in fsdp
     ]
     flag_row = next(
-        r for r in table.renames if r.status == "planned" and r.owner.startswith("GradientCheckpointingLayer")
+        r for r in table.renames if r.status == Status.PLANNED and r.owner.startswith("GradientCheckpointingLayer")
     )
     found.append(
         KeepKey(

@@ -14,9 +14,9 @@ from typing import Any
 from markdown.extensions.toc import slugify
 from packaging.version import Version
 
-from checkpointing_migrate import findings
-from checkpointing_migrate.table import Rename, Table
+from checkpointing_migrate.table import AUDIENCES, Rename, Table
 from generator.measure.data import Measured, row_key
+from generator.pages import guide_sections
 from generator.pages.fixes import Setting, Snippet, condition_fix, settings, snippet, upgrade
 
 
@@ -124,15 +124,10 @@ class Flag:
     """The exceptions the new flag raises in releases before it."""
 
 
-_TITLES = {
-    "script": "Training scripts",
-    "config": "Configs and command lines",
-    "model": "Custom models and remote code",
-    "library": "Libraries that call these names",
-}
-GUIDE_SECTIONS = {audience: (title, findings.SECTIONS[audience]) for audience, title in _TITLES.items()}
-"""Audience → the migration guide's section for it (its heading, the anchor the tool's findings link to); the strict
-build checks that the anchors exist."""
+def guide_sections_of(table: Table) -> dict[str, tuple[str, str]]:
+    """Audience → the migration guide's section for it (its heading, the anchor the tool's findings link to)."""
+    titles, anchors = guide_sections.titles(table), guide_sections.anchors(table)
+    return {audience: (titles[audience], anchors[audience]) for audience in AUDIENCES}
 
 
 def heading_of(message: str) -> str:
@@ -298,4 +293,4 @@ def _sorted(releases: set[str]) -> tuple[str, ...]:
 def context(table: Table, measured: Measured) -> dict[str, Any]:
     """What the errors page template uses."""
     texts = error_texts(table, measured)
-    return {"error_texts": texts, "flags": flags(table, texts), "guide_sections": GUIDE_SECTIONS}
+    return {"error_texts": texts, "flags": flags(table, texts), "guide_sections": guide_sections_of(table)}

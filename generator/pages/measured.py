@@ -13,9 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from checkpointing_migrate.table import EmittedWarning, Rename, Table
+from checkpointing_migrate.table import EmittedWarning, Rename, Status, Table
 from generator.measure.data import (
-    PARSE_DICT_EXTRA,
     CodeLine,
     DownstreamEntry,
     DownstreamWarning,
@@ -24,6 +23,7 @@ from generator.measure.data import (
     RecordedWarning,
     row_key,
 )
+from generator.measure.scenarios import Scenario
 from generator.pages.views import WarningFilter
 
 NOT_MEASURED = "not measured"
@@ -109,7 +109,7 @@ def _summary(outcome: Outcome | None) -> Cell:
     if outcome is None:
         return Cell(NOT_MEASURED, NOT_MEASURED)
     kind = outcome.outcome
-    if outcome.scenario == "exists":
+    if outcome.scenario == Scenario.EXISTS:
         return Cell(kind, "exists" if kind == "works" else "absent")
     if kind == "raises" and outcome.error is not None:
         return Cell(kind, outcome.error.type)
@@ -169,7 +169,7 @@ def matrices(table: Table, measured: Measured) -> list[Matrix]:
                 old, new = (next((o for o in outcomes if o.uses == which), None) for which in ("old", "new"))
                 cells.append((_summary(old), _summary(new)))
             grid.append(GridRow(row, anchor(row), tuple(cells)))
-            if row.status == "shipped":
+            if row.status == Status.SHIPPED:
                 probes.append(_probe_table(row, releases, per_release))
         versions = {r: measured.versions[(library, r)] for r in releases if (library, r) in measured.versions}
         out.append(Matrix(library, tuple(releases), tuple(grid), tuple(probes), versions))
@@ -265,11 +265,11 @@ def dropped_keys(table: Table, measured: Measured) -> list[DroppedKey]:
     that neither raised nor warned: the value is lost silently."""
     out = []
     for row in table.renames:
-        if row.kind != "config-key" or row.status != "shipped":
+        if row.kind != "config-key" or row.status != Status.SHIPPED:
             continue
         for release in measured.releases.get(row.library, []):
             for o in measured.of_row(row.library, release, row_key(row)):
-                if (o.scenario, o.uses, o.outcome) == (PARSE_DICT_EXTRA, "new", "absent") and not (
+                if (o.scenario, o.uses, o.outcome) == (Scenario.PARSE_DICT, "new", "absent") and not (
                     o.warnings or o.error
                 ):
                     out.append(DroppedKey(release, row, o.effect or {}))

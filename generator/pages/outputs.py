@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import datetime
+import enum
 import functools
 import html
 import inspect
@@ -26,7 +27,7 @@ import yaml
 
 from checkpointing_migrate import table as table_module
 from checkpointing_migrate import writing
-from checkpointing_migrate.table import EmittedWarning, Library, Release, Rename, Table
+from checkpointing_migrate.table import EmittedWarning, Library, Release, Rename, Status, Table
 
 JSON_NAME = "aliases.json"
 """The alias table as JSON, at the root of the built site."""
@@ -123,6 +124,8 @@ def _type_schema(hint: object) -> dict[str, Any]:
     """JSON Schema of a field's Python type, for the types the table uses."""
     if hint is str:
         return {"type": "string"}
+    if isinstance(hint, type) and issubclass(hint, enum.StrEnum):
+        return {"type": "string", "enum": [member.value for member in hint]}
     if hint is datetime.date:
         return {"type": "string", "format": "date"}
     if dataclasses.is_dataclass(hint):
@@ -163,9 +166,15 @@ def _rename_rules() -> list[dict[str, Any]]:
     """What `status` implies for the other fields, as checkpointing_migrate.table enforces it when it loads the table."""
     shipped = {"since": {"type": "string"}, "warning": {"$ref": "#/$defs/EmittedWarning"}}
     return [
-        {"if": {"properties": {"status": {"const": "shipped"}}}, "then": {"properties": shipped}},
-        {"if": {"properties": {"status": {"const": "planned"}}}, "then": {"properties": {"since": {"type": "null"}}}},
-        {"if": {"properties": {"status": {"const": "removed"}}}, "then": {"properties": {"since": {"type": "string"}}}},
+        {"if": {"properties": {"status": {"const": Status.SHIPPED}}}, "then": {"properties": shipped}},
+        {
+            "if": {"properties": {"status": {"const": Status.PLANNED}}},
+            "then": {"properties": {"since": {"type": "null"}}},
+        },
+        {
+            "if": {"properties": {"status": {"const": Status.REMOVED}}},
+            "then": {"properties": {"since": {"type": "string"}}},
+        },
     ]
 
 
@@ -174,7 +183,7 @@ def json_schema() -> dict[str, Any]:
     so a field added to the table shows up in the schema without a second edit.
 
     Returns:
-        The schema as data. Enumerations come from `KINDS`, `STATUSES` and `AUDIENCES` in
+        The schema as data. Enumerations come from `KINDS` and the `Status` and `Audience` enums in
         [`checkpointing_migrate.table`][], fields and descriptions from its dataclasses.
     """
     library = _record_schema(Library)
@@ -182,8 +191,7 @@ def json_schema() -> dict[str, Any]:
         Rename,
         {
             "kind": {"enum": list(table_module.KINDS)},
-            "status": {"enum": list(table_module.STATUSES)},
-            "audience": {"items": {"type": "string", "enum": list(table_module.AUDIENCES)}, "minItems": 1},
+            "audience": {"minItems": 1},
         },
     )
     rename["allOf"] = _rename_rules()
@@ -252,12 +260,12 @@ def _facts(table: Table) -> str:
     """One paragraph of what the table holds, for llms.txt's details section."""
     by_release: dict[tuple[str, str], int] = {}
     for row in table.renames:
-        if row.status == "shipped" and row.since:
+        if row.status == Status.SHIPPED and row.since:
             by_release[(row.library, row.since)] = by_release.get((row.library, row.since), 0) + 1
     shipped = "; ".join(
         f"{count} in {table.libraries[lib].display} {since}" for (lib, since), count in by_release.items()
     )
-    planned = sum(row.status == "planned" for row in table.renames)
+    planned = sum(row.status == Status.PLANNED for row in table.renames)
     return (
         f"The alias table lists {len(table.renames)} renames across {len(table.libraries)} libraries "
         f"({', '.join(lib.display for lib in table.libraries.values())}). Shipped: {shipped or 'none'}. "

@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from checkpointing_migrate import codes
-from checkpointing_migrate.findings import SECTIONS
 from checkpointing_migrate.table import Table
+from generator.pages import guide_sections
 from generator.paths import CACHE_DIR, ROOT
+from generator.problems import GeneratorError
 
 PINS_PATH = Path(__file__).with_name("playground.pins")
 """The pinned downloads: how each is fetched, name, version, file, sha256."""
@@ -43,7 +44,7 @@ GUIDE_PAGE = "generated/migration-guide/"
 """The guide's address in the built site, relative to the site root (findings link their section on it)."""
 
 
-class PlaygroundError(Exception):
+class PlaygroundError(GeneratorError):
     """A download is missing or does not match its pinned sha256: says which, and what to run."""
 
 
@@ -208,10 +209,11 @@ def manifest(table: Table, archives: list[tuple[Path, str]]) -> dict[str, object
     """What the page's script reads: the archives to unpack (file, format, sha256), the default requirement (the
     release that shipped the renames, from the table) and each finding code's guide section on this site."""
     since = next(r.since for r in table.renames if r.since)
+    anchors = guide_sections.anchors(table)
     return {
         "requirement": f">={since}",
         "archives": [{"file": p.name, "format": fmt, "sha256": _sha256(p)} for p, fmt in archives],
-        "guide": {c.code: GUIDE_PAGE + (f"#{SECTIONS[c.section]}" if c.section else "") for c in codes.CODES.values()}
+        "guide": {c.code: GUIDE_PAGE + (f"#{anchors[c.section]}" if c.section else "") for c in codes.CODES.values()}
         | {codes.FILE_ERROR: GUIDE_PAGE},
     }
 

@@ -19,8 +19,9 @@ from checkpointing_migrate.table import Table
 from generator.measure import adoption_data
 from generator.measure import data as measured_data
 from generator.oldnames import OldNames, rewrite_pycon
-from generator.pages import adoption, errors, measured, texts, views
+from generator.pages import adoption, errors, guide_sections, measured, texts, views
 from generator.paths import DOCS_DIR, TEMPLATES_DIR
+from generator.problems import GeneratorError
 
 GENERATED_DIR = "generated"
 """Folder under `docs/` that only the generator writes."""
@@ -234,12 +235,13 @@ def environment(table: Table, templates_dir: Path = TEMPLATES_DIR) -> jinja2.Env
     return env
 
 
-class RenderError(Exception):
+class RenderError(GeneratorError):
     """A template failed; the message starts with `TEMPLATE:LINE:` where that could be found."""
 
 
 def render_pages(table: Table, templates_dir: Path = TEMPLATES_DIR) -> dict[str, str]:
-    """Every generated page's Markdown, keyed by its file name under `docs/generated/`."""
+    """Every generated page's Markdown (and the guide's anchors for the tool), keyed by its file name under
+    `docs/generated/`."""
     env = environment(table, templates_dir)
     context = views.context(table)
     try:
@@ -261,6 +263,7 @@ def render_pages(table: Table, templates_dir: Path = TEMPLATES_DIR) -> dict[str,
             raise RenderError(
                 f"{_template_location(exc, templates_dir / template)}: {type(exc).__name__}: {exc}"
             ) from exc
+    pages[guide_sections.FILE_NAME] = guide_sections.anchors_file(table)  # the tool's links to the guide's headings
     return pages
 
 
@@ -288,13 +291,14 @@ def _template_location(exc: BaseException, default: Path) -> str:
 
 def stale_pages(pages: dict[str, str], docs_dir: Path = DOCS_DIR) -> list[Path]:
     """The page files whose content on disk differs from `pages` (missing files included)."""
-    return writing.stale(_files(pages, docs_dir))
+    return writing.stale(page_files(pages, docs_dir))
 
 
 def write_pages(pages: dict[str, str], docs_dir: Path = DOCS_DIR) -> list[Path]:
     """Write the pages that changed (each atomically) and return their paths."""
-    return writing.write_if_changed(_files(pages, docs_dir))
+    return writing.write_if_changed(page_files(pages, docs_dir))
 
 
-def _files(pages: dict[str, str], docs_dir: Path) -> dict[Path, str]:
+def page_files(pages: dict[str, str], docs_dir: Path = DOCS_DIR) -> dict[Path, str]:
+    """Where each of `pages` is written: its path under `docs_dir`."""
     return {docs_dir / GENERATED_DIR / name: text for name, text in pages.items()}

@@ -1,4 +1,4 @@
-"""Draw the deprecation timeline of every library on one date axis, as an inline SVG string, at build time.
+"""The deprecation timeline: each library's events derived from the table, drawn on one date axis as inline SVG.
 
 The axis runs down the page, so labels keep their size on a 390 px phone and a wide screen alike; dots sit at their
 dates and labels stack when dates are close. What has no date (the planned removal) sits past the axis' end,
@@ -11,10 +11,10 @@ import datetime
 import html
 import textwrap
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # views imports this module to draw its timeline
-    from generator.pages.views import Event
+from packaging.version import Version
+
+from checkpointing_migrate.table import Status, Table
 
 WIDTH = 380
 """viewBox width: close to a phone's CSS width, so text keeps its size there."""
@@ -29,6 +29,50 @@ GAP = 10
 """Space between one label's last line and the next label."""
 CHARS = 44
 """Characters per label line: what fits between LABEL_X and WIDTH at the CSS font size."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """A point on a library's deprecation timeline."""
+
+    when: str
+    """A date (YYYY-MM-DD), or `planned` for what has no release yet."""
+    version: str
+    what: str
+    """The full story, for the table and the drawing's dated marks."""
+    label: str
+    """A few words: what the timeline drawing says of a planned change."""
+
+
+def timeline(table: Table) -> dict[str, list[Event]]:
+    """Per library with releases or renames: its listed releases, what each brought, and what is planned."""
+    events: dict[str, list[Event]] = {}
+    for library in table.libraries:
+        rows = [r for r in table.renames if r.library == library]
+        releases = table.releases_of(library)
+        if not rows and not releases:
+            continue
+        items = []
+        for release in releases:
+            added = [r for r in rows if r.since and Version(r.since) == Version(release.version)]
+            what, label = release.note or "listed release", release.version
+            if added:
+                # Names, not rows: a name renamed in two places (a field and its YAML key) counts once.
+                new_names, warned = len({r.new for r in added}), len({r.old for r in added if r.warning})
+                what += f" ({new_names} new names; {warned} old names now warn)"
+                label += f" adds {new_names} new names"
+            items.append(Event(release.date.isoformat(), release.version, what, label))
+        for removal in sorted({Version(r.removal) for r in rows if r.removal}):
+            gone = [r for r in rows if r.removal and Version(r.removal) == removal]
+            names = len({r.old for r in gone})
+            what = f"planned removal of {names} old names"
+            items.append(Event("planned", str(removal), what, f"{removal} removes {names} old names"))
+        planned = {r.old for r in rows if r.status == Status.PLANNED}
+        if planned:
+            what = f"{len(planned)} names not renamed yet"
+            items.append(Event("planned", "no release yet", what, what))
+        events[library] = items
+    return events
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from packaging.version import Version
-
 from checkpointing_migrate import codes, findings
-from checkpointing_migrate.table import AUDIENCES, MODEL_PLACEHOLDER, EmittedWarning, Rename, Table
-from generator.pages import answer, configs
-from generator.pages.timeline_svg import timeline_svg
+from checkpointing_migrate.table import AUDIENCES, MODEL_PLACEHOLDER, EmittedWarning, Rename, Status, Table
+from generator.pages import answer, configs, guide_sections
+from generator.pages.timeline_svg import timeline, timeline_svg
 
 CLASS_NAME_PATTERN = r"[\w.]+"
 """What stands for the model class name in a filter's regular expression."""
@@ -60,50 +58,6 @@ class WarningFilter:
         return f"{action}:{text}:{self.warning.category}"
 
 
-@dataclass(frozen=True)
-class Event:
-    """A point on a library's deprecation timeline."""
-
-    when: str
-    """A date (YYYY-MM-DD), or `planned` for what has no release yet."""
-    version: str
-    what: str
-    """The full story, for the table and the drawing's dated marks."""
-    label: str
-    """A few words: what the timeline drawing says of a planned change."""
-
-
-def timeline(table: Table) -> dict[str, list[Event]]:
-    """Per library with releases or renames: its listed releases, what each brought, and what is planned."""
-    events: dict[str, list[Event]] = {}
-    for library in table.libraries:
-        rows = [r for r in table.renames if r.library == library]
-        releases = table.releases_of(library)
-        if not rows and not releases:
-            continue
-        items = []
-        for release in releases:
-            added = [r for r in rows if r.since and Version(r.since) == Version(release.version)]
-            what, label = release.note or "listed release", release.version
-            if added:
-                # Names, not rows: a name renamed in two places (a field and its YAML key) counts once.
-                new_names, warned = len({r.new for r in added}), len({r.old for r in added if r.warning})
-                what += f" ({new_names} new names; {warned} old names now warn)"
-                label += f" adds {new_names} new names"
-            items.append(Event(release.date.isoformat(), release.version, what, label))
-        for removal in sorted({Version(r.removal) for r in rows if r.removal}):
-            gone = [r for r in rows if r.removal and Version(r.removal) == removal]
-            names = len({r.old for r in gone})
-            what = f"planned removal of {names} old names"
-            items.append(Event("planned", str(removal), what, f"{removal} removes {names} old names"))
-        planned = {r.old for r in rows if r.status == "planned"}
-        if planned:
-            what = f"{len(planned)} names not renamed yet"
-            items.append(Event("planned", "no release yet", what, what))
-        events[library] = items
-    return events
-
-
 def warning_filters(table: Table) -> list[WarningFilter]:
     """Each distinct recorded warning once, with the old names that emit it, in table order."""
     olds: dict[EmittedWarning, list[str]] = {}
@@ -135,34 +89,31 @@ class CodeRow:
     """Link from `docs/generated/` to the guide section that explains it."""
 
 
-def finding_codes() -> list[CodeRow]:
+def finding_codes(table: Table) -> list[CodeRow]:
     """The registry of the migration tool's codes (`checkpointing_migrate.codes`, a leaf module), in its order."""
     # `pages` reads the migration tool's registry rather than a copy: the leaf modules `codes` and `findings` import
     # nothing of the project, so the renderer does not load the scanner.
-    guide = findings.GUIDE.rsplit("/", 1)[-1]
-    return [CodeRow(c, f"{guide}#{findings.SECTIONS[c.section]}" if c.section else None) for c in codes.CODES.values()]
+    guide, anchors = findings.GUIDE.rsplit("/", 1)[-1], guide_sections.anchors(table)
+    return [CodeRow(c, f"{guide}#{anchors[c.section]}" if c.section else None) for c in codes.CODES.values()]
 
 
 def context(table: Table) -> dict[str, Any]:
     """Everything the templates may use."""
     # A removed row is still a migration to make: it is listed with the shipped ones (its status column says so).
-    shipped = [r for r in table.renames if r.status in ("shipped", "removed")]
-    first_since = {}
-    for row in shipped:
-        if row.since and (row.library not in first_since or Version(row.since) < Version(first_since[row.library])):
-            first_since[row.library] = row.since
+    shipped = [r for r in table.renames if r.status in (Status.SHIPPED, Status.REMOVED)]
     events = timeline(table)
     return {
         "table": table,
         "libraries": table.libraries,
         "shipped": shipped,
         "rehearsed": table.planned_removals(),
-        "planned": [r for r in table.renames if r.status == "planned"],
+        "planned": [r for r in table.renames if r.status == Status.PLANNED],
         "by_audience": {a: [r for r in shipped if a in r.audience] for a in AUDIENCES},
         "planned_by_audience": {
-            a: [r for r in table.renames if r.status == "planned" and a in r.audience] for a in AUDIENCES
+            a: [r for r in table.renames if r.status == Status.PLANNED and a in r.audience] for a in AUDIENCES
         },
-        "first_since": first_since,
+        "first_since": guide_sections.first_since(table),
+        "guide_titles": guide_sections.titles(table),
         "timeline": events,
         "timeline_svg": timeline_svg(
             events,
@@ -175,7 +126,7 @@ def context(table: Table) -> dict[str, Any]:
         "example_model": EXAMPLE_MODEL,
         "distinct_warnings": distinct_warnings,
         "distinct_pairs": distinct_pairs,
-        "finding_codes": finding_codes(),
+        "finding_codes": finding_codes(table),
         "answer": answer.answer(table),
         "config_examples": configs.examples(table),
         "keep_keys": configs.keep_keys(table),
