@@ -162,11 +162,20 @@ def test_the_site_generator_imports_flow_one_way(module: str) -> None:
 
 
 def _project_imports(module: str, modules: set[str]) -> set[str]:
-    """The project's modules that `module` imports (`from package import module` counts as the module)."""
+    """The project's modules that `module` imports (`from package import module` counts as the module, not as the
+    package's own code)."""
     found = {name for _, name in _imported(module)}
+    packages_used = set()
     for node in ast.walk(ast.parse(_source(module).read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module:
-            found |= {f"{node.module}.{alias.name}" for alias in node.names}
+            names = {f"{node.module}.{alias.name}" for alias in node.names}
+            found |= names
+            if not names <= modules:
+                packages_used.add(node.module)  # a name defined by the package itself
+        elif isinstance(node, ast.Import):
+            packages_used |= {alias.name for alias in node.names}
+    submodule_parents = {n.rsplit(".", 1)[0] for n in found & modules if "." in n}
+    found -= submodule_parents - packages_used
     return (found & modules) - {module}
 
 

@@ -26,7 +26,7 @@ from checkpointing_migrate import writing
 from checkpointing_migrate.records import DocumentError, dump, loads
 from checkpointing_migrate.table import Table
 from generator import paths
-from generator.measure import registry, source
+from generator.measure import registry, saved, source, wording
 from generator.measure.data import (
     DOWNSTREAM_FILE,
     MATRIX_FILE,
@@ -216,13 +216,12 @@ def measure_downstream() -> dict[str, Any]:
 def measure_all(table: Table, table_path: Path) -> dict[str, dict[str, Any]]:
     """Every data file's content, keyed by file name; the downstream run and the saved state's overlap with the
     release probes."""
-    from generator.measure import saved, wording
-
+    releases = [(j.version, ensure_env(j)) for j in jobs_of(table) if j.library == "transformers"]
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         downstream = pool.submit(measure_downstream)
-        before = pool.submit(saved.measure, table)
+        before = pool.submit(saved.measure, table, releases, _run_module)
         matrix = measure(table, table_path)
-        texts = wording.measure(table)
+        texts = wording.measure(releases)
         return {
             MATRIX_FILE: matrix,
             DOWNSTREAM_FILE: downstream.result(),

@@ -14,6 +14,7 @@ import re
 import sys
 import tempfile
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -126,19 +127,19 @@ def _load(path: Path, old: str, new: str) -> dict[str, Any]:
     )
 
 
-def measure(table: Table) -> dict[str, Any]:
+def measure(
+    table: Table, releases: list[tuple[str, Path]], run: Callable[[str, list[str], list[Path]], str]
+) -> dict[str, Any]:
     """Pickle on the newest listed transformers release before the field's rename, load on every one after it; build a
-    model from a legacy config on each of them."""
-    from generator.measure import matrix
-
+    model from a legacy config on each of them. `releases`: (version, its matrix environment) in order; `run`: runs a
+    module with those environments first on its path and returns what it prints (the matrix's runner)."""
     row = next(r for r in table.renames if r.library == "transformers" and r.kind == "field" and r.since)
-    jobs = [j for j in matrix.jobs_of(table) if j.library == "transformers"]
-    before = [j for j in jobs if Version(j.version) < Version(row.since or "")][-1]
-    after = [j for j in jobs if Version(j.version) >= Version(row.since or "")]
+    before = [env for version, env in releases if Version(version) < Version(row.since or "")][-1]
+    after = [env for version, env in releases if Version(version) >= Version(row.since or "")]
     with tempfile.TemporaryDirectory(prefix="saved-") as tmp:
         common = ["--path", tmp, "--old", row.old, "--new", row.new]
-        saved = json.loads(matrix._run_module(__name__, ["save", *common], [matrix.ensure_env(before)]))
-        loaded = [json.loads(matrix._run_module(__name__, ["load", *common], [matrix.ensure_env(j)])) for j in after]
+        saved = json.loads(run(__name__, ["save", *common], [before]))
+        loaded = [json.loads(run(__name__, ["load", *common], [env])) for env in after]
     configs = [saved.pop("config"), *(r.pop("config") for r in loaded)]
     return {
         "about": "Measured by `python -m generator matrix` (generator/measure/saved.py); never edit by hand.",

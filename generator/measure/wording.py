@@ -13,13 +13,10 @@ import difflib
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from generator.measure import source
 from generator.measure.data import Said, Site, Wording, WordingData
-
-if TYPE_CHECKING:
-    from checkpointing_migrate.table import Table
 
 PROSE = re.compile(r"(?:[Gg]radient|[Aa]ctivation)[ _]checkpointing")
 """A text about the feature: its names (`gradient_checkpointing`) or its prose ("gradient checkpointing")."""
@@ -100,12 +97,9 @@ def follow(releases: Sequence[tuple[str, dict[tuple[str, bool, str], list[Site]]
     return WordingData(tuple(r for r, _ in releases), texts)
 
 
-def measure(table: Table) -> dict[str, Any]:
-    """The wording data of every listed transformers release, read from its matrix environment (installed if missing)."""
-    from generator.measure import matrix
-
-    jobs = [j for j in matrix.jobs_of(table) if j.library == "transformers"]
-    data = follow([(j.version, texts_of(matrix.ensure_env(j))) for j in jobs])
+def measure(releases: list[tuple[str, Path]]) -> dict[str, Any]:
+    """The wording data of the listed transformers releases, given as (version, its matrix environment) in order."""
+    data = follow([(version, texts_of(env)) for version, env in releases])
     return {
         "about": "Read by `python -m generator matrix` (generator/measure/wording.py); never edit by hand.",
         **dataclasses.asdict(data),
