@@ -341,6 +341,8 @@ def table(outcomes: list[Outcome], target: str) -> str:
     for o in outcomes:
         p = o.project
         ok = "yes" if not o.problems else "NO: " + "; ".join(o.problems)
+        if unread := o.findings.get("error", 0):
+            ok += f" ({unread} file not scanned: see its note)"  # the scanner's `error` findings: files it did not read
         if p.tests:
             same = "same" if o.tests_after == o.tests_before else "DIFFERENT"
             tests = f"{_tally(o.tests_before)} → {same}"

@@ -54,7 +54,7 @@ def lost(before: list[dict[str, object]], after: list[dict[str, object]], root: 
     """Each safe fix of `before` that `after` does not offer as one, with what `after` reports at that place."""
 
     def key(f: dict[str, object]) -> tuple[str, object, object, object]:
-        return (str(Path(str(f["path"])).relative_to(root)), f["line"], f.get("cell"), f["old"])
+        return (str(Path(str(f["path"])).relative_to(root)), f["line"], json.dumps(f.get("cell")), f["old"])
 
     now: dict[tuple[str, object, object, object], list[dict[str, object]]] = {}
     for f in after:
