@@ -333,7 +333,9 @@ def table(outcomes: list[Outcome], target: str) -> str:
         f"`python benchmarks/realcode.py` on {platform.python_version()} with transformers {transformers.__version__}, "
         f"target `{target}`. Each release is pinned in `benchmarks/realcode.json` by version and sha256; "
         "`make test` re-checks a subset (`tests/test_realcode.py`). `fix` counts safe fixes (applied); `unsafe` "
-        "counts the fixes without evidence either way (listed, applied only with `--unsafe-fixes`).",
+        "counts the fixes without evidence either way (listed, applied only with `--unsafe-fixes`). The same tests "
+        "under `pytest --v6-preview` are the ecosystem rehearsal (`benchmarks/rehearsal.py` → `data/rehearsal.json`, "
+        'the adoption report\'s "Measured v6 impact").',
         "",
         "| project | version | sha256 | files | fix | unsafe | hazard | info | rewritten files | compiles, 2nd run, others byte-identical | own tests before → after | s |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",

@@ -1,10 +1,9 @@
 """Precision on real code: safe fixes / unsafe fixes / hazards / info per pinned project, for two versions of the tool.
 
-Run: `.venv/bin/python benchmarks/realcode_precision.py --before /tmp/before` where `/tmp/before` is a checkout of the
-tool as it was before issue 18's safety work (`git worktree add --detach /tmp/before ad1cd04^1`). Both versions run
-`scan --format json --target …` on the same unpacked releases (`benchmarks/realcode.json`); every safe fix the
-older tool offered and this one does not is listed with what this one says there instead. The section is written
-into benchmarks/RESULTS-realcode.md (kept there when `realcode.py` rewrites the page).
+Run: `.venv/bin/python benchmarks/realcode_precision.py --before CHECKOUT`, CHECKOUT being the tool before issue 18's
+safety work (`git worktree add --detach /tmp/before ad1cd04^1`). Both scan the same unpacked releases; each fix the older
+one offered that this one no longer offers as safely is listed with what this one says there. The section goes into
+benchmarks/RESULTS-realcode.md (kept there when `realcode.py` rewrites the page).
 """
 
 from __future__ import annotations
@@ -44,14 +43,20 @@ def kind(finding: dict[str, object]) -> str:
 
 
 def tally(findings: list[dict[str, object]]) -> dict[str, int]:
-    counts = dict.fromkeys(KINDS, 0)
+    counts = dict.fromkeys((*KINDS, "error"), 0)
     for f in findings:
-        counts[kind(f)] += 1
+        counts[kind(f)] += 1  # `error`: a file the scanner did not read (too large, undecodable)
     return counts
 
 
+def shown(counts: dict[str, int]) -> str:
+    unread = f" ({counts['error']} file not read)" if counts["error"] else ""
+    return " / ".join(str(counts[k]) for k in KINDS) + unread
+
+
 def lost(before: list[dict[str, object]], after: list[dict[str, object]], root: Path) -> list[str]:
-    """Each safe fix of `before` that `after` does not offer as one, with what `after` reports at that place."""
+    """Each fix of `before` (safe or unsafe) that `after` no longer offers at that place at least as safe, with what
+    `after` reports there instead."""
 
     def key(f: dict[str, object]) -> tuple[str, object, object, object]:
         return (str(Path(str(f["path"])).relative_to(root)), f["line"], json.dumps(f.get("cell")), f["old"])
@@ -61,12 +66,13 @@ def lost(before: list[dict[str, object]], after: list[dict[str, object]], root: 
         now.setdefault(key(f), []).append(f)
     out = []
     for f in before:
-        if kind(f) != "fix":
+        was = kind(f)
+        if was not in ("fix", "unsafe fix"):
             continue
         there = now.get(key(f), [])
-        if any(kind(g) == "fix" for g in there):
+        if any(kind(g) == "fix" or kind(g) == was for g in there):
             continue
-        where = f"`{key(f)[0]}:{f['line']}` `{f['old']}`"
+        where = f"{was} at `{key(f)[0]}:{f['line']}` `{f['old']}`"
         if not there:
             out.append(f"{where}: no finding now")
             continue
@@ -88,13 +94,7 @@ def measure(before_tool: Path) -> str:
             old = scan(before_tool, root, target)
             new = scan(realcode.ROOT, root, target)
             b, a = tally(old), tally(new)
-            rows.append(
-                f"| {project.name} | "
-                + " / ".join(str(b[k]) for k in KINDS)
-                + " | "
-                + " / ".join(str(a[k]) for k in KINDS)
-                + " |"
-            )
+            rows.append(f"| {project.name} | {shown(b)} | {shown(a)} |")
             if gone := lost(old, new, root):
                 notes.append(f"- **{project.name}** ({len(gone)}):")
                 notes += [f"  - {line}" for line in gone]
@@ -111,7 +111,9 @@ def measure(before_tool: Path) -> str:
             "|---|---|---|",
             *rows,
             "",
-            "Safe fixes the earlier tool offered that this one does not, and what it says there now:",
+            f"Safe fixes lost: {sum(line.startswith('  - fix at') for line in notes)} on {len(projects)} releases. "
+            "Fixes the earlier tool offered that this one no longer offers as safely (a safe fix now unsafe or refused, "
+            "an unsafe fix now refused), and what it says there now:",
             "",
             *(notes or ["- none"]),
         ]
