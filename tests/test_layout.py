@@ -38,6 +38,7 @@ MEASURE_DATA = (
     "generator.measure",
     "generator.measure.data",
     "generator.measure.adoption_data",
+    "generator.measure.rehearsal_data",
 )
 """What the pages may read of the measuring role: the typed loaders of data/*.json, nothing that measures."""
 
