@@ -57,7 +57,7 @@ def test_every_changed_test_is_listed_with_what_the_static_scan_says_at_the_rais
             if (t.today.outcome, t.today.reason) == (t.preview.outcome, t.preview.reason):
                 continue
             name = t.test.rpartition("::")[2]
-            rows = [line for line in section.splitlines() if name in line and line.startswith("|")]
+            rows = [line for line in section.splitlines() if name in line and line.startswith("- ")]
             assert rows, f"{p.package}: {t.test} changes under the preview but is not on the page"
             site = sites.get(t.preview.where)
             if site is not None:

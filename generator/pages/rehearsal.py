@@ -19,6 +19,8 @@ class Changed:
 
     test: str
     today: str
+    today_reason: str
+    """What `REASONS` says of today's failure; empty when it passes today."""
     preview: str
     reason: str
     """What `REASONS` says of the preview's failure; empty when it passes under the preview."""
@@ -72,6 +74,7 @@ def view(data: Rehearsal, adoption: Adoption) -> dict[str, object]:
             Changed(
                 t.test,
                 t.today.outcome,
+                REASONS[t.today.reason] if t.today.reason else "",
                 t.preview.outcome,
                 REASONS[t.preview.reason] if t.preview.reason else "",
                 t.preview.first_error,
