@@ -37,6 +37,8 @@ PINS = ROOT / "benchmarks" / "realcode.json"
 HUB = paths.CACHE_DIR / "realcode" / "hub"
 """The local Hub cache of the stand-in models the projects' tests load (git-ignored, kept between runs)."""
 RESULTS = ROOT / "benchmarks" / "RESULTS-realcode.md"
+PRECISION_HEADING = "## Precision before and after the safety work"
+"""The section `realcode_precision.py` writes into RESULTS; rewriting the page keeps it."""
 
 
 class FetchError(RuntimeError):
@@ -166,15 +168,18 @@ def _tool(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def run_tests(project: Project, root: Path, hub: Path, report: Path, extra: tuple[Path, ...] = ()) -> dict[str, str]:
+def run_tests(
+    project: Project, root: Path, hub: Path, report: Path, extra: tuple[Path, ...] = (), *, preview: bool = False
+) -> dict[str, str]:
     """Test id → outcome (`passed`, `failed`, `error`, `skipped`) of the project's tests, run offline on CPU.
 
-    `extra`: folders put on `PYTHONPATH` after the project's source (the releases of `project.alongside`)."""
+    `extra`: folders put on `PYTHONPATH` after the project's source (the releases of `project.alongside`).
+    `preview`: under this repository's `pytest --v6-preview` (its package last on `PYTHONPATH`), instead of without it."""
     if not project.tests:
         return {}
     env = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join(map(str, (root / project.pythonpath, *extra))),
+        "PYTHONPATH": os.pathsep.join(map(str, (root / project.pythonpath, *extra, *((ROOT,) if preview else ())))),
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
         "HF_HUB_CACHE": str(hub),
@@ -192,28 +197,29 @@ def run_tests(project: Project, root: Path, hub: Path, report: Path, extra: tupl
         "-q",
         "-p",
         "no:cacheprovider",
-        "-p",
-        "no:checkpointing-v6-preview",
+        *(("--v6-preview",) if preview else ("-p", "no:checkpointing-v6-preview")),
         "-o",
         "addopts=",
         f"--junitxml={report}",
     ]
     subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=1800, check=False)
-    outcomes: dict[str, str] = {}
     if not report.is_file():
         return {"(collection)": "error"}
+    return {test: outcome for test, (outcome, _text) in cases(report).items()}
+
+
+def cases(report: Path) -> dict[str, tuple[str, str]]:
+    """Test id → (outcome, the failure's or error's text, empty when it passed or was skipped) from a JUnit report."""
+    outcomes: dict[str, tuple[str, str]] = {}
     for case in ElementTree.parse(report).getroot().iter("testcase"):
-        kinds = {child.tag for child in case}
-        outcome = (
-            "failed"
-            if "failure" in kinds
-            else "error"
-            if "error" in kinds
-            else "skipped"
-            if "skipped" in kinds
-            else "passed"
+        kinds = {child.tag: child for child in case}
+        outcome = next((k for k in ("failure", "error", "skipped") if k in kinds), "passed")
+        bad = kinds.get("failure", kinds.get("error"))
+        text = "" if bad is None else (bad.text or bad.get("message") or "")
+        outcomes[f"{case.get('classname')}::{case.get('name')}"] = (
+            {"failure": "failed"}.get(outcome, outcome),
+            text,
         )
-        outcomes[f"{case.get('classname')}::{case.get('name')}"] = outcome
     return outcomes
 
 
@@ -327,7 +333,9 @@ def table(outcomes: list[Outcome], target: str) -> str:
         f"`python benchmarks/realcode.py` on {platform.python_version()} with transformers {transformers.__version__}, "
         f"target `{target}`. Each release is pinned in `benchmarks/realcode.json` by version and sha256; "
         "`make test` re-checks a subset (`tests/test_realcode.py`). `fix` counts safe fixes (applied); `unsafe` "
-        "counts the fixes without evidence either way (listed, applied only with `--unsafe-fixes`).",
+        "counts the fixes without evidence either way (listed, applied only with `--unsafe-fixes`). The same tests "
+        "under `pytest --v6-preview` are the ecosystem rehearsal (`benchmarks/rehearsal.py` → `data/rehearsal.json`, "
+        'the adoption report\'s "Measured v6 impact").',
         "",
         "| project | version | sha256 | files | fix | unsafe | hazard | info | rewritten files | compiles, 2nd run, others byte-identical | own tests before → after | s |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
@@ -335,6 +343,8 @@ def table(outcomes: list[Outcome], target: str) -> str:
     for o in outcomes:
         p = o.project
         ok = "yes" if not o.problems else "NO: " + "; ".join(o.problems)
+        if unread := o.findings.get("error", 0):
+            ok += f" ({unread} file not scanned: see its note)"  # the scanner's `error` findings: files it did not read
         if p.tests:
             same = "same" if o.tests_after == o.tests_before else "DIFFERENT"
             tests = f"{_tally(o.tests_before)} → {same}"
@@ -375,7 +385,8 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
     if not args.names and not args.no_tests:
-        RESULTS.write_text(table(outcomes, target), encoding="utf-8")
+        kept = RESULTS.read_text(encoding="utf-8").partition(PRECISION_HEADING) if RESULTS.is_file() else ("", "", "")
+        RESULTS.write_text(table(outcomes, target) + ("\n" + "".join(kept[1:]) if kept[1] else ""), encoding="utf-8")
         print(f"wrote {RESULTS.relative_to(ROOT)}")
     return 1 if any(o.problems for o in outcomes) else 0
 

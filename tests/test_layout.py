@@ -39,6 +39,7 @@ MEASURE_DATA = (
     "generator.measure.data",
     "generator.measure.adoption_data",
     "generator.measure.scenarios",
+    "generator.measure.rehearsal_data",
 )
 """What the pages may read of the measuring role: the typed loaders of data/*.json and their vocabulary, nothing that
 measures."""

@@ -32,10 +32,19 @@ def _check(name: str, *, tests: bool) -> realcode.Outcome:
         pytest.skip(f"offline: {exc}")
 
 
-def test_the_pins_name_eight_projects_three_with_tests() -> None:
-    assert len(PROJECTS) >= 8 and len({p.name for p in PROJECTS}) == len(PROJECTS)
+ROUND_TWO = (
+    "openrlhf oumi xtuner verl autotrain-advanced adapters llm2vec angle-emb ludwig colossalai optimum-neuron "
+    "instructlab-training FlagEmbedding fschat simpletransformers"
+).split()
+"""The fifteen projects issue 18's second adversarial pass named."""
+
+
+def test_the_pins_name_every_project_of_both_rounds_each_test_run_or_its_absence_explained() -> None:
+    assert len({p.name for p in PROJECTS}) == len(PROJECTS) >= 25
+    assert set(ROUND_TWO) <= set(BY_NAME)
     assert all(len(p.sha256) == 64 for p in PROJECTS)
-    assert sum(1 for p in PROJECTS if p.tests) >= 3
+    assert sum(1 for p in PROJECTS if p.tests) >= 4
+    assert all(p.note for p in PROJECTS if not p.tests)  # why its tests are not run
 
 
 @pytest.mark.parametrize("name", ["trl", "diffusers"])

@@ -16,10 +16,10 @@ from markupsafe import Markup
 
 from checkpointing_migrate import writing
 from checkpointing_migrate.table import Table
-from generator.measure import adoption_data
+from generator.measure import adoption_data, rehearsal_data
 from generator.measure import data as measured_data
 from generator.oldnames import OldNames, rewrite_pycon
-from generator.pages import adoption, errors, guide_sections, measured, texts, views
+from generator.pages import adoption, errors, guide_sections, measured, rehearsal, texts, views
 from generator.paths import DOCS_DIR, TEMPLATES_DIR
 from generator.problems import GeneratorError
 
@@ -252,8 +252,10 @@ def render_pages(table: Table, templates_dir: Path = TEMPLATES_DIR) -> dict[str,
     except measured_data.MatrixError as exc:
         raise RenderError(str(exc)) from exc
     try:
-        context["adoption"] = adoption.view(table, adoption_data.load_adoption())
-    except adoption_data.AdoptionDataError as exc:
+        scanned = adoption_data.load_adoption()
+        context["adoption"] = adoption.view(table, scanned)
+        context["rehearsal"] = rehearsal.view(rehearsal_data.load_rehearsal(), scanned)
+    except (adoption_data.AdoptionDataError, rehearsal_data.RehearsalDataError) as exc:
         raise RenderError(str(exc)) from exc
     pages = {}
     for page, template in PAGES.items():
