@@ -1,8 +1,8 @@
 """A JSON parser that keeps where every value stands, so an edit can change one string and leave every other byte.
 
 `json.loads` returns values without positions; re-serialising with `json.dumps` would change indentation, key
-order, escapes and number spellings. Here each string keeps its raw token's span, and `raw_offset` maps a
-position in a decoded string back into the raw token (escapes such as `\\n` or `\\u00e9` are longer raw).
+order, escapes and number spellings. Here each string keeps its raw token's span, and `copied` gives the
+stretches of a decoded string that stand as they are in the raw token (escapes such as `\\n` or `\\u00e9` do not).
 """
 
 from __future__ import annotations
@@ -141,21 +141,24 @@ def _object(text: str, i: int, depth: int) -> tuple[JObject, int]:
             raise JSONPosError(i, "',' or '}' expected")
 
 
-def raw_offset(raw: str, index: int) -> int | None:
-    """Offset in the raw string token `raw` (quotes included) of decoded character `index`; `None` if escaped."""
-    i, decoded = 1, 0
+def copied(raw: str) -> list[tuple[int, int, int]]:
+    """(offset in the decoded string, offset in the raw token `raw`, length) of each stretch copied as is, in order:
+    one starts the string and one follows each escape (maybe empty); the last ends at the closing quote."""
+    out, i, decoded, start = [], 1, 0, (0, 1)
     while i < len(raw) - 1:
-        if decoded == index:
-            return None if raw[i] == "\\" else i
         if raw[i] == "\\":
+            out.append((*start, decoded - start[0]))
             step = 2
             if raw[i + 1] == "u":
                 step = 6
                 high = int(raw[i + 2 : i + 6], 16)
                 if 0xD800 <= high < 0xDC00 and raw.startswith("\\u", i + 6):
-                    step = 12
+                    step = 12  # a surrogate pair: one character
             i += step
+            decoded += 1
+            start = (decoded, i)
         else:
             i += 1
-        decoded += 1
-    return i if decoded == index else None
+            decoded += 1
+    out.append((*start, decoded - start[0]))
+    return out
