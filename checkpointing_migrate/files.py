@@ -21,7 +21,8 @@ import yaml
 from checkpointing_migrate import kinds, python, suppress
 from checkpointing_migrate.codes import Applicability, Severity
 from checkpointing_migrate.findings import Edit, FileError, Finding, link
-from checkpointing_migrate.hits import Hit, Options, PositionedError
+from checkpointing_migrate.hits import Hit, Options
+from checkpointing_migrate.located import ParseError
 from checkpointing_migrate.requirements import Deferred, Finder, RequirementError
 
 _SPECIAL = {
@@ -197,7 +198,7 @@ def check_data(path: str, data: bytes, kind: str, options: Options, finder: Find
             path,
             error=FileError(path, line, col, f"does not parse as Python: {exc.msg}; fix the syntax, then run again"),
         )
-    except PositionedError as exc:
+    except ParseError as exc:
         line, col = _position(source, exc.offset)
         return Result(path, error=FileError(path, line, col, f"{exc}; fix it, then run again"))
     except ValueError as exc:

@@ -11,10 +11,10 @@ import re
 from pathlib import Path
 
 from checkpointing_migrate import jsonpos, python, shell
-from checkpointing_migrate.hits import ESCAPED, Hit, Options, PositionedError
+from checkpointing_migrate.hits import ESCAPED, Hit, Options
 from checkpointing_migrate.kinds import kind_of
+from checkpointing_migrate.located import ParseError
 from checkpointing_migrate.pieces import Piece, Run, shift
-from checkpointing_migrate.yaml_json import ConfigParseError
 
 _SHELL_CELL = re.compile(r"%%(?:bash|sh|script (?:ba)?sh)\b")
 _PYTHON_CELL = re.compile(r"%%(?:time|timeit|capture|prun)\b")
@@ -31,10 +31,6 @@ _HELP = re.compile(r"[ \t]*(?:\?\??[\w.*]+|[\w.*]+\?\??)[ \t]*$")
 
 _ESCAPED_NAME = "the name is written with JSON escapes, rename it by hand"
 """How the message of a rename that cannot be applied, because the name is spelt with escapes, starts."""
-
-
-class CellError(PositionedError):
-    """A code cell that does not parse as Python; `offset` is in the notebook text."""
 
 
 def _pieces(cell: jsonpos.JObject) -> list[jsonpos.JString]:
@@ -95,16 +91,16 @@ def _python_view(code: str) -> tuple[str, list[tuple[int, str]]]:
 
 
 def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
-    """Hits in a notebook, with offsets into its JSON text; raises `ConfigParseError` or `CellError`."""
+    """Hits in a notebook, with offsets into its JSON text; raises `ParseError` (also for a code cell that does not parse as Python)."""
     if options.rules.stem not in text:
         return []
     try:
         root = jsonpos.parse(text)
-    except jsonpos.JSONPosError as exc:
-        raise ConfigParseError(exc.offset, f"not a valid notebook (JSON): {exc}") from None
+    except ParseError as exc:
+        raise ParseError(exc.offset, f"not a valid notebook (JSON): {exc}") from None
     cells = root.get("cells") if isinstance(root, jsonpos.JObject) else None
     if not isinstance(cells, jsonpos.JArray):
-        raise ConfigParseError(0, 'not a notebook: no "cells" list at the top level')
+        raise ParseError(0, 'not a notebook: no "cells" list at the top level')
     hits: list[Hit] = []
     code_cells = []
     for number, cell in enumerate(cells.items, 1):
@@ -132,7 +128,7 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
                 found = python.analyse(view, options, context, base)
             except (SyntaxError, ValueError) as exc:
                 where = python.Source(view).starts[max((getattr(exc, "lineno", 1) or 1) - 1, 0)]
-                raise CellError(
+                raise ParseError(
                     piece.to_file(where) or cells.start,
                     f"code cell {piece.cell} does not parse as Python: {exc}; fix the cell (or run it) first",
                 ) from None
