@@ -1,6 +1,6 @@
 """Problems with a position, one type each: `Located`, a message at PATH:LINE:COL (a file that cannot be checked, a
-problem in the table), and `ParseError`, text that does not parse at an offset its caller turns into LINE:COL (a
-config, a notebook or one of its cells, JSON read with positions); `str(problem)` is what is printed.
+problem in the table; raised as `LocatedError`: a requirement that cannot be read), and `ParseError`, text that does
+not parse at an offset its caller turns into LINE:COL (a config, a notebook cell, JSON read with positions).
 """
 
 from __future__ import annotations
@@ -46,3 +46,11 @@ class ParseError(ValueError):
     def __init__(self, offset: int, message: str) -> None:
         super().__init__(message)
         self.offset = offset
+
+
+class LocatedError(ValueError):
+    """A `Located` problem raised (a requirement that cannot be read): `str()` is `PATH:LINE:COL: message`."""
+
+    def __init__(self, at: Position, message: str) -> None:
+        self.problem = Located.at(at, message)
+        super().__init__(str(self.problem))

@@ -79,3 +79,12 @@ def test_a_cell_is_one_piece_across_its_json_strings() -> None:
     assert [text[piece.to_file(i)] for i in (0, 6, 12, 15)] == ["a", "b", "t", "c"]  # type: ignore[index]
     assert piece.to_file(11) is None  # the backslash, written `\\\\` in the JSON: an escape
     assert piece.place(15) == Cell(1, 3, 1) and piece.place(7) == Cell(1, 2, 2)
+
+
+def test_the_help_lists_every_kind_of_the_registry(capsys: pytest.CaptureFixture[str]) -> None:
+    from checkpointing_migrate.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["scan", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert kinds.known_kinds() in shown
