@@ -1,6 +1,6 @@
 """Problems with a position, one type each: `Located`, a message at PATH:LINE:COL (a file that cannot be checked, a
-problem in the table; raised as `LocatedError`: a requirement that cannot be read), and `ParseError`, text that does
-not parse at an offset its caller turns into LINE:COL (a config, a notebook cell, JSON read with positions).
+problem in the table or in a data file; raised as `LocatedError`: a requirement that cannot be read), and
+`ParseError`, text that does not parse at an offset its caller turns into LINE:COL (a config, a notebook cell, JSON).
 """
 
 from __future__ import annotations
