@@ -8,8 +8,10 @@ import json
 
 import pytest
 
-from checkpointing_migrate import jsonpos, kinds, notebook
-from checkpointing_migrate.findings import Cell
+from checkpointing_migrate import jsonpos, kinds, markdown, notebook
+from checkpointing_migrate.codes import Applicability, Severity
+from checkpointing_migrate.findings import Cell, Edit
+from checkpointing_migrate.hits import Hit
 from checkpointing_migrate.pieces import Piece, Run
 
 NAMES = [
@@ -88,3 +90,24 @@ def test_the_help_lists_every_kind_of_the_registry(capsys: pytest.CaptureFixture
         main(["scan", "--help"])
     shown = " ".join(capsys.readouterr().out.split())
     assert kinds.known_kinds() in shown
+
+
+def test_an_edit_across_an_indented_fence_lines_is_not_applied_but_said() -> None:
+    """A fence in a list item is handed over without its indentation: an edit spanning two of its lines would
+    otherwise overwrite the indentation between them in the file."""
+    text = "- step\n\n    ```python\n    a = (x.\n        y)\n    ```\n"
+    (piece,) = markdown.fences(text)
+    assert piece.text == "a = (x.\n    y)\n" and piece.to_file(piece.text.index("y")) == text.rindex("y")
+    span = piece.text.index("x."), piece.text.index("y") + 1
+    hit = Hit(span[0], "x.y", "z", Severity.FIX, "call", "renamed", (Edit(*span, "z"),), Applicability.SAFE)
+    back = piece.back(hit, text, "cannot place", "by hand")
+    assert (back.severity, back.edits, back.message, back.why) == (
+        Severity.INFO,
+        (),
+        "cannot place; renamed",
+        "by hand",
+    )
+    one_line = Hit(5, "x", "b", Severity.FIX, "call", "renamed", (Edit(5, 6, "b"),), Applicability.SAFE)
+    assert piece.back(one_line, text, "cannot place", "by hand").edits == (
+        Edit(text.index("x"), text.index("x") + 1, "b"),
+    )
