@@ -10,9 +10,9 @@ from dataclasses import replace
 
 import yaml
 
-from checkpointing_migrate import suppress
+from checkpointing_migrate import kinds, suppress
 from checkpointing_migrate.codes import Severity
-from checkpointing_migrate.files import Result, apply, kind_of, reparse
+from checkpointing_migrate.files import Result, apply, reparse
 from checkpointing_migrate.findings import Edit, FileError, Finding
 
 SILENCED = (Severity.FIX, Severity.HAZARD)
@@ -36,8 +36,8 @@ def annotate(result: Result, unsafe_fixes: bool) -> tuple[Result, set[int], list
     left = [f for f in result.findings if f.severity in SILENCED and not f.applies(unsafe_fixes)]
     if not left or result.error is not None or result.original is None:
         return result, set(), []
-    text, kind = result.original, kind_of(result.path) or "python"
-    if kind not in suppress.WRITABLE:
+    text, kind = result.original, kinds.kind_of(result.path) or "python"
+    if kind not in kinds.WRITABLE:
         return result, set(), [_note(f, f"a comment cannot be added to a {kind} file's line") for f in left]
     carried = suppress.carriers(text, kind)
     existing = suppress.directives(text, kind)

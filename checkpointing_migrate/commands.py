@@ -20,9 +20,10 @@ from checkpointing_migrate import config as config_module
 from checkpointing_migrate import rules as rules_module
 from checkpointing_migrate.config import Config
 from checkpointing_migrate.discover import DEFAULT_EXCLUDE, Selection
-from checkpointing_migrate.files import GATE_UNREADABLE, Result, describe_size, kind_of, parse_size
+from checkpointing_migrate.files import GATE_UNREADABLE, Result, describe_size, parse_size
 from checkpointing_migrate.findings import SEVERITIES, FileError, Finding, link, sort_key, summary
 from checkpointing_migrate.hits import MAX_FILE_SIZE, Options
+from checkpointing_migrate.kinds import kind_of, known_kinds
 from checkpointing_migrate.records import DocumentError
 from checkpointing_migrate.requirements import PLACES, Allowed, Finder, announce, parse_target
 from checkpointing_migrate.run import check_all
@@ -32,7 +33,11 @@ from checkpointing_migrate.table import load_table_or_report
 def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Path) -> None:
     """The options of `scan` or `fix` (`command`); the parser itself lives in `checkpointing_migrate/cli.py`."""
     sub.add_argument(
-        "paths", nargs="+", type=Path, metavar="PATH", help="files or folders to check; `-` reads standard input"
+        "paths",
+        nargs="+",
+        type=Path,
+        metavar="PATH",
+        help=f"files or folders to check (files known by their {known_kinds()}); `-` reads standard input",
     )
     sub.add_argument(
         "--stdin-filename",

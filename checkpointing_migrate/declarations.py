@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from checkpointing_migrate.located import LocatedError, Position
+
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
 
@@ -22,8 +24,8 @@ PLACES = "pyproject.toml, requirements*.txt, requirements/*.txt, setup.cfg, setu
 """Where the tool looks, for messages (the readers below, in `READERS`' order)."""
 
 
-class RequirementError(ValueError):
-    """A requirement that cannot be read; the message starts with `PATH:LINE:COL:` and says how to fix it."""
+class RequirementError(LocatedError):
+    """A requirement that cannot be read, at `PATH:LINE:COL`; the message says how to fix it."""
 
 
 @dataclass(frozen=True)
@@ -55,13 +57,13 @@ def shown(path: Path) -> str:
         return str(path)
 
 
-def position(text: str, needle: str, start: int = 0) -> str:
-    """`LINE:COL` of the first `needle` in `text` at or after offset `start` (`1:1` if absent)."""
+def position(name: str, text: str, needle: str, start: int = 0) -> Position:
+    """Where the first `needle` in `text` (the file `name`) at or after offset `start` is (`1:1` if absent)."""
     index = text.find(needle, start)
     if index < 0:
-        return "1:1"
+        return Position(name, 1, 1)
     line_start = text.rfind("\n", 0, index) + 1
-    return f"{text.count(chr(10), 0, index) + 1}:{index - line_start + 1}"
+    return Position(name, text.count(chr(10), 0, index) + 1, index - line_start + 1)
 
 
 _NAME = re.compile(r"\s*[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -96,13 +98,13 @@ def pep508(text: str) -> tuple[SpecifierSet, bool] | None:
     return SpecifierSet("" if found.group("url") else spec), found.group("marker") is not None
 
 
-def _declared(text: str, where: str, at: str) -> Declared | None:
-    """`text` read as PEP 508 if it requires transformers; `at` is `PATH:LINE:COL` for the error."""
+def _declared(text: str, where: str, at: Position) -> Declared | None:
+    """`text` read as PEP 508 if it requires transformers; `at` is where it stands, for the error."""
     try:
         parsed = pep508(text)
     except ValueError as exc:
         raise RequirementError(
-            f"{at}: cannot read the requirement {text.strip()!r}: {exc}; write it as PEP 508, e.g. '{PACKAGE}>=5.23.0'"
+            at, f"cannot read the requirement {text.strip()!r}: {exc}; write it as PEP 508, e.g. '{PACKAGE}>=5.23.0'"
         ) from None
     return None if parsed is None else Declared(parsed[0], where, parsed[1])
 
@@ -111,7 +113,7 @@ def _read(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise RequirementError(f"{shown(path)}:1:1: cannot read: {exc}; save it as UTF-8 text") from None
+        raise RequirementError(Position(shown(path), 1, 1), f"cannot read: {exc}; save it as UTF-8 text") from None
 
 
 # --- requirements files ---------------------------------------------------------------------------------------------
@@ -139,7 +141,7 @@ def _requirements_file(path: Path, chain: tuple[Path, ...] = ()) -> _Requirement
         line = re.sub(r"(^|\s)#.*", "", raw).strip()
         if not line:
             continue
-        at = f"{name}:{number}:{raw.find(line[0]) + 1}"
+        at = Position(name, number, raw.find(line[0]) + 1)
         if line.startswith("-"):
             include = _INCLUDE.match(line)
             if include is None:
@@ -151,11 +153,12 @@ def _requirements_file(path: Path, chain: tuple[Path, ...] = ()) -> _Requirement
             if target.resolve() in chain:
                 loop = " → ".join(shown(p) for p in (*chain, target.resolve()))
                 raise RequirementError(
-                    f"{at}: {option} {include.group('file')} comes back to itself ({loop}); remove one of the includes"
+                    at, f"{option} {include.group('file')} comes back to itself ({loop}); remove one of the includes"
                 )
             if not target.is_file():
                 raise RequirementError(
-                    f"{at}: {option} {include.group('file')}: no such file ({shown(target)}); fix the path or remove the line"
+                    at,
+                    f"{option} {include.group('file')}: no such file ({shown(target)}); fix the path or remove the line",
                 )
             inner = _requirements_file(target, chain)
             constraint = (include.group("short") or include.group("long")[0]) == "c"
@@ -195,7 +198,7 @@ def _strings(text: str, name: str, where: str, items: object) -> list[Declared]:
     found = []
     for item in items if isinstance(items, list) else []:
         if isinstance(item, str) and names_transformers(item):
-            declared = _declared(item, where, f"{name}:{position(text, item)}")
+            declared = _declared(item, where, position(name, text, item))
             if declared is not None:
                 found.append(declared)
     return found
@@ -211,15 +214,15 @@ def _groups(text: str, name: str, groups: dict[str, Any]) -> list[DependencyList
             if isinstance(item, dict) and "include-group" in item:
                 inner = str(item["include-group"])
                 written = re.search(rf"""include-group\s*=\s*["']{re.escape(inner)}["']""", text)
-                at = f"{name}:{position(text, written.group(0)) if written else '1:1'}"
+                at = position(name, text, written.group(0)) if written else Position(name, 1, 1)
                 if inner in chain or inner == group:
                     loop = " → ".join((*chain, group, inner))
                     raise RequirementError(
-                        f"{at}: include-group {inner!r} comes back to itself ({loop}); remove one of the includes"
+                        at, f"include-group {inner!r} comes back to itself ({loop}); remove one of the includes"
                     )
                 if inner not in groups:
                     raise RequirementError(
-                        f"{at}: include-group {inner!r}: no such group in [dependency-groups]; fix the name"
+                        at, f"include-group {inner!r}: no such group in [dependency-groups]; fix the name"
                     )
                 found += members(inner, (*chain, group))
         found += _strings(text, name, f"{name} [dependency-groups] {group}", items)
@@ -285,7 +288,7 @@ def _poetry(text: str, name: str, table: dict[str, Any], label: str) -> tuple[li
     for key, value in table.items():
         if not names_transformers(key) or _NAME.fullmatch(key) is None:
             continue
-        at = f"{name}:{position(text, key, max(text.find(label[label.rfind(' [') + 1 :]), 0))}"
+        at = position(name, text, key, max(text.find(label[label.rfind(" [") + 1 :]), 0))
         entries = value if isinstance(value, list) else [value]
         marked = len(entries) > 1  # several constraints: Poetry picks one by `python`/`markers`
         for entry in entries:
@@ -293,14 +296,14 @@ def _poetry(text: str, name: str, table: dict[str, Any], label: str) -> tuple[li
                 entry = {"version": entry}
             if not isinstance(entry, dict):
                 raise RequirementError(
-                    f'{at}: {key} = {value!r} is neither a version nor a table; write e.g. {key} = "^5.23"'
+                    at, f'{key} = {value!r} is neither a version nor a table; write e.g. {key} = "^5.23"'
                 )
             constraint = entry.get("version", "*")  # git, path and url dependencies name no version
             try:
                 alternatives = poetry_constraint(str(constraint))
             except ValueError as exc:
                 raise RequirementError(
-                    f'{at}: cannot read the Poetry constraint {constraint!r}: {exc}; write e.g. "^5.23" or ">=5.23,<6"'
+                    at, f'cannot read the Poetry constraint {constraint!r}: {exc}; write e.g. "^5.23" or ">=5.23,<6"'
                 ) from None
             each_marked = marked or len(alternatives) > 1 or "python" in entry or "markers" in entry
             found = [Declared(SpecifierSet(a), label, each_marked) for a in alternatives]
@@ -323,8 +326,9 @@ def from_pyproject(folder: Path) -> list[DependencyList]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         at = re.search(r"at line (\d+), column (\d+)", str(exc))  # tomllib says where only in its message
-        where = f"{at.group(1)}:{at.group(2)}" if at else f"{len(text.splitlines()) or 1}:1"  # or at its end
-        raise RequirementError(f"{name}:{where}: cannot read pyproject.toml: {exc}; fix the TOML syntax") from None
+        line, column = (int(at.group(1)), int(at.group(2))) if at else (len(text.splitlines()) or 1, 1)  # or its end
+        where = Position(name, line, column)
+        raise RequirementError(where, f"cannot read pyproject.toml: {exc}; fix the TOML syntax") from None
     project = data.get("project", {})
     core = _strings(text, name, f"{name} [project.dependencies]", project.get("dependencies", []))
     lists = []
@@ -366,7 +370,7 @@ def _lines(text: str, name: str, where: str, value: str, after: int) -> list[Dec
     for line in value.splitlines():
         line = line.split("#")[0].strip()
         if line and names_transformers(line):
-            declared = _declared(line, where, f"{name}:{position(text, line, after)}")
+            declared = _declared(line, where, position(name, text, line, after))
             if declared is not None:
                 found.append(declared)
     return found
@@ -384,7 +388,7 @@ def from_setup_cfg(folder: Path) -> list[DependencyList]:
     try:
         parser.read_string(text, name)
     except configparser.Error as exc:
-        raise RequirementError(f"{name}:1:1: cannot read setup.cfg: {exc}; fix the INI syntax") from None
+        raise RequirementError(Position(name, 1, 1), f"cannot read setup.cfg: {exc}; fix the INI syntax") from None
     after = max(text.find("[options]"), 0)
     core = _lines(
         text, name, f"{name} [options] install_requires", parser.get("options", "install_requires", fallback=""), after
@@ -414,7 +418,7 @@ def from_setup_py(folder: Path) -> list[DependencyList]:
         tree = ast.parse(text, name)
     except (SyntaxError, ValueError) as exc:
         raise RequirementError(
-            f"{name}:{getattr(exc, 'lineno', 1) or 1}:1: setup.py does not parse: {exc}; fix the syntax"
+            Position(name, getattr(exc, "lineno", 1) or 1, 1), f"setup.py does not parse: {exc}; fix the syntax"
         ) from None
     names: dict[str, ast.expr] = {}
     for node in tree.body:
@@ -428,9 +432,10 @@ def from_setup_py(folder: Path) -> list[DependencyList]:
             return ast.literal_eval(node)
         except ValueError:
             raise RequirementError(
-                f"{name}:{node.lineno}:{node.col_offset + 1}: {keyword} is computed when setup.py runs, and the tool "
+                Position(name, node.lineno, node.col_offset + 1),
+                f"{keyword} is computed when setup.py runs, and the tool "
                 f"never runs it; list the requirements literally, declare transformers in pyproject.toml or "
-                f"setup.cfg, or pass --target"
+                f"setup.cfg, or pass --target",
             ) from None
 
     lists = []
@@ -507,8 +512,8 @@ def from_environment(folder: Path) -> list[DependencyList]:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        at = f"{mark.line + 1}:{mark.column + 1}" if mark else "1:1"
-        raise RequirementError(f"{name}:{at}: not valid YAML: {exc}; fix the YAML syntax") from None
+        at = Position(name, mark.line + 1, mark.column + 1) if mark else Position(name, 1, 1)
+        raise RequirementError(at, f"not valid YAML: {exc}; fix the YAML syntax") from None
     entries = data.get("dependencies", []) if isinstance(data, dict) else []
     found: list[Declared] = []
     for entry in entries if isinstance(entries, list) else []:
@@ -519,7 +524,8 @@ def from_environment(folder: Path) -> list[DependencyList]:
                 alternatives = conda_spec(entry)
             except ValueError as exc:
                 raise RequirementError(
-                    f"{name}:{position(text, entry)}: cannot read the conda spec {entry!r}: {exc}; write e.g. 'transformers>=5.23'"
+                    position(name, text, entry),
+                    f"cannot read the conda spec {entry!r}: {exc}; write e.g. 'transformers>=5.23'",
                 ) from None
             for spec in alternatives or ():
                 found.append(Declared(SpecifierSet(spec), f"{name} dependencies", len(alternatives or ()) > 1))

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from checkpointing_migrate.files import SNIFFED_SUFFIXES, SUFFIXES, kind_of, known_kinds, named_kind
 from checkpointing_migrate.findings import FileError
+from checkpointing_migrate.kinds import WALKED_SUFFIXES, kind_of, known_kinds, named_kind
 
 if TYPE_CHECKING:
     from checkpointing_migrate import gitignore
@@ -49,8 +49,6 @@ DEFAULT_EXCLUDE = (
 )
 """ruff's default `exclude` (and `__pycache__`), the same names so a project's habits carry over; other hidden
 folders are checked, `.github/` above all: its workflows pass training flags."""
-
-_WALKED_SUFFIXES = SUFFIXES.keys() | SNIFFED_SUFFIXES
 
 MAX_DEPTH = 256
 """Folders more than this many levels below a given PATH are reported and not entered."""
@@ -177,7 +175,7 @@ def _walk_folder(top: str, selection: Selection, excludes: list[gitignore.Level]
             if is_dir and entry.is_symlink():
                 continue
             suffix = os.path.splitext(entry.name)[1].lower()
-            if not is_dir and suffix not in _WALKED_SUFFIXES and named_kind(entry.name) is None:
+            if not is_dir and suffix not in WALKED_SUFFIXES and named_kind(entry.name) is None:
                 continue  # decided by the name alone: no pattern matching for the many files of other kinds
             path = os.path.join(absolute, entry.name)
             if gitignore.decide(excludes, path, is_dir) or (

@@ -1,4 +1,4 @@
-"""Files: which handler reads which file, decoding without losing anything, applying edits (writing is `plan`'s job).
+"""Files: one file read and decoded without losing anything, checked by its kind's handler (`kinds`), edits applied.
 
 A file is read as bytes and decoded strictly (Python: the PEP 263 declaration, else UTF-8; everything else UTF-8, with
 or without a BOM), without newline translation, so CRLF stays CRLF; the result is encoded back with the same codec.
@@ -18,40 +18,12 @@ from pathlib import Path
 
 import yaml
 
-from checkpointing_migrate import python, suppress
+from checkpointing_migrate import kinds, python, suppress
 from checkpointing_migrate.codes import Applicability, Severity
 from checkpointing_migrate.findings import Edit, FileError, Finding, link
-from checkpointing_migrate.hits import Hit, Options, PositionedError
+from checkpointing_migrate.hits import Hit, Options
+from checkpointing_migrate.located import ParseError
 from checkpointing_migrate.requirements import Deferred, Finder, RequirementError
-
-SUFFIXES = {
-    ".py": "python",
-    ".pyi": "python",
-    ".ipynb": "notebook",
-    ".yaml": "yaml",
-    ".yml": "yaml",
-    ".json": "json",
-    ".sh": "shell",
-    ".bash": "shell",
-    ".md": "markdown",
-    ".markdown": "markdown",
-}
-"""File suffix → handler."""
-
-NAMED = {
-    "Makefile": "makefile",
-    "makefile": "makefile",
-    "GNUmakefile": "makefile",
-    ".mk": "makefile",
-    "Dockerfile": "dockerfile",
-    "Containerfile": "dockerfile",
-    ".dockerfile": "dockerfile",
-    ".vscode/launch.json": "launch",
-    ".github/workflows/*.yml": "workflow",
-    ".github/workflows/*.yaml": "workflow",
-}
-"""Files known by their name or place (as ruff and hadolint know them) → handler; checked before the suffix, so a
-workflow is not read as a plain YAML config (its keys are still checked as one)."""
 
 _SPECIAL = {
     stat.S_IFIFO: "a FIFO",
@@ -60,69 +32,6 @@ _SPECIAL = {
     stat.S_IFBLK: "a block device",
     stat.S_IFDIR: "a folder",
 }
-
-SNIFFED_SUFFIXES = frozenset({"", ".slurm", ".sbatch", ".pbs", ".job"})
-"""Suffixes of files a folder's walk opens to read their `#!` line (scripts without a suffix, batch job scripts);
-other files of unknown suffix are left alone unless named on the command line."""
-
-SHEBANG_KINDS = {"python": "python", "sh": "shell", "bash": "shell", "zsh": "shell", "dash": "shell", "ksh": "shell"}
-"""Interpreter named on a `#!` line (without its version: `python3.11` is `python`) → handler."""
-
-
-def shebang_kind(head: bytes) -> str | None:
-    """The handler of a file whose first line is `head`: `#!/usr/bin/env python3`, `#!/bin/bash -e`, `#!/usr/bin/env
-    -S bash -x` …; `None` when it is not a `#!` line of a known interpreter."""
-    if not head.startswith(b"#!"):
-        return None
-    words = head[2:].decode("utf-8", "replace").split()
-    if words and os.path.basename(words[0]) == "env":
-        words = [w for w in words[1:] if not w.startswith("-") and "=" not in w]  # `env -S`, `env VAR=1 python`
-    if not words:
-        return None
-    interpreter = os.path.basename(words[0]).rstrip("0123456789.")
-    return SHEBANG_KINDS.get(interpreter)
-
-
-def named_kind(path: str) -> str | None:
-    """The handler `NAMED` gives `path`: `Makefile`, `*.mk`, `Dockerfile`, `*.Dockerfile`, `Dockerfile.gpu`,
-    `Containerfile`, `.vscode/launch.json`, `.github/workflows/*.yml`."""
-    name = os.path.basename(path)
-    folders = os.path.normpath(os.path.abspath(path)).split(os.sep)[-3:-1]
-    suffix = os.path.splitext(name)[1].lower()
-    if folders == [".github", "workflows"] and suffix in (".yml", ".yaml"):
-        return "workflow"
-    if folders[-1:] == [".vscode"] and name == "launch.json":
-        return "launch"
-    if name.startswith(("Dockerfile.", "Containerfile.")) and suffix not in SUFFIXES:
-        return "dockerfile"  # `Dockerfile.gpu`, as hadolint reads them
-    return NAMED.get(name) or NAMED.get(suffix)
-
-
-def kind_of(path: str, *, sniff: bool = True) -> str | None:
-    """The handler for `path`, by name, by suffix, else (with `sniff`) by its `#!` line (regular files only: a FIFO
-    would block the read, a device may act on it)."""
-    named = named_kind(path)
-    if named is not None:
-        return named
-    suffix = os.path.splitext(os.path.basename(path))[1].lower()
-    if suffix in SUFFIXES:
-        return SUFFIXES[suffix]
-    if not sniff:
-        return None
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return None
-        with open(path, "rb") as f:
-            head = f.readline(256)
-    except OSError:
-        return None
-    return shebang_kind(head)
-
-
-def known_kinds() -> str:
-    """The kinds a file can be recognised as, for the message about a file that is none of them."""
-    interpreters = ", ".join(SHEBANG_KINDS)
-    return f"suffixes {' '.join(SUFFIXES)}, the names {' '.join(NAMED)}, or a first line `#!` running {interpreters}"
 
 
 @dataclass(frozen=True)
@@ -144,7 +53,7 @@ def decode(data: bytes, kind: str) -> tuple[str, str]:
     """(text, codec); raises `UnicodeDecodeError` / `SyntaxError` / `ValueError` with a reason."""
     if b"\x00" in data[:8192]:
         raise ValueError("not a text file (it holds NUL bytes)")
-    if kind == "python":
+    if kinds.BY_NAME[kind].syntax == "python":
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     else:
         encoding = "utf-8-sig" if data.startswith(b"\xef\xbb\xbf") else "utf-8"
@@ -152,40 +61,8 @@ def decode(data: bytes, kind: str) -> tuple[str, str]:
 
 
 def analyse(text: str, kind: str, options: Options, base: Path, path: Path | None = None) -> list[Hit]:
-    # The other handlers are imported by the first file of their kind: a pre-commit run on Python files loads none.
-    if kind == "python":
-        return python.analyse(text, options, base=base)
-    if kind == "notebook":
-        from checkpointing_migrate import notebook
-
-        return notebook.analyse(text, options, base)
-    if kind in ("yaml", "json"):
-        from checkpointing_migrate import yaml_json
-
-        return (yaml_json.analyse_yaml if kind == "yaml" else yaml_json.analyse_json)(text, options, path)
-    if kind == "shell":
-        from checkpointing_migrate import shell
-
-        return shell.analyse(text, options, base)
-    if kind == "makefile":
-        from checkpointing_migrate import makefile
-
-        return makefile.analyse(text, options, base)
-    if kind == "dockerfile":
-        from checkpointing_migrate import dockerfile
-
-        return dockerfile.analyse(text, options, base)
-    if kind == "launch":
-        from checkpointing_migrate import vscode
-
-        return vscode.analyse(text, options, base)
-    if kind == "workflow":
-        from checkpointing_migrate import workflows
-
-        return workflows.analyse(text, options, base)
-    from checkpointing_migrate import markdown
-
-    return markdown.analyse(text, options, base)
+    """The hits of `kind`'s handler in `text` (imported with the first file of its kind: see `kinds`)."""
+    return kinds.handler(kind)(text, options, base, path)
 
 
 def apply(text: str, edits: list[Edit]) -> str:
@@ -203,11 +80,12 @@ def apply(text: str, edits: list[Edit]) -> str:
 
 def reparse(text: str, kind: str) -> None:
     """Raise if the rewritten `text` no longer parses as its kind (checked before anything is written)."""
-    if kind == "python":
+    syntax = kinds.BY_NAME[kind].syntax
+    if syntax == "python":
         ast.parse(text)
-    elif kind in ("json", "notebook"):
+    elif syntax == "json":
         json.loads(text)
-    elif kind in ("yaml", "workflow"):
+    elif syntax == "yaml":
         list(yaml.compose_all(text, Loader=yaml.SafeLoader))
 
 
@@ -287,16 +165,11 @@ _TOO_DEEP = (
 
 def check(path: str, options: Options, finder: Finder) -> Result:
     """Check one file; never raises for bad input (the problem is in `Result.error`)."""
-    kind = kind_of(path) or "python"
+    kind = kinds.kind_of(path) or "python"
     data = read(path, options.max_size)
     if isinstance(data, FileError):
         return Result(path, error=data)
     return check_data(path, data, kind, options, finder)
-
-
-def sniff_kind(data: bytes) -> str | None:
-    """The handler for text without a known suffix (standard input), from its `#!` line."""
-    return shebang_kind(data.split(b"\n", 1)[0][:256])
 
 
 def check_data(path: str, data: bytes, kind: str, options: Options, finder: Finder) -> Result:
@@ -325,7 +198,7 @@ def check_data(path: str, data: bytes, kind: str, options: Options, finder: Find
             path,
             error=FileError(path, line, col, f"does not parse as Python: {exc.msg}; fix the syntax, then run again"),
         )
-    except PositionedError as exc:
+    except ParseError as exc:
         line, col = _position(source, exc.offset)
         return Result(path, error=FileError(path, line, col, f"{exc}; fix it, then run again"))
     except ValueError as exc:

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 from checkpointing_migrate import NAME, codes
 from checkpointing_migrate.codes import Applicability, Severity
+from checkpointing_migrate.located import Located
 from checkpointing_migrate.paths import GUIDE_SECTIONS_PATH, IN_CHECKOUT, PACKAGE
 
 SEVERITIES = (Severity.HAZARD, Severity.FIX, Severity.INFO)
@@ -163,14 +164,8 @@ class Cell:
 
 
 @dataclass(frozen=True)
-class FileError:
+class FileError(Located):
     """A file that could not be checked (not text, not decodable, does not parse): it is left untouched."""
-
-    path: str
-    line: int
-    column: int
-    message: str
-    """What is wrong and how to fix it."""
 
     def text(self) -> str:
         return f"{self.path}:{self.line}:{self.column}: error: {self.message}"

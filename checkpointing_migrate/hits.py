@@ -22,14 +22,6 @@ MAX_FILE_SIZE = 10 * 10**6
 """Files bigger than this (bytes) are reported and not read, unless `--max-file-size` says otherwise."""
 
 
-class PositionedError(ValueError):
-    """A handler's text does not parse; `offset` (into that text) is where the parser stopped."""
-
-    def __init__(self, offset: int, message: str) -> None:
-        super().__init__(message)
-        self.offset = offset
-
-
 _T = TypeVar("_T")
 
 

@@ -8,13 +8,12 @@ that does not parse (a fragment with `...`) is reported as `info` and left alone
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from pathlib import Path
 
 from checkpointing_migrate import python, shell, yaml_json
 from checkpointing_migrate.codes import Severity
-from checkpointing_migrate.findings import Edit
 from checkpointing_migrate.hits import Hit, Options
+from checkpointing_migrate.pieces import Piece, Run
 
 _OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*\{?\.?(?P<lang>[\w+-]*)[^\n]*$", re.MULTILINE)
 LANGUAGES = {
@@ -35,9 +34,9 @@ LANGUAGES = {
 """Fence language → handler."""
 
 
-def fences(text: str) -> list[tuple[str, list[tuple[int, str]]]]:
-    """(handler, [(file offset, line without the fence indentation)]) of each fenced block with a known language
-    (fences inside lists and content tabs are indented)."""
+def fences(text: str) -> list[Piece]:
+    """The code of each fenced block with a known language, without the fence's indentation (fences inside lists
+    and content tabs are indented) and a session's prompts and output."""
     out = []
     pos = 0
     while (m := _OPEN.search(text, pos)) is not None:
@@ -54,11 +53,11 @@ def fences(text: str) -> list[tuple[str, list[tuple[int, str]]]]:
             offset += len(line)
         handler = LANGUAGES.get(m.group("lang").lower())
         if handler == "pycon":
-            out.append(("python", _prompted(lines, (">>> ", "... "), (">>>", "..."))))
+            out.append(_piece("python", _prompted(lines, (">>> ", "... "), (">>>", "..."))))
         elif handler == "console":
-            out.append(("shell", _prompted(lines, ("$ ",), ())))
+            out.append(_piece("shell", _prompted(lines, ("$ ",), ())))
         elif handler:
-            out.append((handler, lines))
+            out.append(_piece(handler, lines))
         pos = end.end() if end else len(text)
     return out
 
@@ -82,6 +81,19 @@ def _prompted(lines: list[tuple[int, str]], prompts: tuple[str, ...], bare: tupl
     return out
 
 
+def _piece(language: str, lines: list[tuple[int, str]]) -> Piece:
+    """The lines `(file offset, text)` of a fence as one piece, each line a stretch copied as is."""
+    runs, at = [], 0
+    for offset, line in lines:
+        runs.append(Run(at, offset, len(line), True))
+        at += len(line)
+    return Piece("".join(line for _, line in lines), language, tuple(runs))
+
+
+_ACROSS_INDENT = "the rewrite spans the fence's indentation, rename it by hand"
+_BY_HAND = "spans an indented fence's lines: rename it by hand"
+
+
 def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
     """Hits in the fenced code of a Markdown file, with offsets into the file."""
     if options.rules.stem not in text:
@@ -89,38 +101,23 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
     hits: list[Hit] = []
     blocks = fences(text)
     # What a name holds is told from all the Python fences of the file (a model loaded in an earlier one).
-    context = python.context_of(
-        ["".join(line for _, line in lines) for handler, lines in blocks if handler == "python"]
-    )
-    for handler, lines in blocks:
-        code = "".join(line for _, line in lines)
+    context = python.context_of([p.text for p in blocks if p.language == "python"])
+    for piece in blocks:
+        code = piece.text
         if options.rules.stem not in code:
             continue
-        starts, total = [], 0
-        for _, line in lines:
-            starts.append(total)
-            total += len(line)
-
-        def to_file(offset: int, lines: list[tuple[int, str]] = lines, starts: list[int] = starts) -> int:
-            for (file_offset, _), start in zip(reversed(lines), reversed(starts), strict=True):
-                if offset >= start:
-                    return file_offset + offset - start
-            return lines[0][0] if lines else 0
-
         try:
-            if handler == "python":
+            if piece.language == "python":
                 found = python.analyse(code, options, context, base)
-            elif handler == "shell":
+            elif piece.language == "shell":
                 found = shell.analyse(code, options, base)
-            elif handler == "yaml":
+            elif piece.language == "yaml":
                 found = yaml_json.analyse_yaml(code, options)
             else:
                 found = yaml_json.analyse_json(code, options)
         except (SyntaxError, ValueError) as exc:
-            found = _unparsed(code, options, handler, exc)
-        for hit in found:
-            edits = tuple(Edit(to_file(e.start), to_file(e.start) + e.end - e.start, e.new) for e in hit.edits)
-            hits.append(replace(hit, start=to_file(hit.start), edits=edits))
+            found = _unparsed(code, options, piece.language, exc)
+        hits += [piece.back(h, text, _ACROSS_INDENT, _BY_HAND) for h in found]
     return hits
 
 

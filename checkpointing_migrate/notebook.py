@@ -7,16 +7,14 @@ string it falls in (every other byte is kept), and each finding says where it is
 
 from __future__ import annotations
 
-import bisect
 import re
-from dataclasses import replace
 from pathlib import Path
 
 from checkpointing_migrate import jsonpos, python, shell
-from checkpointing_migrate.codes import Applicability, Severity
-from checkpointing_migrate.findings import Cell, Edit
-from checkpointing_migrate.hits import ESCAPED, Hit, Options, PositionedError
-from checkpointing_migrate.yaml_json import ConfigParseError
+from checkpointing_migrate.hits import ESCAPED, Hit, Options
+from checkpointing_migrate.kinds import kind_of
+from checkpointing_migrate.located import ParseError
+from checkpointing_migrate.pieces import Piece, Run, shift
 
 _SHELL_CELL = re.compile(r"%%(?:bash|sh|script (?:ba)?sh)\b")
 _PYTHON_CELL = re.compile(r"%%(?:time|timeit|capture|prun)\b")
@@ -31,8 +29,8 @@ _HELP = re.compile(r"[ \t]*(?:\?\??[\w.*]+|[\w.*]+\?\??)[ \t]*$")
 """A help line: `obj?`, `obj??`, `?obj`, `??obj` (a dotted name, maybe with `*` wildcards)."""
 
 
-class CellError(PositionedError):
-    """A code cell that does not parse as Python; `offset` is in the notebook text."""
+_ESCAPED_NAME = "the name is written with JSON escapes, rename it by hand"
+"""How the message of a rename that cannot be applied, because the name is spelt with escapes, starts."""
 
 
 def _pieces(cell: jsonpos.JObject) -> list[jsonpos.JString]:
@@ -44,22 +42,17 @@ def _pieces(cell: jsonpos.JObject) -> list[jsonpos.JString]:
     return []
 
 
-def _mapper(text: str, pieces: list[jsonpos.JString]):  # type: ignore[no-untyped-def]
-    """A function from an offset in the cell's code to the notebook offset (`None` where escapes interfere)."""
-    starts, total = [], 0
-    for piece in pieces:
-        starts.append(total)
-        total += len(piece.value)
-
-    def to_file(offset: int) -> int | None:
-        i = bisect.bisect_right(starts, offset) - 1  # the last piece starting at or before it (a cell of many lines)
-        if i < 0:
-            return None
-        piece, start = pieces[i], starts[i]
-        raw = jsonpos.raw_offset(text[piece.start : piece.end], offset - start)
-        return None if raw is None else piece.start + raw
-
-    return to_file
+def _piece(text: str, cell: jsonpos.JObject, number: int) -> Piece:
+    """The code of the cell `number` of the notebook `text`, mapped back into the JSON strings it is written in."""
+    runs, at = [], 0
+    for string in _pieces(cell):
+        stretches = jsonpos.copied(text[string.start : string.end])
+        runs += [
+            Run(at + decoded, string.start + raw, length, i == len(stretches) - 1)
+            for i, (decoded, raw, length) in enumerate(stretches)
+        ]
+        at += len(string.value)
+    return Piece("".join(s.value for s in _pieces(cell)), "python", tuple(runs), number)
 
 
 def _python_view(code: str) -> tuple[str, list[tuple[int, str]]]:
@@ -98,89 +91,54 @@ def _python_view(code: str) -> tuple[str, list[tuple[int, str]]]:
 
 
 def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
-    """Hits in a notebook, with offsets into its JSON text; raises `ConfigParseError` or `CellError`."""
+    """Hits in a notebook, with offsets into its JSON text; raises `ParseError` (also for a code cell that does not parse as Python)."""
     if options.rules.stem not in text:
         return []
     try:
         root = jsonpos.parse(text)
-    except jsonpos.JSONPosError as exc:
-        raise ConfigParseError(exc.offset, f"not a valid notebook (JSON): {exc}") from None
+    except ParseError as exc:
+        raise ParseError(exc.offset, f"not a valid notebook (JSON): {exc}") from None
     cells = root.get("cells") if isinstance(root, jsonpos.JObject) else None
     if not isinstance(cells, jsonpos.JArray):
-        raise ConfigParseError(0, 'not a notebook: no "cells" list at the top level')
+        raise ParseError(0, 'not a notebook: no "cells" list at the top level')
     hits: list[Hit] = []
     code_cells = []
     for number, cell in enumerate(cells.items, 1):
         kind = cell.get("cell_type") if isinstance(cell, jsonpos.JObject) else None
         if isinstance(cell, jsonpos.JObject) and isinstance(kind, jsonpos.JString) and kind.value == "code":
-            pieces = _pieces(cell)
-            code_cells.append((number, pieces, "".join(p.value for p in pieces)))
+            code_cells.append(_piece(text, cell, number))
     # What a name holds is told from every cell: the model is usually loaded in an earlier one.
     context = python.context_of(
-        [_python_view(code)[0] for _, _, code in code_cells if not code.startswith("%%") or _PYTHON_CELL.match(code)]
+        [_python_view(p.text)[0] for p in code_cells if not p.text.startswith("%%") or _PYTHON_CELL.match(p.text)]
     )
-    for number, pieces, code in code_cells:
+    for piece in code_cells:
+        code = piece.text
         if options.rules.stem not in code:
             continue
-        to_file = _mapper(text, pieces)
         found: list[Hit] = []
         if code.startswith("%%") and not _PYTHON_CELL.match(code):
             first = code.find("\n") + 1
             if _SHELL_CELL.match(code):
-                found = [_shift(h, first) for h in shell.analyse(code[first:], options, base)]
+                found = [shift(h, first) for h in shell.analyse(code[first:], options, base)]
             elif (written := _WRITEFILE.match(code)) is not None and first:
-                found = [_shift(h, first) for h in _written(written["name"], code[first:], options, base)]
+                found = [shift(h, first) for h in _written(written["name"], code[first:], options, base)]
         else:
             view, shell_lines = _python_view(code)
             try:
                 found = python.analyse(view, options, context, base)
             except (SyntaxError, ValueError) as exc:
                 where = python.Source(view).starts[max((getattr(exc, "lineno", 1) or 1) - 1, 0)]
-                raise CellError(
-                    to_file(where) or cells.start,
-                    f"code cell {number} does not parse as Python: {exc}; fix the cell (or run it) first",
+                raise ParseError(
+                    piece.to_file(where) or cells.start,
+                    f"code cell {piece.cell} does not parse as Python: {exc}; fix the cell (or run it) first",
                 ) from None
             for offset, line in shell_lines:
-                found += [_shift(h, offset) for h in shell.analyse(line, options, base)]
-        lines = [0, *(m.end() for m in re.finditer("\n", code))]
-        hits += [_to_file(h, to_file, text, code, number, lines) for h in found]
+                found += [shift(h, offset) for h in shell.analyse(line, options, base)]
+        hits += [piece.back(h, text, _ESCAPED_NAME, ESCAPED) for h in found]
     return hits
 
 
 def _written(name: str, body: str, options: Options, base: Path | None) -> list[Hit]:
     """Hits in the body of a `%%writefile NAME` cell when NAME is a shell script (the launch command it holds); a
     Python or config file written this way is not checked (the cell may be a fragment, or a template)."""
-    from checkpointing_migrate.files import kind_of
-
     return shell.analyse(body, options, base) if kind_of(name, sniff=False) == "shell" else []
-
-
-def _shift(hit: Hit, by: int) -> Hit:
-    edits = tuple(Edit(e.start + by, e.end + by, e.new) for e in hit.edits)
-    return replace(hit, start=hit.start + by, edits=edits)
-
-
-def _to_file(hit: Hit, to_file, text: str, code: str, cell: int, lines: list[int]) -> Hit:  # type: ignore[no-untyped-def]
-    """`hit` with notebook offsets and its place in the cell (`lines`: where the cell's lines start); an edit whose
-    name is spelled with JSON escapes becomes an `info` instead."""
-    start = to_file(hit.start)
-    line = bisect.bisect_right(lines, hit.start)
-    where = Cell(cell, line, hit.start - lines[line - 1] + 1)
-    edits = []
-    for edit in hit.edits:
-        s = to_file(edit.start)
-        size = edit.end - edit.start
-        if s is None or text[s : s + size] != code[edit.start : edit.end]:
-            message = f"the name is written with JSON escapes, rename it by hand; {hit.message}"
-            return replace(
-                hit,
-                start=start or 0,
-                severity=Severity.INFO,
-                edits=(),
-                message=message,
-                applicability=Applicability.NONE,
-                cell=where,
-                why=ESCAPED,
-            )
-        edits.append(Edit(s, s + size, edit.new))
-    return replace(hit, start=start if start is not None else 0, edits=tuple(edits), cell=where)

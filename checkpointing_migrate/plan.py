@@ -1,8 +1,8 @@
-"""`fix --write` writes every file or none: check them all, stage them all, then put them in place.
+"""`fix --write` writes every file or none: check them all, stage them all, then put them in place (`writing`).
 
 Every file must still be a regular file with the bytes that were read, writable by its owner, have one link only, and
-take a staged copy in its folder with its mode, owner and group (`checkpointing_migrate.writing.stage`); one problem and no file is
-touched. What can still fail after that (the disk fills) is reported by name: which files were written and which not.
+take a staged copy in its folder with its mode, owner and group; one problem and no file is touched. What can still
+fail after that (the disk fills) is reported by name, written and not written: its transaction runs with `undo=False`.
 """
 
 from __future__ import annotations
@@ -99,22 +99,34 @@ def write_all(results: list[Result]) -> Outcome:
                 outcome.problems.append(checked)
             else:
                 stamps[target] = checked
+    with writing.transaction(undo=False) as files:  # what was staged and not put in place is discarded on return
+        return _commit(files, targets, stamps, outcome)
+
+
+def _commit(
+    files: writing.Transaction,
+    targets: dict[Path, Result],
+    stamps: dict[Path, tuple[int, int, int, int]],
+    outcome: Outcome,
+) -> Outcome:
+    """Stage every target, check none changed meanwhile, then put them all in place (`outcome` says what happened)."""
+    if outcome.problems:
+        return outcome
     staged: list[tuple[writing.Staged, Result]] = []
-    if not outcome.problems:
-        for target, result in targets.items():
-            assert result.fixed is not None
-            try:
-                staged.append((writing.stage(target, result.fixed.encode(result.encoding), strict=True), result))
-            except OSError as exc:
-                why = exc.strerror or str(exc)
-                outcome.problems.append(
-                    _problem(
-                        result.path,
-                        f"cannot be written in place ({why}: the folder "
-                        "must take a temporary file, and the owner and group must be kept); "
-                        "nothing was written: fix the permissions or leave it out",
-                    )
+    for target, result in targets.items():
+        assert result.fixed is not None
+        try:
+            staged.append((files.stage(target, result.fixed.encode(result.encoding), strict=True), result))
+        except OSError as exc:
+            why = exc.strerror or str(exc)
+            outcome.problems.append(
+                _problem(
+                    result.path,
+                    f"cannot be written in place ({why}: the folder "
+                    "must take a temporary file, and the owner and group must be kept); "
+                    "nothing was written: fix the permissions or leave it out",
                 )
+            )
     for item, result in staged if not outcome.problems else ():
         try:
             same = _stamp(item.target) == stamps[item.target]
@@ -125,18 +137,14 @@ def write_all(results: list[Result]) -> Outcome:
                 _problem(result.path, "changed while the rewrite was prepared; nothing was written: run again")
             )
     if outcome.problems:
-        for item, _ in staged:
-            item.discard()
         return outcome
-    for index, (item, result) in enumerate(staged):
-        try:
-            item.commit()
-        except OSError as exc:
-            rest = staged[index:]
-            for later, _ in rest[1:]:
-                later.discard()
-            outcome.problems.append(_problem(result.path, f"could not be put in place: {exc.strerror or exc}"))
-            outcome.not_written = [r.path for _, r in rest]
-            return outcome
-        outcome.written.append(result.path)
+    of = {item.target: result for item, result in staged}
+    try:
+        files.commit()
+    except writing.Unfinished as exc:
+        outcome.written = [of[one.target].path for one in exc.done]
+        outcome.problems.append(_problem(of[exc.failed.target].path, f"could not be put in place: {exc.strerror}"))
+        outcome.not_written = [r.path for _, r in staged[len(exc.done) :]]
+        return outcome
+    outcome.written = [r.path for _, r in staged]
     return outcome

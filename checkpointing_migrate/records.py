@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
+from checkpointing_migrate.located import Located
+
 T = TypeVar("T")
 
 MAX_LISTED = 20
@@ -36,19 +38,22 @@ JsonPath = tuple[str | int, ...]
 
 
 class DocumentError(Exception):
-    """A JSON document that is missing, not valid JSON or not of the expected shape: `LINE:COL: problem` each."""
+    """A JSON document that is missing, not valid JSON or not of the expected shape: every problem at its place."""
 
-    def __init__(self, source: str, problems: list[str], *, missing: bool = False) -> None:
+    def __init__(self, source: str, problems: list[Located], *, missing: bool = False) -> None:
         if len(problems) > MAX_LISTED:
-            problems = [*problems[:MAX_LISTED], f"1:1: and {len(problems) - MAX_LISTED} more problems"]
+            problems = [
+                *problems[:MAX_LISTED],
+                Located(source, 1, 1, f"and {len(problems) - MAX_LISTED} more problems"),
+            ]
         self.source, self.problems = source, problems
         self.missing = missing  # the file does not exist: `report` says "measure it", not "measure it again"
-        super().__init__("\n".join(f"{source}:{problem}" for problem in problems))
+        super().__init__("\n".join(str(problem) for problem in problems))
 
     def report(self, command: str) -> str:
         """Each problem with the command that writes the file (`python -m generator matrix`) to run."""
         again = "" if self.missing else " again"
-        return "\n".join(f"{self.source}:{problem}; run `{command}` to measure it{again}" for problem in self.problems)
+        return "\n".join(f"{problem}; run `{command}` to measure it{again}" for problem in self.problems)
 
 
 class _Invalid(Exception):
@@ -143,10 +148,10 @@ def _build(hint: Any, value: object, path: JsonPath, problems: list[_Invalid]) -
     raise TypeError(f"{hint}: not a type a JSON record can hold")
 
 
-def _position(text: str | None, path: JsonPath) -> str:
-    """`LINE:COL` of the value at `path` in `text` (or of the deepest object on it, for a missing key)."""
+def _position(text: str | None, path: JsonPath) -> tuple[int, int]:
+    """(line, column) of the value at `path` in `text` (or of the deepest object on it, for a missing key)."""
     if text is None:
-        return "1:1"
+        return 1, 1
     from checkpointing_migrate import jsonpos  # only a document with a problem needs positions
 
     node: jsonpos.JNode = jsonpos.parse(text)
@@ -160,7 +165,7 @@ def _position(text: str | None, path: JsonPath) -> str:
             break
         node = child
     line = text.count("\n", 0, node.start) + 1
-    return f"{line}:{node.start - (text.rfind(chr(10), 0, node.start) + 1) + 1}"
+    return line, node.start - (text.rfind(chr(10), 0, node.start) + 1) + 1
 
 
 def from_value(value: object, cls: type[T], source: str, text: str | None = None) -> T:
@@ -173,7 +178,7 @@ def from_value(value: object, cls: type[T], source: str, text: str | None = None
         problems.append(exc)
     if not problems:
         return built  # type: ignore[no-any-return]
-    raise DocumentError(source, [f"{_position(text, p.path)}: {p.message}" for p in problems])
+    raise DocumentError(source, [Located(source, *_position(text, p.path), p.message) for p in problems])
 
 
 def loads(text: str, cls: type[T], source: str) -> T:
@@ -181,7 +186,7 @@ def loads(text: str, cls: type[T], source: str) -> T:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise DocumentError(source, [f"{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg})"]) from None
+        raise DocumentError(source, [Located(source, exc.lineno, exc.colno, f"not valid JSON ({exc.msg})")]) from None
     return from_value(value, cls, source, text)
 
 
@@ -190,9 +195,9 @@ def load(path: Path, cls: type[T]) -> T:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise DocumentError(str(path), ["1:1: missing"], missing=True) from None
+        raise DocumentError(str(path), [Located(str(path), 1, 1, "missing")], missing=True) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise DocumentError(str(path), [f"1:1: cannot read ({exc})"]) from None
+        raise DocumentError(str(path), [Located(str(path), 1, 1, f"cannot read ({exc})")]) from None
     return loads(text, cls, str(path))
 
 

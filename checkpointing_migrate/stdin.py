@@ -10,9 +10,10 @@ from __future__ import annotations
 import sys
 from typing import BinaryIO
 
-from checkpointing_migrate.files import Result, check_data, kind_of, sniff_kind, too_big
+from checkpointing_migrate.files import Result, check_data, too_big
 from checkpointing_migrate.findings import FileError
 from checkpointing_migrate.hits import Options
+from checkpointing_migrate.kinds import kind_of, sniff_kind
 from checkpointing_migrate.requirements import Finder
 from checkpointing_migrate.run import across_files
 

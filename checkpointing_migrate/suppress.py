@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from checkpointing_migrate import codes
 from checkpointing_migrate.findings import Finding
+from checkpointing_migrate.kinds import COMMENTED
 
 if TYPE_CHECKING:
     from checkpointing_migrate import gitignore
@@ -25,13 +26,6 @@ MARKER = "checkpointing-migrate:"
 
 DIRECTIVE = re.compile(r"#\s*checkpointing-migrate:\s*ignore(?:\[([^\]\n]*)\])?(?=\s*(?:$|#|\\n|\"))", re.MULTILINE)
 """A suppression comment; group 1 holds its codes. It ends its line, or a notebook's JSON string (`…\\n",`)."""
-
-COMMENTED = frozenset({"python", "yaml", "shell", "notebook", "markdown", "makefile", "dockerfile", "workflow"})
-"""The kinds whose lines can hold a comment (JSON, and so `.vscode/launch.json`, has none)."""
-
-WRITABLE = frozenset({"python", "yaml", "shell"})
-"""The kinds `--add-ignore` writes comments into (a notebook's lines are JSON strings, a Markdown fence's language
-varies)."""
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,8 @@ from pathlib import Path
 import yaml
 from packaging.version import InvalidVersion, Version
 
+from checkpointing_migrate.located import Located, Position
+
 KINDS = (
     "method",
     "property",
@@ -93,33 +95,15 @@ _LINK = re.compile(r"https://[^\s()<>]+\Z")  # safe as the target of a Markdown 
 
 
 @dataclass(frozen=True)
-class Position:
-    """Where something stands in the table file (1-based, as editors count)."""
-
-    path: str
-    line: int
-    column: int
-
-    def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.column}"
-
-
-@dataclass(frozen=True)
-class Problem:
+class Problem(Located):
     """One thing wrong with the table, with where it is."""
-
-    position: Position
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.position}: {self.message}"
 
 
 class TableError(Exception):
     """The table cannot be used; `problems` lists every reason, in file order."""
 
     def __init__(self, problems: list[Problem]) -> None:
-        self.problems = sorted(problems, key=lambda p: (p.position.line, p.position.column))
+        self.problems = sorted(problems, key=lambda p: (p.line, p.column))
         super().__init__("\n".join(str(p) for p in self.problems))
 
 
@@ -348,10 +332,10 @@ class _Reader:
     problems: list[Problem] = field(default_factory=list)
 
     def fail(self, node: yaml.Node, message: str) -> None:
-        self.problems.append(Problem(_pos(self.path, node), message))
+        self.problems.append(Problem.at(_pos(self.path, node), message))
 
     def fail_at(self, position: Position, message: str) -> None:
-        self.problems.append(Problem(position, message))
+        self.problems.append(Problem.at(position, message))
 
     def mapping(self, node: yaml.Node, what: str) -> dict[str, tuple[yaml.Node, yaml.Node]] | None:
         """Keys to (key node, value node); `None` (and a problem) unless `node` is a mapping with string keys."""
@@ -607,23 +591,25 @@ def _cross_checks(r: _Reader, table: Table, keys: tuple[str, ...], releases_comp
     for release in table.releases:
         if release.library not in keys:
             r.problems.append(
-                Problem(release.position, f"unknown library '{release.library}'{_suggest(release.library, keys)}")
+                Problem.at(release.position, f"unknown library '{release.library}'{_suggest(release.library, keys)}")
             )
     seen_releases: dict[tuple[str, str], Release] = {}
     for release in table.releases:
         k = (release.library, str(Version(release.version)))
         if k in seen_releases:
-            r.problems.append(Problem(release.position, f"release {release.library} {release.version} is listed twice"))
+            r.problems.append(
+                Problem.at(release.position, f"release {release.library} {release.version} is listed twice")
+            )
         seen_releases[k] = release
 
     by_key: dict[tuple[str, str, str], Rename] = {}
     for row in table.renames:
         if row.library not in keys:
-            r.problems.append(Problem(row.position, f"unknown library '{row.library}'{_suggest(row.library, keys)}"))
+            r.problems.append(Problem.at(row.position, f"unknown library '{row.library}'{_suggest(row.library, keys)}"))
         elif releases_complete and row.since and (row.library, str(Version(row.since))) not in seen_releases:
             listed = ", ".join(rel.version for rel in table.releases_of(row.library)) or "none"
             r.problems.append(
-                Problem(
+                Problem.at(
                     row.position,
                     f"since {row.since} is not a listed release of {row.library} (listed: {listed}); add it to releases",
                 )
@@ -632,7 +618,7 @@ def _cross_checks(r: _Reader, table: Table, keys: tuple[str, ...], releases_comp
         if key in by_key:
             first = by_key[key].position.line
             r.problems.append(
-                Problem(
+                Problem.at(
                     row.position, f"'{row.old}' of {row.library} {row.owner} is renamed twice (first at line {first})"
                 )
             )
@@ -645,7 +631,7 @@ def _cross_checks(r: _Reader, table: Table, keys: tuple[str, ...], releases_comp
         nxt = olds.get((row.library, row.new))
         if nxt is not None and nxt is not row:
             r.problems.append(
-                Problem(
+                Problem.at(
                     row.position,
                     f"chain: '{row.old}' → '{row.new}', but '{row.new}' is itself renamed to '{nxt.new}' at line "
                     f"{nxt.position.line}; rename each old name straight to its final name",
@@ -661,12 +647,12 @@ def parse(text: str, path: str = "aliases.yaml") -> Table:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = Position(path, mark.line + 1, mark.column + 1) if mark else Position(path, 1, 1)
-        raise TableError([Problem(where, f"YAML syntax error: {exc.problem or exc.context}")]) from None
+        raise TableError([Problem.at(where, f"YAML syntax error: {exc.problem or exc.context}")]) from None
     except yaml.YAMLError as exc:
-        raise TableError([Problem(Position(path, 1, 1), f"YAML error: {exc}")]) from None
+        raise TableError([Problem.at(Position(path, 1, 1), f"YAML error: {exc}")]) from None
     if root is None:
         raise TableError(
-            [Problem(Position(path, 1, 1), "the table is empty; it needs libraries, releases and renames")]
+            [Problem.at(Position(path, 1, 1), "the table is empty; it needs libraries, releases and renames")]
         )
 
     top = r.record(root, "the table", ("libraries", "releases", "renames"), ("not_renamed",))
@@ -707,7 +693,7 @@ def load(path: Path) -> Table:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise TableError([Problem(Position(str(path), 1, 1), f"cannot read the table: {exc}")]) from None
+        raise TableError([Problem.at(Position(str(path), 1, 1), f"cannot read the table: {exc}")]) from None
     return parse(text, str(path))
 
 

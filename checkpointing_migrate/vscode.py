@@ -12,7 +12,7 @@ from pathlib import Path
 
 from checkpointing_migrate import jsonpos, shell
 from checkpointing_migrate.hits import Hit, Options, planned_hit
-from checkpointing_migrate.yaml_json import ConfigParseError
+from checkpointing_migrate.located import ParseError
 
 _COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
 _TRAILING_COMMA = re.compile(r'"(?:[^"\\\n]|\\.)*"|,(?=\s*[\]}])')
@@ -31,14 +31,14 @@ def plain_json(text: str) -> str:
 
 
 def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
-    """Hits in the `args` of a launch.json's Python configurations; raises `ConfigParseError`."""
+    """Hits in the `args` of a launch.json's Python configurations; raises `ParseError`."""
     rules = options.rules
     if rules.stem not in text:
         return []
     try:
         root = jsonpos.parse(plain_json(text))
-    except jsonpos.JSONPosError as exc:
-        raise ConfigParseError(exc.offset, f"not a valid launch.json (JSON with comments): {exc}") from None
+    except ParseError as exc:
+        raise ParseError(exc.offset, f"not a valid launch.json (JSON with comments): {exc}") from None
     configurations = root.get("configurations") if isinstance(root, jsonpos.JObject) else None
     workspace = base.parent if base is not None else None
     hits: list[Hit] = []

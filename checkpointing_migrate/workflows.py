@@ -14,7 +14,7 @@ import yaml
 
 from checkpointing_migrate import shell, yaml_json
 from checkpointing_migrate.hits import Hit, Options
-from checkpointing_migrate.yaml_json import ConfigParseError
+from checkpointing_migrate.located import ParseError
 
 _SHELLS = ("bash", "sh")
 
@@ -56,14 +56,14 @@ def _code(text: str, node: yaml.ScalarNode) -> str | None:
 
 
 def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
-    """Hits in a workflow: its top-level keys as a YAML config's, and its shell steps; raises `ConfigParseError`."""
+    """Hits in a workflow: its top-level keys as a YAML config's, and its shell steps; raises `ParseError`."""
     if options.rules.stem not in text:
         return []
     hits = yaml_json.analyse_yaml(text, options)
     try:
         documents = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
     except yaml.YAMLError as exc:
-        raise ConfigParseError(0, f"not valid YAML: {exc}") from None
+        raise ParseError(0, f"not valid YAML: {exc}") from None
     root = base.parent.parent if base is not None else None  # the repository, above `.github/workflows`
     for document in documents:
         for node, cwd in steps(document) if document is not None else ():

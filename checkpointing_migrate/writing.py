@@ -1,8 +1,8 @@
-"""Writing files: one atomic replace (staged, then committed), one all-or-nothing write-if-changed, a transaction.
+"""Writing files: one atomic replace (staged, then committed), and one transaction for every all-or-nothing write.
 
 Every write goes to a temporary file in the target's own folder, is flushed to disk, gets the original's mode, owner
 and group, and then replaces the target with `os.replace`, so a crash leaves the old file or the new one, never half
-of one. Staging and committing are separate steps so a caller can write all files or none (`fix --write`).
+of one. A `Transaction` stages every file before it replaces any (`render`, `refresh --write`, `fix --write`).
 """
 
 from __future__ import annotations
@@ -130,50 +130,75 @@ def write_if_changed(files: Mapping[Path, str], encoding: str = "utf-8") -> list
     replaced get their old bytes back and the error is raised. The `check` companion is
     [`stale`][checkpointing_migrate.writing.stale]: it names the same paths and writes nothing.
     """
-    changed = stale(files, encoding)
-    staged: list[Staged] = []
-    try:
-        for path in changed:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            staged.append(stage(path, files[path].encode(encoding)))
-    except BaseException:
-        for one in staged:
-            one.discard()
-        raise
-    before = {one.target: one.target.read_bytes() if one.target.is_file() else None for one in staged}
-    done: list[Staged] = []
-    try:
-        for one in staged:
-            one.commit()
-            done.append(one)
-    except BaseException:
-        for one in staged[len(done) :]:
-            one.discard()
-        for one in done:
-            old = before[one.target]
-            if old is None:
-                one.target.unlink(missing_ok=True)
-            else:
-                atomic_write(one.target, old)
-        raise
-    return changed
+    with transaction() as done:
+        return done.write_if_changed(files, encoding)
+
+
+class Unfinished(OSError):
+    """A replace failed after others succeeded, in a transaction that keeps what it put in place (`undo=False`)."""
+
+    def __init__(self, failed: Staged, done: list[Staged], exc: OSError) -> None:
+        super().__init__(exc.errno, exc.strerror or str(exc))
+        self.failed = failed
+        self.done = done
+        """The files replaced before `failed`, in order; the ones staged after it were discarded."""
 
 
 class Transaction:
-    """Several all-or-nothing writes that stand or fall together (`refresh --write`: the table and data, then the
-    pages rendered from them): when the block fails, every file written in it gets its old bytes back."""
+    """Files staged, then put in place together; when the block fails, the staged ones are discarded and (with
+    `undo`) every file replaced in it gets its old bytes back.
 
-    def __init__(self) -> None:
+    `undo` is what `render` and `refresh --write` need: their pages and data stand or fall together. `fix --write`
+    passes `undo=False`: each file it puts in place is complete, it names the ones written and not written, and a
+    run again finishes the job, where undoing would write again to the disk that just failed a write.
+    """
+
+    def __init__(self, *, undo: bool = True) -> None:
+        self.undo = undo
         self._before: dict[Path, bytes | None] = {}
+        self._staged: list[Staged] = []
+
+    def stage(self, path: Path, data: bytes, *, strict: bool = False) -> Staged:
+        """[`stage`][checkpointing_migrate.writing.stage] `data` for `path`, put in place by `commit`."""
+        staged = stage(path, data, strict=strict)
+        self._staged.append(staged)
+        return staged
+
+    def commit(self) -> list[Staged]:
+        """Put every staged file in place, in order; on a failed replace the rest are discarded and the error raised
+        (`Unfinished` without `undo`). Returns what was put in place."""
+        staged, self._staged = self._staged, []
+        if self.undo:
+            for one in staged:
+                self._before.setdefault(one.target, one.target.read_bytes() if one.target.is_file() else None)
+        for index, one in enumerate(staged):
+            try:
+                one.commit()
+            except BaseException as exc:
+                for later in staged[index + 1 :]:
+                    later.discard()
+                if isinstance(exc, OSError) and not self.undo:
+                    raise Unfinished(one, staged[:index], exc) from exc
+                raise
+        return staged
+
+    def discard(self) -> None:
+        """Remove every staged file not yet put in place."""
+        for one in self._staged:
+            one.discard()
+        self._staged = []
 
     def write_if_changed(self, files: Mapping[Path, str], encoding: str = "utf-8") -> list[Path]:
-        """[`write_if_changed`][checkpointing_migrate.writing.write_if_changed], remembering what it replaces."""
-        for path in stale(files, encoding):
-            self._before.setdefault(path, path.read_bytes() if path.is_file() else None)
-        return write_if_changed(files, encoding)
+        """[`write_if_changed`][checkpointing_migrate.writing.write_if_changed] inside this transaction."""
+        changed = stale(files, encoding)
+        for path in changed:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.stage(path, files[path].encode(encoding))
+        self.commit()
+        return changed
 
     def rollback(self) -> None:
-        """Every file written so far back as it was (a new one removed)."""
+        """Every file replaced so far back as it was (a new one removed)."""
         for path, old in self._before.items():
             if old is None:
                 path.unlink(missing_ok=True)
@@ -182,11 +207,15 @@ class Transaction:
 
 
 @contextlib.contextmanager
-def transaction() -> Iterator[Transaction]:
-    """A `Transaction`, rolled back when the block raises (the exception goes on)."""
-    done = Transaction()
+def transaction(*, undo: bool = True) -> Iterator[Transaction]:
+    """A `Transaction`; when the block raises (the exception goes on), its staged files are discarded and, with
+    `undo`, its replaced files rolled back. Files still staged when the block ends are discarded too."""
+    done = Transaction(undo=undo)
     try:
         yield done
     except BaseException:
-        done.rollback()
+        done.discard()
+        if undo:
+            done.rollback()
         raise
+    done.discard()

@@ -14,11 +14,8 @@ import yaml
 from checkpointing_migrate import jsonpos
 from checkpointing_migrate.dictflow import NONE, Verdict
 from checkpointing_migrate.findings import Edit
-from checkpointing_migrate.hits import ESCAPED, Hit, Options, PositionedError, hazard, info, registered, rename
-
-
-class ConfigParseError(PositionedError):
-    """The file is not valid YAML or JSON; `offset` is where the parser stopped."""
+from checkpointing_migrate.hits import ESCAPED, Hit, Options, hazard, info, registered, rename
+from checkpointing_migrate.located import ParseError
 
 
 def _keys_hits(keys: list[tuple[str, int, str]], options: Options, fmt: str, path: Path | None) -> list[Hit]:
@@ -78,18 +75,18 @@ def _readers(path: Path | None, key: str, options: Options) -> Verdict:
 
 
 def analyse_yaml(text: str, options: Options, path: Path | None = None) -> list[Hit]:
-    """Hits in a YAML file (every document) at `path`; raises `ConfigParseError`."""
+    """Hits in a YAML file (every document) at `path`; raises `ParseError`."""
     if not any(k in text for k in options.rules.keys):
         return []
     try:
         documents = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        raise ConfigParseError(mark.index if mark else 0, f"not valid YAML: {exc.problem or exc.context}") from None
+        raise ParseError(mark.index if mark else 0, f"not valid YAML: {exc.problem or exc.context}") from None
     except yaml.YAMLError as exc:
-        raise ConfigParseError(0, f"not valid YAML: {exc}") from None
+        raise ParseError(0, f"not valid YAML: {exc}") from None
     except RecursionError:  # PyYAML composes nodes recursively
-        raise ConfigParseError(_too_deep(text), f"nested deeper than {jsonpos.MAX_NESTING} levels") from None
+        raise ParseError(_too_deep(text), f"nested deeper than {jsonpos.MAX_NESTING} levels") from None
     hits = []
     for root in documents:
         if isinstance(root, yaml.MappingNode):
@@ -116,13 +113,13 @@ def _too_deep(text: str) -> int:
 
 
 def analyse_json(text: str, options: Options, path: Path | None = None) -> list[Hit]:
-    """Hits in a JSON file at `path`; raises `ConfigParseError`."""
+    """Hits in a JSON file at `path`; raises `ParseError`."""
     if not any(k in text for k in options.rules.keys):
         return []
     try:
         root = jsonpos.parse(text)
-    except jsonpos.JSONPosError as exc:
-        raise ConfigParseError(exc.offset, f"not valid JSON: {exc}") from None
+    except ParseError as exc:
+        raise ParseError(exc.offset, f"not valid JSON: {exc}") from None
     if not isinstance(root, jsonpos.JObject):
         return []
     keys = [(k.value, k.start, text[k.start : k.end]) for k, _ in root.items]

@@ -12,7 +12,7 @@ from migratekit import REQUIREMENT, run
 
 from checkpointing_migrate import gitignore
 from checkpointing_migrate.discover import Selection, walk
-from checkpointing_migrate.files import shebang_kind
+from checkpointing_migrate.kinds import shebang_kind
 
 GITIGNORE = [
     # (line, path relative to the .gitignore's folder, is a folder, ignored?)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from checkpointing_migrate.cli import main
-from checkpointing_migrate.files import kind_of
+from checkpointing_migrate.kinds import kind_of
 
 TREE = Path(__file__).parent / "fixtures" / "migrate" / "launchers"
 BEFORE = sorted(p.relative_to(TREE) for p in TREE.rglob("*.before*"))

@@ -16,7 +16,7 @@ import yaml
 from sitekit import IN_CI, copy_repo, git_snapshot
 
 import checkpointing_migrate
-from checkpointing_migrate import NAME
+from checkpointing_migrate import NAME, kinds
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -132,6 +132,8 @@ def test_the_installed_tool_loads_only_what_scan_needs(installed: Path, project:
         or m in ("tomllib", "checkpointing_migrate.gitignore")
     }
     assert {"checkpointing_migrate.commands", "packaging.specifiers"} <= with_requirement
+    other_kinds = {k.handler.partition(":")[0] for k in kinds.KINDS if k.name != "python"}
+    assert not other_kinds & with_requirement, "a Python file's scan loads the handlers of other kinds"
     (project / "requirements.txt").unlink()
     assert "packaging.specifiers" not in loaded(), "read without a requirement to read"
 

@@ -1,4 +1,4 @@
-"""`writing.write_if_changed`: the one transaction behind `render`, `refresh --write` and the measuring commands."""
+"""`writing.transaction`: the one transaction behind `render`, `refresh --write`, `fix --write` and the measuring commands."""
 
 from __future__ import annotations
 
@@ -54,3 +54,33 @@ def test_a_transaction_that_fails_puts_back_every_file_it_wrote(tmp_path: Path) 
     with writing.transaction() as files:  # a block that succeeds keeps what it wrote
         files.write_if_changed({old: "kept\n"})
     assert old.read_text(encoding="utf-8") == "kept\n"
+
+
+def test_what_a_transaction_staged_but_never_put_in_place_leaves_no_file(tmp_path: Path) -> None:
+    kept = tmp_path / "kept.txt"
+    kept.write_text("before\n")
+    with writing.transaction() as files:  # `fix --write` returns like this when a check fails after staging
+        files.stage(kept, b"after\n")
+        assert len(list(tmp_path.iterdir())) == 2
+    assert list(tmp_path.iterdir()) == [kept] and kept.read_text() == "before\n"
+
+
+def test_without_undo_a_failed_replace_keeps_the_files_put_in_place_and_names_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, second, third = (tmp_path / n for n in ("a", "b", "c"))
+    real = writing.os.replace
+
+    def replace(src: str, dst: str) -> None:
+        if Path(dst) == second:
+            raise OSError(28, "No space left on device")
+        real(src, dst)
+
+    monkeypatch.setattr(writing.os, "replace", replace)
+    with pytest.raises(writing.Unfinished) as failed, writing.transaction(undo=False) as files:
+        for path in (first, second, third):
+            files.stage(path, path.name.encode())
+        files.commit()
+    assert [one.target for one in failed.value.done] == [first] and failed.value.failed.target == second
+    assert failed.value.strerror == "No space left on device"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a"] and first.read_text() == "a"

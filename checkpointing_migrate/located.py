@@ -1,0 +1,56 @@
+"""Problems with a position, one type each: `Located`, a message at PATH:LINE:COL (a file that cannot be checked, a
+problem in the table or in a data file; raised as `LocatedError`: a requirement that cannot be read), and
+`ParseError`, text that does not parse at an offset its caller turns into LINE:COL (a config, a notebook cell, JSON).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Self
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where something stands in a file (1-based, as editors count)."""
+
+    path: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True)
+class Located(Position):
+    """A message about one place in a file."""
+
+    message: str
+    """What is wrong and how to fix it."""
+
+    @classmethod
+    def at(cls, position: Position, message: str) -> Self:
+        return cls(position.path, position.line, position.column, message)
+
+    @property
+    def position(self) -> Position:
+        return Position(self.path, self.line, self.column)
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}: {self.message}"
+
+
+class ParseError(ValueError):
+    """Text that does not parse; `offset` (into that text) is where the parser stopped."""
+
+    def __init__(self, offset: int, message: str) -> None:
+        super().__init__(message)
+        self.offset = offset
+
+
+class LocatedError(ValueError):
+    """A `Located` problem raised (a requirement that cannot be read): `str()` is `PATH:LINE:COL: message`."""
+
+    def __init__(self, at: Position, message: str) -> None:
+        self.problem = Located.at(at, message)
+        super().__init__(str(self.problem))
