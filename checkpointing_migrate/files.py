@@ -160,9 +160,10 @@ def analyse(text: str, kind: str, options: Options, base: Path, path: Path | Non
 
         return notebook.analyse(text, options, base)
     if kind in ("yaml", "json"):
-        from checkpointing_migrate import yaml_json
+        from checkpointing_migrate import launchreaders, yaml_json
 
-        return (yaml_json.analyse_yaml if kind == "yaml" else yaml_json.analyse_json)(text, options, path)
+        analyse = yaml_json.analyse_yaml if kind == "yaml" else yaml_json.analyse_json
+        return analyse(text, options, path, launchreaders.consumer)
     if kind == "shell":
         from checkpointing_migrate import shell
 
