@@ -53,7 +53,9 @@ MAX_FOLDERS = 5000
 """Folders walked per project, at most."""
 
 _SOURCES: dict[tuple[Path, str], list[Path]] = {}
-"""The Python and launch files of each project root that contain a config file's name, found once per process."""
+"""The Python and launch files of each project root that contain a config file's name, found once per run."""
+_RUN: list[object] = [None]
+"""The run `_SOURCES` is for: a later run in the same process (a doc test's, an editor's) sees the files written since."""
 
 
 def _root(folder: Path) -> tuple[Path, bool]:
@@ -65,9 +67,13 @@ def _root(folder: Path) -> tuple[Path, bool]:
     return folder, False
 
 
-def sources(folder: Path, name: str) -> list[Path]:
-    """The project's Python files and possible launch files (`.github` included) that contain the text `name`."""
+def sources(folder: Path, name: str, run: object) -> list[Path]:
+    """The project's Python files and possible launch files (`.github` included) that contain the text `name`, walked
+    once per `run` (the run's options)."""
     root, whole = _root(folder)
+    if _RUN[0] is not run:
+        _RUN[0] = run
+        _SOURCES.clear()
     if (root, name) not in _SOURCES:
         found: list[Path] = []
         needle = name.encode()
@@ -87,12 +93,12 @@ def sources(folder: Path, name: str) -> list[Path]:
     return _SOURCES[root, name]
 
 
-def consumer(config: Path, old: str, rules: Rules, launched: list[Verdict]) -> Verdict:
+def consumer(config: Path, old: str, rules: Rules, launched: list[Verdict], run: object) -> Verdict:
     """What the project's Python and the `launched` verdicts (`checkpointing_migrate.launchreaders`) show reads the
     top-level key `old` of `config`: `own` (the project's code, `why` names where), `unsure`, `args` (an
     HfArgumentParser of training arguments, or a library's command known from the table) or `none` (nothing proven)."""
     verdicts = list(launched)
-    for source in [s for s in sources(config.resolve().parent, config.name) if s.name.endswith(".py")]:
+    for source in [s for s in sources(config.resolve().parent, config.name, run) if s.name.endswith(".py")]:
         try:
             tree = ast.parse(source.read_bytes())
             verdicts += _Mentions(tree, rules, source, config.name, old).verdicts()

@@ -24,8 +24,8 @@ _CONFIG_FLAG = "--config"
 def consumer(config: Path, old: str, options: Options) -> Verdict:
     """Who the project shows reads the top-level key `old` of `config`: its Python and its launch commands (the
     verdict kinds of `checkpointing_migrate.configreaders.consumer`)."""
-    files = [s for s in sources(config.resolve().parent, config.name) if not s.name.endswith(".py")]
-    return python_consumer(config, old, options.rules, _verdicts(config, old, files, options))
+    files = [s for s in sources(config.resolve().parent, config.name, options) if not s.name.endswith(".py")]
+    return python_consumer(config, old, options.rules, _verdicts(config, old, files, options), options)
 
 
 def _verdicts(config: Path, old: str, files: list[Path], options: Options) -> list[Verdict]:
