@@ -18,7 +18,8 @@ from checkpointing_migrate.dictflow import Verdict
 from checkpointing_migrate.hits import Options
 
 _CONFIG_FLAG = "--config"
-"""The flag TRL's command line (`TrlParser.parse_args_and_config`) reads a YAML config from (trl-1.16.0, measured)."""
+"""The flag TRL's command line reads a YAML config from, as a word of its own followed by the path
+(`TrlParser.parse_args_and_config`, `trl/scripts/utils.py:321-324` in trl-1.16.0: `--config=PATH` is not seen)."""
 
 
 def consumer(config: Path, old: str, options: Options) -> Verdict:
@@ -91,10 +92,11 @@ def _program(
         flag, _, value = word.value.partition("=") if word.value.startswith("--") else ("", "", word.value)
         if not value:
             continue
-        if not flag and index and args[index - 1].value.startswith("--"):
-            flag = args[index - 1].value
+        separate = not flag and index > 0 and args[index - 1].value.startswith("--")
+        flag = args[index - 1].value if separate else flag
         command = " ".join(w.value for w in args[: index + 1])
-        if program.kind == "command" and flag == _CONFIG_FLAG and _names(base / (program.cwd or ""), value, config):
+        trl = program.kind == "command" and separate and flag == _CONFIG_FLAG
+        if trl and _names(base / (program.cwd or ""), value, config):
             found.append(Verdict("args", f"`{program.name} {command}` ({where}), TRL's own config"))
         elif program.kind == "script" and program.cwd is not None:
             folder = _run_from(base, program.cwd, program.name)

@@ -1,6 +1,6 @@
 """A config's key is a safe fix only where its reader is proven (issue 18): by a launch command of the project (a shell
 script, a Makefile recipe after `cd`, a README fence, a workflow step in its `working-directory`) whose script parses
-the file with `HfArgumentParser(TrainingArguments)`. Each `X.before.EXT` under tests/fixtures/migrate/configs becomes
+the file with `HfArgumentParser(TrainingArguments)`, or `trl CMD --config PATH`. Each `X.before.EXT` under tests/fixtures/migrate/configs becomes
 `X.after.EXT` after `fix --write` (and `X.unsafe.EXT` with `--unsafe-fixes`), byte for byte, and a second run changes
 nothing; the config a script loads with `yaml.safe_load` is a hazard that names the launch and the load.
 """
@@ -53,9 +53,10 @@ def test_fix_turns_before_into_after(fixed: dict[str, Path], before: Path, mode:
 
 def test_the_launch_kinds_and_the_unproven_case_are_covered() -> None:
     assert {p.name.split(".")[0] for p in BEFORE} == {
-        "proven_sh", "proven_make", "proven_md", "proven_ci", "unproven"
+        "proven_sh", "proven_make", "proven_md", "proven_ci", "proven_trl", "trl_eq", "unproven"
     }  # fmt: skip
-    assert (TREE / "unproven.after.yaml").read_bytes() == (TREE / "unproven.before.yaml").read_bytes()
+    for name in ("unproven", "trl_eq"):
+        assert (TREE / f"{name}.after.yaml").read_bytes() == (TREE / f"{name}.before.yaml").read_bytes()
 
 
 def test_each_verdict_says_who_reads_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -71,6 +72,8 @@ def test_each_verdict_says_who_reads_the_file(tmp_path: Path, capsys: pytest.Cap
         "proven_make.json": ("config-key", "fix", "safe"),
         "proven_md.yaml": ("config-key", "fix", "safe"),
         "proven_ci.yaml": ("config-key", "fix", "safe"),
+        "proven_trl.yaml": ("config-key", "fix", "safe"),
+        "trl_eq.yaml": ("config-key", "fix", "unsafe"),
         "unproven.yaml": ("config-key", "fix", "unsafe"),
         "own.yaml": ("own-reader", "hazard", None),
     }
