@@ -1,8 +1,8 @@
-"""Who reads a YAML or JSON config file: the project's Python files that name it, and what they pass it to.
+"""Who reads a YAML or JSON config file: the project's Python files and launch commands that name it, and what they pass it to.
 
-`consumer` looks for the file's name in the project's Python sources and follows each mention (through `open`,
-`Path`, `os.path.join`, a name, `with ... as f`) to the call that reads it: `yaml.safe_load`, `json.load` or
-`OmegaConf.load` is the project reading the keys itself; `parse_yaml_file`/`parse_json_file` asks the parser's dataclasses.
+`consumer` follows each mention in the project's Python (through `open`, `Path`, `os.path.join`, a name, `with ... as
+f`) to the call that reads it: `yaml.safe_load`, `json.load` or `OmegaConf.load` is the project reading the keys itself;
+`parse_yaml_file`/`parse_json_file` asks the parser's dataclasses. A launch command's script is read the same way.
 """
 
 from __future__ import annotations
@@ -46,12 +46,16 @@ _PATH_WRAPPERS = frozenset(
 )
 _PATH_METHODS = frozenset({"read_text", "read_bytes", "read", "open", "joinpath", "resolve", "absolute"})
 _SKIP = frozenset({"node_modules", "site-packages", "__pycache__", "build", "dist", "venv"})
+_LAUNCH_SUFFIXES = (".sh", ".bash", ".md", ".markdown", ".mk", ".yml", ".yaml", ".slurm", ".sbatch")
+"""Files that may hold a launch command naming a config (`checkpointing_migrate.launchreaders` tells their kinds)."""
 
 MAX_FOLDERS = 5000
 """Folders walked per project, at most."""
 
 _SOURCES: dict[tuple[Path, str], list[Path]] = {}
-"""The Python files of each project root that contain a config file's name, found once per process."""
+"""The Python and launch files of each project root that contain a config file's name, found once per run."""
+_RUN: list[object] = [None]
+"""The run `_SOURCES` is for: a later run in the same process (a doc test's, an editor's) sees the files written since."""
 
 
 def _root(folder: Path) -> tuple[Path, bool]:
@@ -63,17 +67,23 @@ def _root(folder: Path) -> tuple[Path, bool]:
     return folder, False
 
 
-def _sources(folder: Path, name: str) -> list[Path]:
+def sources(folder: Path, name: str, run: object) -> list[Path]:
+    """The project's Python files and possible launch files (`.github` included) that contain the text `name`, walked
+    once per `run` (the run's options)."""
     root, whole = _root(folder)
+    if _RUN[0] is not run:
+        _RUN[0] = run
+        _SOURCES.clear()
     if (root, name) not in _SOURCES:
         found: list[Path] = []
         needle = name.encode()
         for count, (here, dirs, files) in enumerate(os.walk(root)):
-            dirs[:] = [d for d in dirs if whole and not d.startswith(".") and d not in _SKIP]
+            dirs[:] = [d for d in dirs if whole and (d == ".github" or not d.startswith(".")) and d not in _SKIP]
             for file in files:
                 path = Path(here, file)
+                wanted = file.endswith((".py", *_LAUNCH_SUFFIXES)) or file in ("Makefile", "makefile", "GNUmakefile")
                 try:
-                    if file.endswith(".py") and needle in path.read_bytes():
+                    if wanted and needle in path.read_bytes():
                         found.append(path)
                 except OSError:
                     continue
@@ -83,11 +93,12 @@ def _sources(folder: Path, name: str) -> list[Path]:
     return _SOURCES[root, name]
 
 
-def consumer(config: Path, old: str, rules: Rules) -> Verdict:
-    """What the project's Python shows reads the top-level key `old` of `config`: `own` (the project's code, `why`
-    names where), `unsure`, `args` (an HfArgumentParser of training arguments) or `none` (no file names it)."""
-    verdicts: list[Verdict] = []
-    for source in _sources(config.resolve().parent, config.name):
+def consumer(config: Path, old: str, rules: Rules, launched: list[Verdict], run: object) -> Verdict:
+    """What the project's Python and the `launched` verdicts (`checkpointing_migrate.launchreaders`) show reads the
+    top-level key `old` of `config`: `own` (the project's code, `why` names where), `unsure`, `args` (an
+    HfArgumentParser of training arguments, or a library's command known from the table) or `none` (nothing proven)."""
+    verdicts = list(launched)
+    for source in [s for s in sources(config.resolve().parent, config.name, run) if s.name.endswith(".py")]:
         try:
             tree = ast.parse(source.read_bytes())
             verdicts += _Mentions(tree, rules, source, config.name, old).verdicts()
@@ -98,6 +109,35 @@ def consumer(config: Path, old: str, rules: Rules) -> Verdict:
         if found is not None:
             return found
     return NONE
+
+
+def argument_reader(script: Path, dests: frozenset[str], old: str, rules: Rules) -> list[Verdict]:
+    """What `script` does with a file named on its command line: followed from `sys.argv[...]` (when `dests` holds
+    `""`: the file is a positional argument) and from `args.DEST` for each argparse destination in `dests`."""
+    try:
+        tree = ast.parse(script.read_bytes())
+    except (OSError, SyntaxError, ValueError, RecursionError):
+        return []
+    mentions = _Mentions(tree, rules, script, script.name, old)
+    if "" in dests:  # `parser.add_argument("config")`: a positional argument's destination is its name
+        dests |= {
+            node.args[0].value
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument"
+            if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+            if not node.args[0].value.startswith("-")
+        }
+    starts = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Subscript)
+        and "" in dests
+        and mentions.receivers.qualified(node.value) == "sys.argv"
+        or isinstance(node, ast.Attribute)
+        and node.attr in dests
+        and isinstance(node.ctx, ast.Load)
+    ]
+    return [v for node in starts for v in mentions._follow(node, 0) if v.kind != "none"]
 
 
 class _Mentions:

@@ -59,14 +59,14 @@ KINDS = (
     Kind("notebook", "checkpointing_migrate.notebook:analyse", suffixes=(".ipynb",), syntax="json", commented=True),
     Kind(
         "yaml",
-        "checkpointing_migrate.yaml_json:analyse_yaml",
+        "checkpointing_migrate.launchreaders:analyse_yaml",
         suffixes=(".yaml", ".yml"),
         syntax="yaml",
         commented=True,
         writable=True,
         by_path=True,
     ),
-    Kind("json", "checkpointing_migrate.yaml_json:analyse_json", suffixes=(".json",), syntax="json", by_path=True),
+    Kind("json", "checkpointing_migrate.launchreaders:analyse_json", suffixes=(".json",), syntax="json", by_path=True),
     Kind(
         "shell",
         "checkpointing_migrate.shell:analyse",

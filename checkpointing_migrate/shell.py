@@ -279,6 +279,19 @@ def analyse(
     return reader.run()
 
 
+def launches(text: str, options: Options, *, cwd: str | None = "", each_line: bool = False) -> list[Launch]:
+    """Every training program the commands of `text` start, with the words it is given, followed as for the flags
+    (`cd`, `bash -c`, `sbatch --wrap`, loops): which config file a launch names (`checkpointing_migrate.launchreaders`)."""
+    reader = _Reader(text, options, None, None, {}, Program("command", "", cwd, None))
+    reader.each_line, reader.launches = each_line, []
+    reader.run()
+    return reader.launches
+
+
+Launch = tuple[Program, list[Word]]
+"""A training program a command starts, and the words after its entry word (its arguments)."""
+
+
 class _Reader:
     """One shell text: its variables, the folder each command runs in, and the programs that read the flags."""
 
@@ -299,6 +312,8 @@ class _Reader:
         self.where = where
         self.each_line = False
         self.hits: list[Hit] = []
+        self.launches: list[Launch] | None = None
+        """Set by `launches`: every program started is recorded there, and no hit is made."""
 
     def run(self) -> list[Hit]:
         steps = self._assignments(parts(self.text))
@@ -314,7 +329,8 @@ class _Reader:
                 cwd.pop()
             elif separator in "\r\n" and separator and self.each_line:
                 cwd = [self.where.cwd]
-        self._variable_hits()
+        if self.launches is None:
+            self._variable_hits()
         return self.hits
 
     def _assignments(self, found: list[tuple[list[Word], str]]) -> list[tuple[list[Word], str]]:
@@ -385,8 +401,9 @@ class _Reader:
         expanded = [
             (w, m[1] or m[2]) for w in words for m in _EXPANSION.finditer(w.value) if self._lookup(m[1] or m[2])
         ]
-        if not stem and not expanded:
+        if not stem and not expanded and self.launches is None:
             return
+        stem = stem or self.launches is not None  # a launch is looked for in every command
         i = 0
         while i < len(words) and (_ASSIGNMENT.match(words[i].value) or words[i].value in _WRAPPERS):
             i += 1
@@ -432,6 +449,9 @@ class _Reader:
                     normal(t.value.split("=")[0]) for t in reader.variables[variable] if t.value.startswith("--")
                 }
         target = Program(kind, name, cwd, image, frozenset(present))
+        if self.launches is not None:
+            self.launches.append((target, args))
+            return
         for word, variable in expanded:
             self._use(variable, target if words.index(word) > index else None)
         if not stem:
@@ -462,11 +482,13 @@ class _Reader:
         offset = word.start + skip + len(quote)
         if not code:
             inner = _Reader(word.value[skip:], self.options, self.base, self, {}, Program("command", "", cwd, image))
+            inner.launches = self.launches
             for hit in inner.run():
                 plain = hit.severity != "fix"
                 self.hits.append(replace(hit, start=word.start, edits=(), **({} if plain else _BY_HAND)))
             return
         inner = _Reader(code, self.options, self.base, self, {}, Program("command", "", cwd, image))
+        inner.launches = self.launches
         for hit in inner.run():
             edits = tuple(Edit(e.start + offset, e.end + offset, e.new) for e in hit.edits)
             self.hits.append(replace(hit, start=hit.start + offset, edits=edits))

@@ -7,6 +7,7 @@ never renamed: DeepSpeed's `activation_checkpointing` section and accelerate's `
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import yaml
@@ -17,8 +18,16 @@ from checkpointing_migrate.findings import Edit
 from checkpointing_migrate.hits import ESCAPED, Hit, Options, hazard, info, registered, rename
 from checkpointing_migrate.located import ParseError
 
+UNPROVEN = (
+    "no launch command or Python file of the project was found reading this file with HfArgumentParser (rename by "
+    "hand if it is a TrainingArguments config)"
+)
+"""Why a key of a config nothing is shown to read is an unsafe fix: the file may be any tool's."""
 
-def _keys_hits(keys: list[tuple[str, int, str]], options: Options, fmt: str, path: Path | None) -> list[Hit]:
+
+def _keys_hits(
+    keys: list[tuple[str, int, str]], options: Options, fmt: str, path: Path | None, readers: Readers | None
+) -> list[Hit]:
     """Hits for one mapping's top-level keys: (key, offset of the key's raw text, raw text).
 
     A file counts as a training-arguments config only when every top-level key is a field of `TrainingArguments`, of
@@ -37,10 +46,10 @@ def _keys_hits(keys: list[tuple[str, int, str]], options: Options, fmt: str, pat
         if raw.find(key) < 0:
             what = f"the key `{row.old}` is written with escapes: rename it by hand"
             hits.append(info(row, at, code="config-key", what=what, section="config", new=row.new, why=ESCAPED))
-        elif (readers := _readers(path, key, options)).kind == "own":
-            what = f"top-level {fmt} key `{row.old}`: not rewritten, {readers.why}"
+        elif (found := NONE if path is None or readers is None else readers(path, key, options)).kind == "own":
+            what = f"top-level {fmt} key `{row.old}`: not rewritten, {found.why}"
             hits.append(hazard(row, at, code="own-reader", what=what, section="config"))
-        elif unknown and readers.kind != "args":
+        elif unknown and found.kind != "args":
             what = (
                 f"not rewritten: `{unknown[0]}` is not a field of TrainingArguments or a TRL config, so this {fmt} file "
                 f"may belong to another tool with its own `{row.old}` key"
@@ -57,25 +66,21 @@ def _keys_hits(keys: list[tuple[str, int, str]], options: Options, fmt: str, pat
                     options,
                     code="config-key",
                     what=f"top-level {fmt} key `{row.old}`"
-                    + (f" (read by {readers.why})" if readers.kind == "args" else ""),
+                    + (f" (read by {found.why})" if found.kind == "args" else ""),
                     section="config",
-                    unsafe=readers.why if readers.kind == "unsure" else None,
+                    unsafe=found.why if found.kind == "unsure" else None if found.kind == "args" else UNPROVEN,
                 )
             )
     return hits
 
 
-def _readers(path: Path | None, key: str, options: Options) -> Verdict:
-    """Who the project's Python shows reads `key` of the file at `path` (nothing known for a Markdown fence)."""
-    if path is None:
-        return NONE
-    from checkpointing_migrate import configreaders  # only a config with an old key looks at the project's sources
-
-    return configreaders.consumer(path, key, options.rules)
+Readers = Callable[[Path, str, Options], Verdict]
+"""Who the project shows reads a key of the config file at a path (`checkpointing_migrate.configreaders.consumer`)."""
 
 
-def analyse_yaml(text: str, options: Options, path: Path | None = None) -> list[Hit]:
-    """Hits in a YAML file (every document) at `path`; raises `ParseError`."""
+def analyse_yaml(text: str, options: Options, path: Path | None = None, readers: Readers | None = None) -> list[Hit]:
+    """Hits in a YAML file (every document) at `path`, whose keys' `readers` are asked (without: none is proven, as
+    for a Markdown fence); raises `ParseError`."""
     if not any(k in text for k in options.rules.keys):
         return []
     try:
@@ -95,7 +100,7 @@ def analyse_yaml(text: str, options: Options, path: Path | None = None) -> list[
                 for k, _ in root.value
                 if isinstance(k, yaml.ScalarNode)
             ]
-            hits += _keys_hits(keys, options, "YAML", path)
+            hits += _keys_hits(keys, options, "YAML", path, readers)
     return hits
 
 
@@ -112,8 +117,8 @@ def _too_deep(text: str) -> int:
     return 0
 
 
-def analyse_json(text: str, options: Options, path: Path | None = None) -> list[Hit]:
-    """Hits in a JSON file at `path`; raises `ParseError`."""
+def analyse_json(text: str, options: Options, path: Path | None = None, readers: Readers | None = None) -> list[Hit]:
+    """Hits in a JSON file at `path` (`readers` as for `analyse_yaml`); raises `ParseError`."""
     if not any(k in text for k in options.rules.keys):
         return []
     try:
@@ -123,4 +128,4 @@ def analyse_json(text: str, options: Options, path: Path | None = None) -> list[
     if not isinstance(root, jsonpos.JObject):
         return []
     keys = [(k.value, k.start, text[k.start : k.end]) for k, _ in root.items]
-    return _keys_hits(keys, options, "JSON", path)
+    return _keys_hits(keys, options, "JSON", path, readers)

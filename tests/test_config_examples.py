@@ -27,9 +27,18 @@ ROOT = Path(__file__).resolve().parents[1]
 TABLE = load(ROOT / "aliases.yaml")
 EXAMPLES = configs.examples(TABLE)
 GUIDE = ROOT / "docs/generated/migration-guide.md"
-TRAIN_PY = "from transformers import HfArgumentParser, TrainingArguments\n" + (
-    "(args,) = HfArgumentParser(TrainingArguments).parse_args_into_dataclasses()\n"
-)
+TRAIN_PY = """import os
+import sys
+
+from transformers import HfArgumentParser, TrainingArguments
+
+parser = HfArgumentParser(TrainingArguments)
+if len(sys.argv) == 2 and sys.argv[1].endswith(".yaml"):
+    (args,) = parser.parse_yaml_file(os.path.abspath(sys.argv[1]))
+else:
+    (args,) = parser.parse_args_into_dataclasses()
+"""
+"""What the launchers start, as transformers' examples write it: a config file named alone, else the flags."""
 CPU_ONLY = ["--bf16", "false"]
 """TRL's configs default to bf16, which this machine's CPU build refuses; the flag changes nothing checkpointed."""
 
@@ -62,6 +71,7 @@ def test_the_guide_shows_each_example_as_tested(example: configs.ConfigExample) 
     guide = GUIDE.read_text(encoding="utf-8")
     for body in (example.before, example.after):
         assert textwrap.indent(body, "    ") in guide, body
+    assert not example.launch or f"`{example.launch}`" in guide  # the reader the tool's safe fix rests on
 
 
 @pytest.mark.parametrize("example", [e for e in EXAMPLES if e.by_tool], ids=lambda e: e.filename)
@@ -69,8 +79,12 @@ def test_the_tool_turns_the_before_into_the_after(example: configs.ConfigExample
     (tmp_path / "pyproject.toml").write_text(
         f'[project]\nname = "demo"\ndependencies = ["transformers>={_since()}"]\n', encoding="utf-8"
     )
-    (tmp_path / "train.py").write_text(TRAIN_PY, encoding="utf-8")  # what the launchers start: it reads the flags
+    (tmp_path / "train.py").write_text(TRAIN_PY, encoding="utf-8")
     (tmp_path / example.filename).write_text(example.before, encoding="utf-8")
+    if example.launch:  # the command that shows who reads the config; without it the rename is only unsafe
+        assert main(["fix", "--write", str(tmp_path)]) == 1
+        assert (tmp_path / example.filename).read_text(encoding="utf-8") == example.before
+        (tmp_path / "run.sh").write_text(example.launch + "\n", encoding="utf-8")
     assert main(["fix", "--write", str(tmp_path)]) == 0
     assert (tmp_path / example.filename).read_text(encoding="utf-8") == example.after
 

@@ -67,7 +67,7 @@ def test_each_key_acts_and_a_flag_wins(tmp_path: Path) -> None:
     fix = run("fix", "--no-unsafe-fixes", ".", cwd=project).stdout
     assert "+other.activation" not in fix
     scan = run("scan", "--select", "config-key", "--exclude", "", ".", cwd=project)
-    assert "other.yaml:1:1: fix [config-key]" in scan.stdout and "train.py" not in scan.stdout
+    assert "other.yaml:1:1: fix (unsafe) [config-key]" in scan.stdout and "train.py" not in scan.stdout
     assert "skipped/x.py" not in run("scan", ".", cwd=project).stdout
     assert "skipped/x.py:3:7" in run("scan", "--extend-exclude", "nothing", ".", cwd=project).stdout
 

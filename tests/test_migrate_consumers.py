@@ -536,14 +536,20 @@ def test_dicts_of_training_arguments_hold_both_keys(tmp_path: Path) -> None:
 
 
 READER_CASES = {
-    "from omegaconf import OmegaConf\n\nconf = OmegaConf.load('conf.yaml')\n": "own-reader",
-    "import os\nimport yaml\n\nconf = yaml.safe_load(open(os.path.join('configs', 'conf.yaml')))\n": "own-reader",
+    "from omegaconf import OmegaConf\n\nconf = OmegaConf.load('conf.yaml')\n": ("own-reader", None),
+    "import os\nimport yaml\n\nconf = yaml.safe_load(open(os.path.join('configs', 'conf.yaml')))\n": (
+        "own-reader",
+        None,
+    ),
     "from transformers import HfArgumentParser, TrainingArguments\n\n"
-    "parser = HfArgumentParser(TrainingArguments)\n(args,) = parser.parse_yaml_file(yaml_file='conf.yaml')\n": "config-key",
-    # A mention that reads nothing (a help text), or a parser of a class from elsewhere, shows no reader.
-    "print('edit conf.yaml, then run')\n": "config-key",
+    "parser = HfArgumentParser(TrainingArguments)\n(args,) = parser.parse_yaml_file(yaml_file='conf.yaml')\n": (
+        "config-key",
+        "safe",
+    ),
+    # A mention that reads nothing (a help text), or a parser of a class from elsewhere, proves no reader.
+    "print('edit conf.yaml, then run')\n": ("config-key", "unsafe"),
     "from transformers import HfArgumentParser\nfrom elsewhere import Args\n\n"
-    "(args,) = HfArgumentParser(Args).parse_yaml_file('conf.yaml')\n": "config-key",
+    "(args,) = HfArgumentParser(Args).parse_yaml_file('conf.yaml')\n": ("config-key", "unsafe"),
 }
 
 
@@ -556,6 +562,4 @@ def test_a_configs_reader_is_the_call_that_reads_it(
     (tmp_path / "configs" / "conf.yaml").write_text("output_dir: out\ngradient_checkpointing: true\n")
     (tmp_path / "run.py").write_text(reader)
     (finding,) = [f for f in _scan(tmp_path, capsys) if str(f["path"]).endswith("conf.yaml")]
-    assert finding["code"] == READER_CASES[reader]
-    unsafe = "elsewhere" in reader  # `Args` may declare the field: the parser is no proof
-    assert finding.get("applicability") == (None if finding["code"] == "own-reader" else "unsafe" if unsafe else "safe")
+    assert (finding["code"], finding.get("applicability")) == READER_CASES[reader]

@@ -151,7 +151,8 @@ def test_a_project_with_ignored_folders_and_a_job_script(project: Path) -> None:
     assert "in 3 files checked" in lines[-1]
     fix = run("fix", ".", cwd=project)
     assert "training_args.json" not in fix.stdout and "+gradient" not in fix.stdout
-    assert "+activation_checkpointing: true" in fix.stdout
+    assert "+activation_checkpointing: true" not in fix.stdout  # nothing shows who reads config.yaml: unsafe
+    assert "+activation_checkpointing: true" in run("fix", "--unsafe-fixes", ".", cwd=project).stdout
     everything = run("scan", "--no-respect-gitignore", ".", cwd=project)
     assert "wandb/run-1/files/config.yaml:1:1:" in everything.stdout
     assert "out/checkpoint-500/training_args.json:1:3:" in everything.stdout

@@ -1,5 +1,5 @@
 """Fixture pairs: each `NAME.before.EXT` under tests/fixtures/migrate/pairs becomes `NAME.after.EXT` after
-`fix --write`, byte for byte; every other fixture is left exactly as it is; every line marked `# hazard` is
+`fix --write`, byte for byte (and `NAME.unsafe.EXT`, where there is one, with `--unsafe-fixes`); every other fixture is left exactly as it is; every line marked `# hazard` is
 reported as a hazard (and no other line is), and a second run changes nothing.
 """
 
@@ -16,16 +16,20 @@ from checkpointing_migrate.cli import main
 
 PAIRS = Path(__file__).parent / "fixtures" / "migrate" / "pairs"
 BEFORE = sorted(PAIRS.glob("*.before.*"))
-UNTOUCHED = sorted(p for p in PAIRS.iterdir() if ".before." not in p.name and ".after." not in p.name)
+UNTOUCHED = sorted(p for p in PAIRS.iterdir() if all(m not in p.name for m in (".before.", ".after.", ".unsafe.")))
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """The fixtures copied to a project folder, each `.before.` file under its plain name."""
     for path in PAIRS.iterdir():
-        if ".after." not in path.name:
+        if ".after." not in path.name and ".unsafe." not in path.name:
             shutil.copy(path, tmp_path / path.name.replace(".before.", "."))
     return tmp_path
+
+
+def _unsafe(before: Path) -> Path:
+    return before.with_name(before.name.replace(".before.", ".unsafe."))
 
 
 def _hazard_lines(path: Path) -> set[tuple[str, int]]:
@@ -49,6 +53,14 @@ def test_fix_turns_before_into_after(project: Path, before: Path) -> None:
     assert (project / before.name.replace(".before.", ".")).read_bytes() == after.read_bytes()
 
 
+@pytest.mark.parametrize("before", [p for p in BEFORE if _unsafe(p).exists()], ids=lambda p: p.name)
+def test_unsafe_fixes_turn_before_into_unsafe_and_stay(project: Path, before: Path) -> None:
+    fixed = project / before.name.replace(".before.", ".")
+    for _ in range(2):  # a second run changes nothing
+        assert main(["fix", "--write", "--unsafe-fixes", str(project)]) in (0, 1)
+        assert fixed.read_bytes() == _unsafe(before).read_bytes()
+
+
 @pytest.mark.parametrize("fixture", UNTOUCHED, ids=lambda p: p.name)
 def test_fix_leaves_the_other_fixtures_alone(project: Path, fixture: Path) -> None:
     main(["fix", "--write", str(project)])
@@ -56,7 +68,9 @@ def test_fix_leaves_the_other_fixtures_alone(project: Path, fixture: Path) -> No
 
 
 def test_every_marked_line_and_only_those_are_hazards(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    expected = set().union(*(_hazard_lines(p) for p in PAIRS.iterdir() if ".after." not in p.name))
+    expected = set().union(
+        *(_hazard_lines(p) for p in PAIRS.iterdir() if ".after." not in p.name and ".unsafe." not in p.name)
+    )
     assert main(["scan", "--min-severity", "hazard", "--format", "json", str(project)]) == 1
     entries = json.loads(capsys.readouterr().out)
     assert {e["severity"] for e in entries} == {"hazard"}  # `hazard` is the top of hazard > fix > info

@@ -25,6 +25,9 @@ class ConfigExample:
     after: str
     by_tool: bool = True
     """Whether `checkpointing-migrate fix` makes the After from the Before (else the guide says to edit by hand)."""
+    launch: str = ""
+    """The project's command that hands a config file to the training script: what shows the tool (and the reader)
+    that `HfArgumentParser` reads it, so the rename is a safe fix."""
 
 
 @dataclass(frozen=True)
@@ -81,7 +84,12 @@ def examples(table: Table) -> list[ConfigExample]:
 
     return [
         ConfigExample(
-            "A YAML config", "yaml", "train.yaml", yaml(key.old, kwargs_key.old), yaml(key.new, kwargs_key.new)
+            "A YAML config",
+            "yaml",
+            "train.yaml",
+            yaml(key.old, kwargs_key.old),
+            yaml(key.new, kwargs_key.new),
+            launch="accelerate launch train.py train.yaml",
         ),
         ConfigExample(
             "Launchers",

@@ -1,0 +1,149 @@
+"""Which launch commands of a project name a config file, and what the script they start does with it.
+
+A shell script, a Makefile's recipes, a workflow's `run:` steps or a Markdown shell fence running `python train.py
+cfg.yaml` (`accelerate launch`, `torchrun`, `cd DIR &&` followed by `checkpointing_migrate.shell`) proves the reader when
+that script parses the file it is given with an `HfArgumentParser` of training arguments; `trl CMD --config` is TRL's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from checkpointing_migrate import makefile, markdown, shell, workflows, yaml_json
+from checkpointing_migrate.configreaders import argument_reader, sources
+from checkpointing_migrate.configreaders import consumer as python_consumer
+from checkpointing_migrate.dictflow import Verdict
+from checkpointing_migrate.hits import Hit, Options
+
+_CONFIG_FLAG = "--config"
+"""The flag TRL's command line reads a YAML config from, as a word of its own followed by the path
+(`TrlParser.parse_args_and_config`, `trl/scripts/utils.py:321-324` in trl-1.16.0: `--config=PATH` is not seen)."""
+
+
+def consumer(config: Path, old: str, options: Options) -> Verdict:
+    """Who the project shows reads the top-level key `old` of `config`: its Python and its launch commands (the
+    verdict kinds of `checkpointing_migrate.configreaders.consumer`)."""
+    files = [s for s in sources(config.resolve().parent, config.name, options) if not s.name.endswith(".py")]
+    return python_consumer(config, old, options.rules, _verdicts(config, old, files, options), options)
+
+
+def _verdicts(config: Path, old: str, files: list[Path], options: Options) -> list[Verdict]:
+    """The verdicts of every launch command in `files` that names `config`."""
+    found: list[Verdict] = []
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue  # reported when the file is checked itself
+        for code, base, cwd, each_line in _shell_texts(path, text):
+            for program, args in shell.launches(code, options, cwd=cwd, each_line=each_line):
+                if program.image is None and program.cwd is not None:
+                    found += _program(config, old, program, args, base, f"{path.name}:{_line(code, args)}", options)
+    # A script that parses JSON and YAML alike is named by the call for this file's format.
+    call = f"parse_{'json' if config.suffix.lower() == '.json' else 'yaml'}_file"
+    return sorted(found, key=lambda v: call not in v.why)
+
+
+def _shell_texts(path: Path, text: str) -> list[tuple[str, Path, str | None, bool]]:
+    """(shell text of the file's length, folder scripts are looked up from, `cd` folder, one shell per line) of each
+    part of `path` that is shell."""
+    kind = _kind(path)
+    if kind == "shell":
+        return [(text, path.parent, "", False)]
+    if kind == "makefile":
+        return [(makefile.view(text)[0], path.parent, "", True)]
+    if kind == "markdown":
+        view = [c if c in "\r\n" else " " for c in text]
+        for handler, lines in markdown.fences(text):
+            for offset, line in lines if handler == "shell" else ():
+                view[offset : offset + len(line)] = line
+        return [("".join(view), path.parent, "", False)]
+    if kind == "workflow":
+        try:
+            documents = [d for d in yaml.compose_all(text, Loader=yaml.SafeLoader) if d is not None]
+        except yaml.YAMLError:
+            return []
+        root = path.parent.parent.parent  # the repository, above `.github/workflows`
+        steps = [s for document in documents for s in workflows.steps(document)]
+        return [(code, root, cwd, False) for node, cwd in steps if (code := workflows._code(text, node)) is not None]
+    return []
+
+
+def _kind(path: Path) -> str:
+    """Which launch file `path` is, by the names `checkpointing_migrate.files` gives these kinds (the walk in
+    `configreaders.sources` keeps only files that may be one)."""
+    if path.parent.name == "workflows" and path.parent.parent.name == ".github":
+        return "workflow"
+    if path.name in ("Makefile", "makefile", "GNUmakefile") or path.suffix == ".mk":
+        return "makefile"
+    if path.suffix.lower() in (".md", ".markdown"):
+        return "markdown"
+    return "" if path.suffix.lower() in (".yml", ".yaml") else "shell"
+
+
+def _program(
+    config: Path, old: str, program: shell.Program, args: list[shell.Word], base: Path, where: str, options: Options
+) -> list[Verdict]:
+    """The verdicts of one launch for the arguments of it that name `config`."""
+    found = []
+    for index, word in enumerate(args):
+        flag, _, value = word.value.partition("=") if word.value.startswith("--") else ("", "", word.value)
+        if not value:
+            continue
+        separate = not flag and index > 0 and args[index - 1].value.startswith("--")
+        flag = args[index - 1].value if separate else flag
+        command = " ".join(w.value for w in args[: index + 1])
+        trl = program.kind == "command" and separate and flag == _CONFIG_FLAG
+        if trl and _names(base / (program.cwd or ""), value, config):
+            found.append(Verdict("args", f"`{program.name} {command}` ({where}), TRL's own config"))
+        elif program.kind == "script" and program.cwd is not None:
+            folder = _run_from(base, program.cwd, program.name)
+            if folder is None or not _names(folder / program.cwd, value, config):
+                continue
+            script = folder / program.cwd / program.name
+            dests = frozenset({flag[2:].replace("-", "_")} if flag else {""})
+            for verdict in argument_reader(script, dests, old, options.rules):
+                run = f"`{program.name} {command}` ({where})"
+                why = (
+                    f"{verdict.why}, run as {run}"
+                    if verdict.kind == "args"
+                    else f"{where} runs `{program.name} {command}`, and {verdict.why}"
+                )
+                found.append(Verdict(verdict.kind, why, verdict.line))
+    return found
+
+
+def _run_from(base: Path, cwd: str, name: str) -> Path | None:
+    """The folder the command runs from, found as the flags' rule finds the script: `base` or the nearest parent, up
+    to the project, where `cwd/name` is a file."""
+    for folder in (base, *base.parents):
+        if (folder / cwd / name).is_file():
+            return folder
+        if (folder / ".git").exists():
+            break
+    return None
+
+
+def _names(folder: Path, value: str, config: Path) -> bool:
+    """Whether the word `value`, a path as the command is run from `folder`, is the file `config`."""
+    try:
+        return (folder / value).resolve() == config.resolve()
+    except (OSError, ValueError):
+        return False
+
+
+def _line(code: str, args: list[shell.Word]) -> int:
+    return code.count("\n", 0, args[0].start) + 1 if args else 1
+
+
+def analyse_yaml(text: str, options: Options, path: Path | None = None) -> list[Hit]:
+    """The YAML kind's handler: `yaml_json.analyse_yaml` with each old key's readers asked (`consumer`); here, not in
+    `yaml_json`, because the launch commands read Markdown, whose fences are YAML too."""
+    return yaml_json.analyse_yaml(text, options, path, consumer)
+
+
+def analyse_json(text: str, options: Options, path: Path | None = None) -> list[Hit]:
+    """The JSON kind's handler, as `analyse_yaml`."""
+    return yaml_json.analyse_json(text, options, path, consumer)
