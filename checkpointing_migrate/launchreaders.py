@@ -56,9 +56,9 @@ def _shell_texts(path: Path, text: str) -> list[tuple[str, Path, str | None, boo
         return [(makefile.view(text)[0], path.parent, "", True)]
     if kind == "markdown":
         view = [c if c in "\r\n" else " " for c in text]
-        for handler, lines in markdown.fences(text):
-            for offset, line in lines if handler == "shell" else ():
-                view[offset : offset + len(line)] = line
+        for piece in markdown.fences(text):
+            for run in piece.runs if piece.language == "shell" else ():
+                view[run.at : run.at + run.length] = piece.text[run.start : run.start + run.length]
         return [("".join(view), path.parent, "", False)]
     if kind == "workflow":
         try:
