@@ -142,7 +142,10 @@ def read(path: str, limit: int | None) -> bytes | FileError:
                 return FileError(path, 1, 1, too_big(info.st_size, limit))
             data = f.read() if limit is None else f.read(limit + 1)
     except OSError as exc:
-        return FileError(path, 1, 1, f"cannot read: {exc.strerror or exc}")
+        if os.path.islink(path) and not os.path.exists(path):
+            target = os.readlink(path)
+            return FileError(path, 1, 1, f"a symbolic link to `{target}`, which does not exist: fix or remove the link")
+        return FileError(path, 1, 1, f"cannot read: {exc.strerror or exc}; check its permissions, or leave it out")
     if limit is not None and len(data) > limit:
         return FileError(path, 1, 1, too_big(len(data), limit))
     return data

@@ -158,6 +158,17 @@ def test_a_project_with_ignored_folders_and_a_job_script(project: Path) -> None:
     assert "out/checkpoint-500/training_args.json:1:3:" in everything.stdout
 
 
+def test_a_dangling_symbolic_link_is_named_with_its_target_and_what_to_do(tmp_path: Path) -> None:
+    """Seen in a released project's tree copied without its hidden folders: `CLAUDE.md -> .ai/CLAUDE.md`."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "CLAUDE.md").symlink_to(".ai/CLAUDE.md")
+    result = run("scan", ".", cwd=tmp_path)
+    assert "CLAUDE.md:1:1: error: a symbolic link to `.ai/CLAUDE.md`, which does not exist: fix or remove the link" in (
+        result.stderr
+    )
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+
+
 def test_a_named_path_is_always_checked_and_an_unknown_kind_is_said(project: Path) -> None:
     named = run("scan", "out/checkpoint-500/training_args.json", "build/lib/train.py", "job.slurm", cwd=project)
     assert "training_args.json:1:3: fix" in named.stdout and "build/lib/train.py:1:7:" in named.stdout
