@@ -181,34 +181,33 @@ def subclass_override(method: str, wide: bool) -> Any:
     return model
 
 
+def _under_both_names(
+    row: Rename,
+    scenario: Scenario,
+    make: Callable[[], Any],
+    act: Callable[[Any, str], Any],
+    observe: Callable[[Any, Any], dict[str, Any]],
+) -> Iterator[Outcome]:
+    """`scenario` with the old name, then the new one, each on a fresh model from `make`: `act(model, name)` is the
+    use, `observe(model, value)` what it left behind."""
+    for uses in ("old", "new"):
+        name, model = getattr(row, uses), make()
+        exists = callable(getattr(type(model), name, None))
+        yield run(row, scenario, uses, exists, lambda m=model, n=name: act(m, n), lambda v, m=model: observe(m, v))
+
+
 def _model_method(row: Rename, table: Table) -> Iterator[Outcome]:
     for scenario, make in (
         (Scenario.CALL_ON_A_FRESH_MODEL, tiny_model),
         (Scenario.CALL_ON_A_CHECKPOINTING_MODEL, checkpointing_model),
     ):
-        for uses in ("old", "new"):
-            name, model = getattr(row, uses), make()
-            exists = callable(getattr(type(model), name, None))
-            yield run(
-                row,
-                scenario,
-                uses,
-                exists,
-                lambda m=model, n=name: getattr(m, n)(),
-                lambda _, m=model: checkpointing_state(m),
-            )
+        yield from _under_both_names(
+            row, scenario, make, lambda m, n: getattr(m, n)(), lambda m, _: checkpointing_state(m)
+        )
     for scenario, lookup in LOOKUPS.items():
-        for uses in ("old", "new"):
-            name, model = getattr(row, uses), tiny_model()
-            exists = callable(getattr(type(model), name, None))
-            yield run(
-                row,
-                scenario,
-                uses,
-                exists,
-                lambda m=model, n=name, f=lookup: f(m, n),
-                lambda v: {"found": v is not False and v is not None},
-            )
+        yield from _under_both_names(
+            row, scenario, tiny_model, lookup, lambda _, v: {"found": v is not False and v is not None}
+        )
     # A subclass overriding the method, then the method called by its new name (what the Trainer and users call).
     if row.new == _enable_pair(table)[1]:
         for scenario, wide in (
