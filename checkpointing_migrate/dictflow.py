@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from checkpointing_migrate.findings import Edit
 from checkpointing_migrate.hits import Hit, Options, hazard, info, rename
-from checkpointing_migrate.receivers import HF_ROOTS, Kind, Receivers
+from checkpointing_migrate.receivers import HF_ROOTS, Kind, ReceiverKind, Receivers
 from checkpointing_migrate.rules import Rules
 from checkpointing_migrate.table import Rename
 
@@ -51,12 +51,14 @@ def parser_verdict(call: ast.Call, receivers: Receivers, old: str) -> Verdict:
         kind = receivers.class_kind(node)
         text = ast.unparse(node)
         local = receivers.classes.get(node.id) if isinstance(node, ast.Name) else None
-        if kind.kind == "args":
+        if kind.kind == ReceiverKind.ARGS:
             continue
-        if kind.kind in ("mixin", "args-unsure"):
+        if kind.kind in (ReceiverKind.MIXIN, ReceiverKind.ARGS_UNSURE):
             return Verdict("unsure", kind.why, kind.line)
         # A class of another project module is followed by `class_kind`: "defines `old` itself" is its evidence.
-        if (local is not None and _declares(local, old)) or (kind.kind == "foreign" and f"`{old}`" in kind.why):
+        if (local is not None and _declares(local, old)) or (
+            kind.kind == ReceiverKind.FOREIGN and f"`{old}`" in kind.why
+        ):
             return Verdict("own", f"`{text}` declares `{old}` itself", kind.line)
         if local is not None:
             continue  # a dataclass of this file without the field
@@ -310,11 +312,11 @@ class Dicts:
         """`X(**cfg)`: training arguments by the receivers' evidence (`args`), maybe (`unsure`), or not (`none`)."""
         kind: Kind = self.receivers.class_kind(call.func)
         text = ast.unparse(call.func)
-        if kind.kind == "args":
+        if kind.kind == ReceiverKind.ARGS:
             return Verdict("args", text)
-        if kind.kind in ("args-unsure", "mixin"):
+        if kind.kind in (ReceiverKind.ARGS_UNSURE, ReceiverKind.MIXIN):
             return Verdict("unsure", kind.why)
-        if text.rpartition(".")[2] in self.rules.config_classes and kind.kind != "foreign":
+        if text.rpartition(".")[2] in self.rules.config_classes and kind.kind != ReceiverKind.FOREIGN:
             return Verdict("unsure", f"`{text}` is not imported from transformers or trl in this file")
         return NONE
 

@@ -16,7 +16,7 @@ from checkpointing_migrate.codes import Applicability, Severity
 from checkpointing_migrate.findings import Cell, Edit, link
 from checkpointing_migrate.requirements import PLACES, Allowed, Deferred
 from checkpointing_migrate.rules import Rules
-from checkpointing_migrate.table import Rename
+from checkpointing_migrate.table import Rename, RenameKind
 
 MAX_FILE_SIZE = 10 * 10**6
 """Files bigger than this (bytes) are reported and not read, unless `--max-file-size` says otherwise."""
@@ -115,16 +115,25 @@ class Hit:
 
 
 # What to write when releases before `since` must keep working, by what the name is; sections of the guide.
-_BOTH_VERSIONS = {
-    "method": (
+_BOTH_VERSIONS: dict[RenameKind, tuple[str, str]] = {
+    RenameKind.METHOD: (
         "look the new method up on the class: `if hasattr(type(model), '{new}')` call it, else the old one",
         "script",
     ),
-    "property": ("read `model.{new}` only when `hasattr(type(model), '{new}')`, else the old property", "library"),
-    "argument": ("pass the keyword the installed release has (test for it on the class first)", "config"),
-    "field": ("pick the field name the installed release has from `dataclasses.fields(TrainingArguments)`", "config"),
-    "cli-flag": ("keep the old flag until every environment that runs it has transformers {since} or newer", "config"),
-    "config-key": (
+    RenameKind.PROPERTY: (
+        "read `model.{new}` only when `hasattr(type(model), '{new}')`, else the old property",
+        "library",
+    ),
+    RenameKind.ARGUMENT: ("pass the keyword the installed release has (test for it on the class first)", "config"),
+    RenameKind.FIELD: (
+        "pick the field name the installed release has from `dataclasses.fields(TrainingArguments)`",
+        "config",
+    ),
+    RenameKind.CLI_FLAG: (
+        "keep the old flag until every environment that runs it has transformers {since} or newer",
+        "config",
+    ),
+    RenameKind.CONFIG_KEY: (
         "keep the old key until every environment that reads the file has transformers {since} or newer",
         "config",
     ),
@@ -139,7 +148,7 @@ def gate_reason(row: Rename, options: Options) -> str | None:
     """Why `row.new` must not be written for this project, or `None` when every allowed release has it."""
     if not options.gate or row.since is None or not options.allowed.allows_before(row.since):
         return None
-    pattern, section = _BOTH_VERSIONS.get(row.kind, _BOTH_VERSIONS["method"])
+    pattern, section = _BOTH_VERSIONS.get(row.kind, _BOTH_VERSIONS[RenameKind.METHOD])
     how = (
         f"declare transformers>={row.since} ({PLACES}) or pass --target transformers=={row.since}"
         if not options.allowed.found

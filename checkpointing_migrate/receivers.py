@@ -12,9 +12,11 @@ import dataclasses
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 from checkpointing_migrate.rules import Rules
+from checkpointing_migrate.table import RenameKind
 
 FOREIGN = ("sentence_transformers", "setfit", "diffusers", "torch", "timm", "lightning", "pytorch_lightning")
 """Import roots whose classes are not transformers models even when they define methods of the same names
@@ -37,17 +39,33 @@ _NEUTRAL_ROOTS = ("abc", "typing", "typing_extensions", "dataclasses", "enum", "
 """Import roots whose classes define none of the renamed names (a base from there is no evidence against)."""
 
 
+class ReceiverKind(StrEnum):
+    """What kind of object an expression holds, as the evidence tells it."""
+
+    MODEL = "model"
+    ARGS = "args"
+    """Training arguments."""
+    OVERRIDE = "override"
+    """A model class whose override of an old name the new name cannot call the same way."""
+    MIXIN = "mixin"
+    """Training arguments whose class inherits the old field from a mixin."""
+    ARGS_UNSURE = "args-unsure"
+    """Training arguments whose class also has a base from elsewhere, which may declare the old field."""
+    FOREIGN = "foreign"
+    """Another library's object, or a project class that is not a transformers one."""
+    UNSURE = "unsure"
+    """A transformers model, but something may have replaced what the old name does: a base from elsewhere, remote
+    code, a class swap (`Kind.why` says what)."""
+    UNKNOWN = "unknown"
+    """No evidence either way."""
+
+
 @dataclass(frozen=True)
 class Kind:
     """What an expression holds."""
 
-    kind: str
-    """`model`, `args` (training arguments), `override` (a model class whose override of an old name the new name
-    cannot call the same way), `mixin` (training arguments whose class inherits the old field from a mixin),
-    `args-unsure` (training arguments whose class also has a base from elsewhere, which may declare the old field),
-    `foreign` (another library's object or a project class that is not a transformers one), `unsure` (a transformers
-    model, but something may have replaced what the old name does: a base from elsewhere, remote code, a class swap;
-    `why` says what) or `unknown`."""
+    kind: ReceiverKind
+    """What it holds."""
     why: str
     """The evidence, as a phrase for messages (`class TinyLlama overrides ...`)."""
     line: int = 0
@@ -56,7 +74,7 @@ class Kind:
     """For `override`: the old name the class overrides."""
 
 
-UNKNOWN = Kind("unknown", "")
+UNKNOWN = Kind(ReceiverKind.UNKNOWN, "")
 
 MAX_HOPS = 3
 """How many imports deep a class is followed into the project's other modules."""
@@ -231,18 +249,22 @@ class Receivers:
             # A known class name neither imported nor defined: a snippet (a README fence) that uses the real one.
             bare = expr.id if isinstance(expr, ast.Name) else None
             if bare in self.rules.config_classes:
-                return Kind("args", f"`{bare}` is the transformers class of that name (used without an import)")
+                return Kind(
+                    ReceiverKind.ARGS, f"`{bare}` is the transformers class of that name (used without an import)"
+                )
             if bare and bare.startswith("AutoModel"):
-                return Kind("model", f"`{bare}` is the transformers class of that name (used without an import)")
+                return Kind(
+                    ReceiverKind.MODEL, f"`{bare}` is the transformers class of that name (used without an import)"
+                )
             return UNKNOWN
         root, _, last = name.rpartition(".")
         top = name.split(".")[0]
         if top in HF_ROOTS and last in self.rules.config_classes:
-            return Kind("args", f"`{last}` comes from {top}")
+            return Kind(ReceiverKind.ARGS, f"`{last}` comes from {top}")
         if top == "transformers" and _MODEL_NAME.match(last):
-            return Kind("model", f"`{last}` comes from transformers")
+            return Kind(ReceiverKind.MODEL, f"`{last}` comes from transformers")
         if top in FOREIGN:
-            return Kind("foreign", f"`{last}` from {top}")
+            return Kind(ReceiverKind.FOREIGN, f"`{last}` from {top}")
         if isinstance(expr, ast.Name) and root:
             return self._imported_class(root, last)
         return UNKNOWN
@@ -282,7 +304,7 @@ class Receivers:
             kind = other.class_kind(ast.Name(name))
         finally:
             self.cache.following.discard(following)
-        if kind.kind == "unknown":
+        if kind.kind == ReceiverKind.UNKNOWN:
             return kind
         return dataclasses.replace(kind, why=f"{kind.why} (in {following[0][0].name})", line=0)
 
@@ -338,9 +360,9 @@ class Receivers:
         if isinstance(value, ast.Name) and value.id in self.functions:
             value = self.functions[value.id]
         row = self.rules.members[name]
-        if row.kind == "property":
+        if row.kind == RenameKind.PROPERTY:
             what = f"class `{cls}` overrides the property `{name}` ({where}), which the new name does not read"
-            return Kind("override", what, getattr(value, "lineno", 0), name)
+            return Kind(ReceiverKind.OVERRIDE, what, getattr(value, "lineno", 0), name)
         if name != self.enable:
             return None
         if isinstance(value, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -349,11 +371,14 @@ class Receivers:
             why = None if value.args.kwarg is not None else "takes no `**kwargs`"
         else:
             what = f"class `{cls}` gets `{name}` from `{ast.unparse(value)}` ({where}), which the tool cannot read"  # type: ignore[arg-type]
-            return Kind("unsure", what, getattr(value, "lineno", 0))
+            return Kind(ReceiverKind.UNSURE, what, getattr(value, "lineno", 0))
         if why is None:
             return None
         return Kind(
-            "override", f"class `{cls}` overrides `{name}` ({where}), which {why}", getattr(value, "lineno", 0), name
+            ReceiverKind.OVERRIDE,
+            f"class `{cls}` overrides `{name}` ({where}), which {why}",
+            getattr(value, "lineno", 0),
+            name,
         )
 
     def _local_class(self, name: str, depth: int) -> Kind:
@@ -375,34 +400,34 @@ class Receivers:
         }
         kinds = {b.kind for b in bases}
         for base in bases:
-            if base.kind in ("override", "mixin"):
+            if base.kind in (ReceiverKind.OVERRIDE, ReceiverKind.MIXIN):
                 return base
         if "model" in kinds or "unsure" in kinds:
             # The bases before the first transformers model come first in the MRO: what they define of the old names
             # is what the old names are on this class.
-            first = next(i for i, b in enumerate(bases) if b.kind in ("model", "unsure"))
+            first = next(i for i, b in enumerate(bases) if b.kind in (ReceiverKind.MODEL, ReceiverKind.UNSURE))
             found = [(n, v, f"line {getattr(v, 'lineno', node.lineno)}") for n, v in methods.items()]
             for base_node in node.bases[:first]:
                 more, unsure = self.definitions(base_node, depth + 1)
                 found += more
                 if unsure is not None:
                     what = f"class `{node.name}` has a base before its transformers one that may define the old names: {unsure}"
-                    return Kind("unsure", what, node.lineno)
+                    return Kind(ReceiverKind.UNSURE, what, node.lineno)
             for name, value, where in found:
                 if (verdict := self.member_kind(node.name, name, value, where)) is not None:
                     return verdict
             if "unsure" in kinds:
-                return next(b for b in bases if b.kind == "unsure")
-            return Kind("model", f"class `{node.name}` subclasses a transformers model", node.lineno)
+                return next(b for b in bases if b.kind == ReceiverKind.UNSURE)
+            return Kind(ReceiverKind.MODEL, f"class `{node.name}` subclasses a transformers model", node.lineno)
         if "args" in kinds:
             if (read := self._early_read(node)) is not None:
                 what = (
                     f"class `{node.name}` reads `self.{read.attr}` in `__post_init__` before TrainingArguments' own, "
                     f"which is what sets the new field from the old one"
                 )
-                return Kind("mixin", what, read.lineno)
+                return Kind(ReceiverKind.MIXIN, what, read.lineno)
             for base_node, base in zip(node.bases, bases, strict=True):
-                if base.kind == "args":
+                if base.kind == ReceiverKind.ARGS:
                     continue
                 local = self.classes.get(base_node.id) if isinstance(base_node, ast.Name) else None
                 if local is not None:
@@ -413,16 +438,16 @@ class Receivers:
                         for s in local.body
                     ):
                         what = f"class `{node.name}` inherits the old field from its base `{local.name}`, which declares it"
-                        return Kind("mixin", what, local.lineno)
+                        return Kind(ReceiverKind.MIXIN, what, local.lineno)
                     continue
                 if (self.qualified(base_node) or "").split(".")[0] in ("abc", "typing", "dataclasses", "enum"):
                     continue
                 what = f"class `{node.name}` also subclasses `{ast.unparse(base_node)}`, which is not in this file and may declare the old field itself"
-                return Kind("args-unsure", what, node.lineno)
-            return Kind("args", f"class `{node.name}` subclasses training arguments", node.lineno)
+                return Kind(ReceiverKind.ARGS_UNSURE, what, node.lineno)
+            return Kind(ReceiverKind.ARGS, f"class `{node.name}` subclasses training arguments", node.lineno)
         if "foreign" in kinds:
-            why = next(b.why for b in bases if b.kind == "foreign")
-            return Kind("foreign", f"class `{node.name}` subclasses {why}", node.lineno)
+            why = next(b.why for b in bases if b.kind == ReceiverKind.FOREIGN)
+            return Kind(ReceiverKind.FOREIGN, f"class `{node.name}` subclasses {why}", node.lineno)
         own_methods = [
             f.name
             for f in node.body
@@ -478,7 +503,7 @@ class Receivers:
                 # Only the Auto classes load a repository's own code; `**options` may hold `trust_remote_code=True`.
                 auto = (self.qualified(func.value) or "").rpartition(".")[2].startswith("AutoModel")
                 remote = next((k for k in expr.keywords if k.arg in ("trust_remote_code", None)), None)
-                if kind.kind == "model" and auto and remote is not None and not _is_false(remote.value):
+                if kind.kind == ReceiverKind.MODEL and auto and remote is not None and not _is_false(remote.value):
                     passed = (
                         f"**{ast.unparse(remote.value)}"
                         if remote.arg is None
@@ -488,7 +513,7 @@ class Receivers:
                         f"line {expr.lineno} loads it with `{passed}`: the model's class may be the repository's own "
                         f"code, which defines its own methods, so a transformers class name is no evidence"
                     )
-                    return Kind("unsure", what, expr.lineno)
+                    return Kind(ReceiverKind.UNSURE, what, expr.lineno)
                 return kind
             name = self.qualified(func)
             if name in _COPIES and expr.args:
@@ -513,13 +538,17 @@ class Receivers:
                 else:
                     found = self.expr_kind(value, scopes[index:], depth + 1)
                 kinds.add(found.kind)
-                if found.kind == "foreign" and not isinstance(value, tuple):  # built, not only annotated
+                if found.kind == ReceiverKind.FOREIGN and not isinstance(value, tuple):  # built, not only annotated
                     against = found
             if len(kinds) == 1:
                 return found
             # Bound to another library's object and to something unknown (`model, opt = prepare(model, opt)`): a
             # rename may still break the first, so the evidence against stands.
-            return against if kinds == {"foreign", "unknown"} and against.kind == "foreign" else UNKNOWN
+            return (
+                against
+                if kinds == {ReceiverKind.FOREIGN, ReceiverKind.UNKNOWN} and against.kind == ReceiverKind.FOREIGN
+                else UNKNOWN
+            )
         return UNKNOWN
 
     def _bindings(self, scope: ast.AST) -> dict[str, list[ast.expr | tuple[str, ast.expr]]]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from checkpointing_migrate import records
 from checkpointing_migrate.paths import TRAINING_ARGUMENTS_PATH
-from checkpointing_migrate.table import Rename, Status, Table
+from checkpointing_migrate.table import Rename, RenameKind, Status, Table
 
 CLASSES_PATH = TRAINING_ARGUMENTS_PATH
 """Subclasses of the training-arguments class and the keys a training config may hold, measured from wheels."""
@@ -111,15 +111,15 @@ def from_table(table: Table, classes: TrainingClasses | None = None) -> Rules:
     classes = load_classes() if classes is None else classes
     # A removed old name is still one to migrate (more urgently); the first row of a name is the one its rules use.
     shipped = [r for r in table.renames if r.status in (Status.SHIPPED, Status.REMOVED)]
-    members = {r.old: r for r in reversed(shipped) if r.kind in ("method", "property")}
+    members = {r.old: r for r in reversed(shipped) if r.kind in (RenameKind.METHOD, RenameKind.PROPERTY)}
     model_classes = frozenset(r.owner for r in members.values())
-    fields = {r.old: r for r in reversed(shipped) if r.kind == "field"}
+    fields = {r.old: r for r in reversed(shipped) if r.kind == RenameKind.FIELD}
     field_owners = frozenset(r.owner for r in fields.values())
 
     member_kwargs: dict[str, dict[str, Rename]] = {}
     method_kwargs: dict[str, dict[str, Rename]] = {}
     for row in shipped:
-        if row.kind != "argument" or row.owned.member is None:
+        if row.kind != RenameKind.ARGUMENT or row.owned.member is None:
             continue
         cls, method = row.owned.head, row.owned.member
         if cls in model_classes:
@@ -142,7 +142,7 @@ def from_table(table: Table, classes: TrainingClasses | None = None) -> Rules:
                 if key != row.library and parts[-1] == name:
                     shared.setdefault(name, []).append(parts[0])
 
-    flag_rows = [r for r in table.renames if r.kind == "cli-flag"]
+    flag_rows = [r for r in table.renames if r.kind == RenameKind.CLI_FLAG]
     parsers = {r.owned.head for r in flag_rows}
     # An owner such as "TrlParser (trl sft, trl dpo, ...)" names the programs that run that parser.
     commands = {d.split()[0] for r in flag_rows for d in r.owned.details}
@@ -151,18 +151,18 @@ def from_table(table: Table, classes: TrainingClasses | None = None) -> Rules:
     olds = [r.old.lstrip("-") for r in table.renames]
     subclasses = classes.subclasses
     config_keys = set(classes.config_keys)
-    keys = {r.old: r for r in shipped if r.kind == "config-key"}
+    keys = {r.old: r for r in shipped if r.kind == RenameKind.CONFIG_KEY}
     config_keys |= set(keys) | {r.new for r in keys.values()}
     return Rules(
         members=members,
         member_kwargs=member_kwargs,
         fields=fields,
         method_kwargs=method_kwargs,
-        flags={r.old: r for r in shipped if r.kind == "cli-flag"},
+        flags={r.old: r for r in shipped if r.kind == RenameKind.CLI_FLAG},
         keys=keys,
         planned={k: tuple(v) for k, v in planned.items()},
         shared={k: tuple(dict.fromkeys(v)) for k, v in shared.items()},
-        callers={r.old: r for r in shipped if r.kind == "override"},
+        callers={r.old: r for r in shipped if r.kind == RenameKind.OVERRIDE},
         model_classes=model_classes,
         config_classes=field_owners | frozenset(subclasses),
         config_keys=frozenset(config_keys),

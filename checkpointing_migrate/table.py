@@ -15,26 +15,34 @@ import sys
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import TypeVar
 
 import yaml
 from packaging.version import InvalidVersion, Version
 
 from checkpointing_migrate.located import Located, Position
 
-KINDS = (
-    "method",
-    "property",
-    "field",
-    "argument",
-    "cli-flag",
-    "config-key",
-    "class",
-    "attribute",
-    "function",
-    "override",
-)
-"""What a renamed name is; decides which names are valid and which guide sections list the row. An `override` row is
-a method a model class defines for a caller (`owner`) to call: the warning comes from the caller, not from the name."""
+
+class RenameKind(StrEnum):
+    """What a renamed name is; decides which names are valid and which guide sections list the row (a member is its
+    string, as the table writes it)."""
+
+    METHOD = "method"
+    PROPERTY = "property"
+    FIELD = "field"
+    ARGUMENT = "argument"
+    CLI_FLAG = "cli-flag"
+    CONFIG_KEY = "config-key"
+    CLASS = "class"
+    ATTRIBUTE = "attribute"
+    FUNCTION = "function"
+    OVERRIDE = "override"
+    """A method a model class defines for a caller (`owner`) to call: the warning comes from the caller, not from
+    the name."""
+
+
+KINDS = tuple(RenameKind)
+"""Every rename kind, in the order the schema and the error messages list them."""
 
 MODEL_PLACEHOLDER = "{model}"
 """Where a warning message holds the class name of the user's model (only `override` rows: the caller names it)."""
@@ -72,17 +80,17 @@ AUDIENCES = tuple(Audience)
 """Every audience, in the guide's order."""
 
 _SCRIPT_AND_LIBRARY = (Audience.SCRIPT, Audience.LIBRARY)
-DEFAULT_AUDIENCE = {
-    "method": _SCRIPT_AND_LIBRARY,
-    "property": _SCRIPT_AND_LIBRARY,
-    "function": _SCRIPT_AND_LIBRARY,
-    "field": (Audience.CONFIG,),
-    "argument": (Audience.CONFIG,),
-    "cli-flag": (Audience.CONFIG,),
-    "config-key": (Audience.CONFIG,),
-    "class": (Audience.MODEL,),
-    "attribute": (Audience.MODEL,),
-    "override": (Audience.MODEL,),
+DEFAULT_AUDIENCE: dict[RenameKind, tuple[Audience, ...]] = {
+    RenameKind.METHOD: _SCRIPT_AND_LIBRARY,
+    RenameKind.PROPERTY: _SCRIPT_AND_LIBRARY,
+    RenameKind.FUNCTION: _SCRIPT_AND_LIBRARY,
+    RenameKind.FIELD: (Audience.CONFIG,),
+    RenameKind.ARGUMENT: (Audience.CONFIG,),
+    RenameKind.CLI_FLAG: (Audience.CONFIG,),
+    RenameKind.CONFIG_KEY: (Audience.CONFIG,),
+    RenameKind.CLASS: (Audience.MODEL,),
+    RenameKind.ATTRIBUTE: (Audience.MODEL,),
+    RenameKind.OVERRIDE: (Audience.MODEL,),
 }
 """The guide sections a row is listed in when it sets no `audience`."""
 
@@ -91,6 +99,7 @@ _CLI_FLAG = re.compile(r"--[A-Za-z][A-Za-z0-9_-]*\Z")
 _CONFIG_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's loader where PyYAML has it: the same nodes and marks, ten times faster (the hook runs on every build)."""
+_E = TypeVar("_E", bound=StrEnum)
 _LINK = re.compile(r"https://[^\s()<>]+\Z")  # safe as the target of a Markdown link
 
 
@@ -224,7 +233,7 @@ class Rename:
 
     library: str
     """Key of the library in `libraries`."""
-    kind: str
+    kind: RenameKind
     """One of `KINDS`; decides which names are valid and the default `audience`."""
     owner: str
     """The class, function, module or CLI the name belongs to."""
@@ -256,8 +265,17 @@ class Rename:
         return parsed
 
 
-NOT_RENAMED_KINDS = ("warning", "api")
-"""What a `not_renamed` entry vouches for: a warning of the release, or a public object of its API."""
+class NotRenamedKind(StrEnum):
+    """What a `not_renamed` entry vouches for (a member is its string, as the table writes it)."""
+
+    WARNING = "warning"
+    """A warning of the release."""
+    API = "api"
+    """A public object of its API."""
+
+
+NOT_RENAMED_KINDS = tuple(NotRenamedKind)
+"""Every not-renamed kind, in the schema's order."""
 
 
 @dataclass(frozen=True)
@@ -266,7 +284,7 @@ class NotRenamed:
 
     library: str
     """Key of the library in `libraries`."""
-    kind: str
+    kind: NotRenamedKind
     """One of `NOT_RENAMED_KINDS`."""
     match: str
     """`warning`: a piece of the warning's text as the source writes it; `api`: the object's dotted path."""
@@ -463,7 +481,7 @@ def _not_renamed(r: _Reader, node: yaml.Node) -> NotRenamed | None:
     if f is None or any(k not in f for k in ("library", "kind", "match", "reason")):
         return None
     library, match, reason = r.text(f["library"], "library"), r.text(f["match"], "match"), r.text(f["reason"], "reason")
-    kind = _choice(r, f["kind"], "kind", NOT_RENAMED_KINDS)
+    kind = _choice(r, f["kind"], "kind", NotRenamedKind)
     if None in (library, kind, match, reason):
         return None
     return NotRenamed(library, kind, match, reason, _pos(r.path, node))  # type: ignore[arg-type]
@@ -475,22 +493,23 @@ def field_name(name: str) -> str:
     return name.lstrip("-").replace("-", "_")
 
 
-def _name_problem(kind: str, name: str) -> str | None:
-    if kind == "cli-flag":
+def _name_problem(kind: RenameKind, name: str) -> str | None:
+    if kind == RenameKind.CLI_FLAG:
         return None if _CLI_FLAG.match(name) else "is not a CLI flag (write it as --name)"
-    if kind == "config-key":
+    if kind == RenameKind.CONFIG_KEY:
         return None if _CONFIG_KEY.match(name) else "is not a config key (letters, digits, _ . -)"
     if not _IDENTIFIER.match(name):
         return f"is not a valid Python identifier, as a {kind} name must be"
     return None
 
 
-def _choice(r: _Reader, node: yaml.Node, what: str, choices: tuple[str, ...]) -> str | None:
-    value = r.text(node, what)
-    if value is not None and value not in choices:
-        r.fail(node, f"unknown {what} '{value}'{_suggest(value, choices)}")
+def _choice(r: _Reader, node: yaml.Node, what: str, choices: type[_E]) -> _E | None:
+    """The member of `choices` the node names; `None` (and a problem with "did you mean") for anything else."""
+    value, members = r.text(node, what), tuple(choices)
+    if value is not None and value not in members:  # `in` on the class itself warns on Python 3.11
+        r.fail(node, f"unknown {what} '{value}'{_suggest(value, members)}")
         return None
-    return value
+    return None if value is None else choices(value)
 
 
 def _rename(r: _Reader, node: yaml.Node) -> Rename | None:
@@ -499,9 +518,8 @@ def _rename(r: _Reader, node: yaml.Node) -> Rename | None:
     if f is None:
         return None
     library = r.text(f["library"], "library") if "library" in f else None
-    kind = _choice(r, f["kind"], "kind", KINDS) if "kind" in f else None
-    chosen = _choice(r, f["status"], "status", STATUSES) if "status" in f else None
-    status = Status(chosen) if chosen is not None else None
+    kind = _choice(r, f["kind"], "kind", RenameKind) if "kind" in f else None
+    status = _choice(r, f["status"], "status", Status) if "status" in f else None
     owner = r.text(f["owner"], "owner") if "owner" in f else None
     if owner is not None and Owner.parse(owner) is None:
         r.fail(
@@ -530,7 +548,7 @@ def _rename(r: _Reader, node: yaml.Node) -> Rename | None:
         r.fail(node, f"a {status} rename needs 'since': the first release with the new name")
 
     warning = _warning(r, f["warning"]) if "warning" in f else None
-    if warning is not None and warning.has_placeholder and kind != "override":
+    if warning is not None and warning.has_placeholder and kind != RenameKind.OVERRIDE:
         r.fail(
             f["warning"],
             f"only an override row's warning may hold {MODEL_PLACEHOLDER} (the caller names the model class)",
@@ -538,10 +556,10 @@ def _rename(r: _Reader, node: yaml.Node) -> Rename | None:
     if status == Status.SHIPPED and "warning" not in f:
         r.fail(node, "a shipped rename needs 'warning' (category and message, verbatim as the release emits it)")
 
-    audience: tuple[Audience, ...] = DEFAULT_AUDIENCE.get(kind or "", ())
+    audience: tuple[Audience, ...] = DEFAULT_AUDIENCE.get(kind, ()) if kind else ()
     if "audience" in f:
         items = r.sequence(f["audience"], "audience")
-        audience = tuple(Audience(a) for item in items if (a := _choice(r, item, "audience", AUDIENCES)))
+        audience = tuple(a for item in items if (a := _choice(r, item, "audience", Audience)))
         if not items:
             r.fail(f["audience"], f"audience must list at least one of: {', '.join(AUDIENCES)}")
 

@@ -12,10 +12,10 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-from checkpointing_migrate.table import KINDS, Rename, Status, Table
+from checkpointing_migrate.table import KINDS, Rename, RenameKind, Status, Table
 from generator.problems import GeneratorError
 
-_IDENTIFIER_KINDS = tuple(k for k in KINDS if k not in ("cli-flag", "config-key"))
+_IDENTIFIER_KINDS = tuple(k for k in KINDS if k not in (RenameKind.CLI_FLAG, RenameKind.CONFIG_KEY))
 """Kinds whose names are Python identifiers (the others are whole flags and keys inside strings)."""
 
 
@@ -81,9 +81,9 @@ class OldNames:
 
 
 def _map_for(row: Rename) -> str:
-    if row.kind == "cli-flag":
+    if row.kind == RenameKind.CLI_FLAG:
         return "flags"
-    if row.kind == "config-key":
+    if row.kind == RenameKind.CONFIG_KEY:
         return "keys"
     assert row.kind in _IDENTIFIER_KINDS, row.kind
     return "identifiers"

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from checkpointing_migrate.hits import Hit, hazard, info, planned_hit
 from checkpointing_migrate.python.context import At, File, register
-from checkpointing_migrate.receivers import NEW_KEYWORDS, Kind, narrow_override
+from checkpointing_migrate.receivers import NEW_KEYWORDS, Kind, ReceiverKind, narrow_override
 from checkpointing_migrate.table import Rename
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -38,13 +38,13 @@ def definition(file: File, node: Function, at: At) -> Iterator[Hit]:
     caller = rules.callers.get(node.name)
     defines_new = any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == row.new for s in cls.body)
     trainer_calls = caller is not None and caller.warning is not None and not defines_new
-    if kind.kind == "foreign" and not trainer_calls:
+    if kind.kind == ReceiverKind.FOREIGN and not trainer_calls:
         what = f"{kind.why}, not a transformers model: its own `{row.old}` is not the deprecated method, so nothing is renamed"
         yield info(row, def_name(file, node), code="not-transformers", what=what, section="model")
         return
     # A class outside transformers is called by the Trainer's fallback, not by `activation_checkpointing_enable`.
     enable = file.receivers.enable
-    narrow = narrow_override(node, node.name) if node.name == enable and kind.kind != "foreign" else None
+    narrow = narrow_override(node, node.name) if node.name == enable and kind.kind != ReceiverKind.FOREIGN else None
     if narrow is not None:
         what = (
             f"class `{cls.name}` overrides `{row.old}`, which {narrow}: since transformers {row.since}, `{row.new}()` "
@@ -53,7 +53,7 @@ def definition(file: File, node: Function, at: At) -> Iterator[Hit]:
         )
         yield hazard(row, def_name(file, node), code="narrow-override", what=what, section="model")
         return
-    if kind.kind == "foreign":
+    if kind.kind == ReceiverKind.FOREIGN:
         what = f"{kind.why} (not a transformers model), and has no `{row.new}`"
     else:
         what = f"class `{cls.name}` overrides `{row.old}`: it stays the entry point until {row.removal} (`{row.new}` calls it, and it warns when it calls up); override `{row.new}` instead"
@@ -69,11 +69,15 @@ def _trainer_fallback(file: File, node: Function, cls: ast.ClassDef, row: Rename
     assert caller.warning is not None
     who = caller.owned.head
     inherits = (
-        "" if kind.kind == "foreign" else f"if `{cls.name}` does not inherit `{row.new}` (it is not a `{row.owner}`), "
+        ""
+        if kind.kind == ReceiverKind.FOREIGN
+        else f"if `{cls.name}` does not inherit `{row.new}` (it is not a `{row.owner}`), "
     )
     warns = f"; {inherits}the {who} warns `{caller.warning.category}: {caller.warning.text_for(cls.name)}` and "
     refuses = (
-        narrow_override(node, node.name) if kind.kind == "foreign" and node.name == file.receivers.enable else None
+        narrow_override(node, node.name)
+        if kind.kind == ReceiverKind.FOREIGN and node.name == file.receivers.enable
+        else None
     )
     if refuses is not None:
         # Measured (trainer.py's fallback): the call passes the new keywords, so this raises already.

@@ -14,7 +14,7 @@ from checkpointing_migrate.python.context import At, File, register
 from checkpointing_migrate.python.keywords import NOT_IMPORTED
 from checkpointing_migrate.python.syntax import callee as callee_of
 from checkpointing_migrate.python.verdicts import edit
-from checkpointing_migrate.receivers import Kind
+from checkpointing_migrate.receivers import Kind, ReceiverKind
 
 
 @register(ast.keyword)
@@ -25,10 +25,13 @@ def unpacked_dict(file: File, node: ast.keyword, at: At) -> Iterator[Hit]:
     fields = file.rules.fields
     kind = file.receivers.class_kind(parent.func)
     callee = callee_of(parent) or "?"
-    if kind.kind not in ("args", "args-unsure", "mixin") and callee not in file.config_classes:
+    if (
+        kind.kind not in (ReceiverKind.ARGS, ReceiverKind.ARGS_UNSURE, ReceiverKind.MIXIN)
+        and callee not in file.config_classes
+    ):
         return
     mapping = node.value
-    if kind.kind == "foreign":
+    if kind.kind == ReceiverKind.FOREIGN:
         for key in mapping.keys:
             if isinstance(key, ast.Constant) and key.value in fields:
                 start = file.at(key.lineno, key.col_offset) + 1
@@ -66,11 +69,11 @@ def _key(
     if spelled[0] not in "'\"" or spelled[1:-1] != row.old or spelled[-1] != spelled[0]:
         what = f"passes `{row.old}` to `{callee}` as a dict key spelled with escapes or prefixes: rename it by hand"
         return info(row, start, code="dict-key", what=what, section="config", new=row.new)
-    if kind.kind == "mixin":
+    if kind.kind == ReceiverKind.MIXIN:
         what = f"passes `{row.old}` to `{callee}`, but {kind.why} (line {kind.line}): rename the mixin's field and its reads together"
         return hazard(row, start, code="mixin-field", what=what, section="pitfalls")
-    unsafe = kind.why if kind.kind == "args-unsure" else None
-    if kind.kind not in ("args", "args-unsure"):
+    unsafe = kind.why if kind.kind == ReceiverKind.ARGS_UNSURE else None
+    if kind.kind not in (ReceiverKind.ARGS, ReceiverKind.ARGS_UNSURE):
         unsafe = NOT_IMPORTED.format(callee=callee)
     what = f"passes `{row.old}` to `{callee}` through `**{{...}}`"
     edits = (edit(start, row.old, row.new),)

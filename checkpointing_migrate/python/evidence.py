@@ -15,7 +15,7 @@ from packaging.version import Version
 from checkpointing_migrate.pylex import CONVENTIONAL_ARGS
 from checkpointing_migrate.python.context import At, File
 from checkpointing_migrate.python.syntax import FUNCTIONS, names_in_bases, old_release_only, parameters
-from checkpointing_migrate.receivers import UNKNOWN, Kind
+from checkpointing_migrate.receivers import UNKNOWN, Kind, ReceiverKind
 from checkpointing_migrate.table import Rename
 
 
@@ -62,7 +62,7 @@ def attribute_kind(file: File, at: At, expr: ast.Attribute) -> Kind:
                 # Built there (`Tower()`), not passed in: a parameter annotated `nn.Module` may hold a model.
                 built = isinstance(node.value, ast.Call)
                 kinds.append(receivers.expr_kind(node.value, [method, receivers.module]) if built else UNKNOWN)
-    if kinds and all(k.kind == "foreign" for k in kinds):
+    if kinds and all(k.kind == ReceiverKind.FOREIGN for k in kinds):
         return dataclasses.replace(kinds[0], why=f"`{ast.unparse(expr)}` is assigned in `{cls.name}`: {kinds[0].why}")
     return UNKNOWN
 
@@ -85,8 +85,8 @@ def receiver_kind(file: File, at: At, receiver: ast.expr) -> Kind:
     """`kind`, made `unsure` when the module swaps the receiver's class (`checkpointing_migrate.receivers.SWAPPERS`)."""
     found = kind(file, at, receiver)
     text = ast.unparse(receiver)
-    if found.kind in ("model", "unknown") and text in file.receivers.swapped:
-        return Kind("unsure", f"`{text}` is not only what it was built as: {file.receivers.swapped[text]}")
+    if found.kind in (ReceiverKind.MODEL, ReceiverKind.UNKNOWN) and text in file.receivers.swapped:
+        return Kind(ReceiverKind.UNSURE, f"`{text}` is not only what it was built as: {file.receivers.swapped[text]}")
     return found
 
 
@@ -95,7 +95,7 @@ def is_config_class(file: File, node: ast.AST | None) -> bool:
         return False
     if names_in_bases(node) & file.config_classes:
         return True
-    return file.receivers.class_kind(ast.Name(node.name)).kind in ("args", "args-unsure")
+    return file.receivers.class_kind(ast.Name(node.name)).kind in (ReceiverKind.ARGS, ReceiverKind.ARGS_UNSURE)
 
 
 def config_receiver(file: File, at: At, expr: ast.expr) -> str | None:
@@ -103,7 +103,7 @@ def config_receiver(file: File, at: At, expr: ast.expr) -> str | None:
     if isinstance(expr, ast.Name):
         if expr.id == "self":
             return "sure" if is_config_class(file, at.enclosing(ast.ClassDef)) else None
-        if kind(file, at, expr).kind in ("args", "args-unsure", "mixin"):
+        if kind(file, at, expr).kind in (ReceiverKind.ARGS, ReceiverKind.ARGS_UNSURE, ReceiverKind.MIXIN):
             return "sure"
         return "guess" if expr.id in CONVENTIONAL_ARGS else None
     if isinstance(expr, ast.Attribute) and expr.attr in CONVENTIONAL_ARGS:
@@ -113,14 +113,14 @@ def config_receiver(file: File, at: At, expr: ast.expr) -> str | None:
 
 def is_model_class(file: File, expr: ast.expr) -> bool:
     """Whether `expr` names a transformers model class itself (`PreTrainedModel`), not an instance of one."""
-    return file.receivers.qualified(expr) is not None and file.receivers.class_kind(expr).kind == "model"
+    return file.receivers.qualified(expr) is not None and file.receivers.class_kind(expr).kind == ReceiverKind.MODEL
 
 
 def unsafe(receiver: ast.expr, row: Rename, found: Kind) -> str | None:
     """Why a rename on `receiver` is an unsafe fix (no evidence, or evidence that something else may answer)."""
-    if found.kind == "unsure":
+    if found.kind == ReceiverKind.UNSURE:
         return found.why
-    return no_evidence(receiver, row) if found.kind == "unknown" else None
+    return no_evidence(receiver, row) if found.kind == ReceiverKind.UNKNOWN else None
 
 
 def no_evidence(receiver: ast.expr, row: Rename) -> str:

@@ -16,8 +16,8 @@ from checkpointing_migrate.python import evidence
 from checkpointing_migrate.python.context import At, File, register
 from checkpointing_migrate.python.syntax import callee as callee_of
 from checkpointing_migrate.python.verdicts import edit, model_member
-from checkpointing_migrate.receivers import UNKNOWN
-from checkpointing_migrate.table import Rename
+from checkpointing_migrate.receivers import UNKNOWN, ReceiverKind
+from checkpointing_migrate.table import Rename, RenameKind
 
 NOT_IMPORTED = "`{callee}` is not imported from transformers or trl in this file (it may be another class of that name)"
 """Why a keyword of a call to a class named like a training-arguments class is an unsafe fix."""
@@ -50,7 +50,7 @@ def keyword(file: File, node: ast.keyword, at: At) -> Iterator[Hit]:
     elif callee in rules.method_kwargs and arg in rules.method_kwargs[callee]:
         row = rules.method_kwargs[callee][arg]
         kind = evidence.kind(file, at, parent.func.value) if isinstance(parent.func, ast.Attribute) else UNKNOWN
-        if kind.kind == "foreign":
+        if kind.kind == ReceiverKind.FOREIGN:
             what = f"passes `{arg}=` to `{callee}()` of an object that is not training arguments ({kind.why}): not rewritten"
             yield info(row, start, code="not-transformers", what=what, section="config")
             return
@@ -73,7 +73,7 @@ def _field_keyword(file: File, call: ast.Call, row: Rename, start: int, callee: 
     """A training-arguments field passed to a constructor: by what the class is."""
     arg = row.old
     kind = file.receivers.class_kind(call.func)
-    if kind.kind == "mixin":
+    if kind.kind == ReceiverKind.MIXIN:
         what = (
             f"passes `{arg}=` to `{callee}`, but {kind.why} (line {kind.line}): renaming it here leaves that field at "
             f"its default, so code that reads it (e.g. before TrainingArguments' `__post_init__`) sees another "
@@ -81,14 +81,14 @@ def _field_keyword(file: File, call: ast.Call, row: Rename, start: int, callee: 
         )
         yield hazard(row, start, code="mixin-field", what=what, section="pitfalls")
         return
-    if kind.kind == "foreign":
+    if kind.kind == ReceiverKind.FOREIGN:
         names = {"old": f"{arg}=", "callee": callee, "why": kind.why}
         yield registered(row, start, code="not-transformers", form="args", section="config", **names)
         return
     unsafe = None
-    if kind.kind == "args-unsure":
+    if kind.kind == ReceiverKind.ARGS_UNSURE:
         unsafe = kind.why
-    elif kind.kind != "args":
+    elif kind.kind != ReceiverKind.ARGS:
         if callee not in file.config_classes:
             yield from _unknown(file, arg, start, callee)
             return
@@ -113,7 +113,13 @@ def _verdict(
     """The rename of a keyword its callee owns, unless the call also sets the new name or unpacks `**`."""
     if any(k.arg == row.new for k in call.keywords):
         names = {"who": "passes", "old": f"{row.old}=", "new": f"{row.new}=", "to": f" to `{callee}`"}
-        form = "" if row.kind != "argument" else "set_training" if row.owner.endswith(".set_training") else "raises"
+        form = (
+            ""
+            if row.kind != RenameKind.ARGUMENT
+            else "set_training"
+            if row.owner.endswith(".set_training")
+            else "raises"
+        )
         hit = registered(row, start, code="both-names", form=form, **names)
     elif any(k.arg is None for k in call.keywords):
         what = f"passes `{row.old}=` to `{callee}` next to `**` unpacking, which may set `{row.new}` too (then the new one wins, or the rename makes it a duplicate keyword)"

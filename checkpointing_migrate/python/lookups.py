@@ -16,6 +16,7 @@ from checkpointing_migrate.python import evidence
 from checkpointing_migrate.python.context import At, File, register
 from checkpointing_migrate.python.syntax import callee as callee_of
 from checkpointing_migrate.python.verdicts import class_patch, field_use
+from checkpointing_migrate.table import RenameKind
 
 
 @register(ast.Call)
@@ -35,10 +36,10 @@ def string_lookup(file: File, call: ast.Call, at: At) -> Iterator[Hit]:
         if function == "setattr":  # measured: the property has no setter, and a method is replaced
             effect = (
                 "on a transformers model this raises AttributeError: the property has no setter"
-                if row.kind == "property"
+                if row.kind == RenameKind.PROPERTY
                 else "this assigns a method under the old name, an instance override: `explain instance-override`"
             )
-        elif row.kind == "property":
+        elif row.kind == RenameKind.PROPERTY:
             effect = "on a transformers model this warns like a direct use"
         else:  # measured: looking a method up does not warn, only calling it does
             effect = f"this does not warn, only a call does; it fails once `{row.old}` is removed in {row.removal}"

@@ -16,6 +16,8 @@ from checkpointing_migrate.python import evidence
 from checkpointing_migrate.python.context import At, File, register
 from checkpointing_migrate.python.syntax import callee, up_call
 from checkpointing_migrate.python.verdicts import class_patch, edit, model_member, new_keywords, takes
+from checkpointing_migrate.receivers import ReceiverKind
+from checkpointing_migrate.table import RenameKind
 
 
 @register(ast.Attribute)
@@ -39,13 +41,17 @@ def member(file: File, node: ast.Attribute, at: At) -> Iterator[Hit]:
         what = f"assigns to `{node.attr}` on an instance: the function replaces the deprecated method and stays the entry point until {row.removal or 'the old name is removed'} (it runs, and warns, when `{row.new}` is called{new_keywords(file, row)}, so it must accept them); wrap `{row.new}` instead"
         yield hazard(row, start, code="instance-override", what=what, section="model")
         return
-    if node.attr in file.shared and evidence.kind(file, at, node.value).kind not in ("model", "override", "foreign"):
+    if node.attr in file.shared and evidence.kind(file, at, node.value).kind not in (
+        ReceiverKind.MODEL,
+        ReceiverKind.OVERRIDE,
+        ReceiverKind.FOREIGN,
+    ):
         libs = ", ".join(rules.shared[node.attr])
         what = f"`{node.attr}` is also the (not deprecated) name in {libs}, which this file imports: rename it only where the object is a transformers model"
         yield hazard(row, start, code="shared-name", what=what, section="library")
         return
     if not (isinstance(parent, ast.Call) and parent.func is node):
-        if row.kind == "property":
+        if row.kind == RenameKind.PROPERTY:
             edits = (edit(start, row.old, row.new),)
             yield model_member(file, at, node.value, row, start, edits, f"reads `{row.old}`", section)
         else:

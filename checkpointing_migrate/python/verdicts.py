@@ -13,8 +13,8 @@ from checkpointing_migrate.findings import Edit
 from checkpointing_migrate.hits import Hit, hazard, info, rename
 from checkpointing_migrate.python import evidence
 from checkpointing_migrate.python.context import At, File
-from checkpointing_migrate.receivers import NEW_KEYWORDS
-from checkpointing_migrate.table import Rename
+from checkpointing_migrate.receivers import NEW_KEYWORDS, ReceiverKind
+from checkpointing_migrate.table import Rename, RenameKind
 
 
 def edit(start: int, old: str, new: str) -> Edit:
@@ -54,21 +54,21 @@ def model_member(
             f"the old name until the replacement wraps `{row.new}` instead"
         )
         return hazard(row, start, code="replaced-method", what=f"{what}: not rewritten, {why}", section="model")
-    if kind.kind == "override":
+    if kind.kind == ReceiverKind.OVERRIDE:
         why = (
             f"{kind.why}: since transformers {row.since}, `{new_enable(file)}()` (which the Trainer calls) calls "
             f"such an override with {NEW_KEYWORDS} and raises TypeError (measured), so renaming "
             f"calls on it breaks them; give the override `**kwargs`, or override the new name"
         )
-        if file.rules.members[kind.overridden].kind == "property":
+        if file.rules.members[kind.overridden].kind == RenameKind.PROPERTY:
             why = f"{kind.why}: reading `{row.new}` would skip the override; override the new name first"
         return hazard(row, start, code="narrow-override", what=f"{what}: not rewritten, {why}", section="model")
     unsafe = evidence.unsafe(receiver, row, kind)
-    if kind.kind in ("model", "unknown", "unsure") and row.kind == "property":
+    if kind.kind in (ReceiverKind.MODEL, ReceiverKind.UNKNOWN, ReceiverKind.UNSURE) and row.kind == RenameKind.PROPERTY:
         return rename(row, start, edits, file.options, code="property", what=what, section=section, unsafe=unsafe)
-    if kind.kind in ("model", "unknown", "unsure"):
+    if kind.kind in (ReceiverKind.MODEL, ReceiverKind.UNKNOWN, ReceiverKind.UNSURE):
         return rename(row, start, edits, file.options, code="call", what=what, section=section, unsafe=unsafe)
-    why = kind.why if kind.kind == "foreign" else f"it holds training arguments: {kind.why}"
+    why = kind.why if kind.kind == ReceiverKind.FOREIGN else f"it holds training arguments: {kind.why}"
     message = f"{what} on `{text}`, which is not a transformers model ({why}): its `{row.old}` is not the deprecated one, so it is not rewritten"
     return info(row, start, code="not-transformers", what=message, section="library")
 

@@ -25,11 +25,11 @@ from typing import Any
 
 from checkpointing_migrate.paths import TABLE_PATH
 from checkpointing_migrate.rehearse import ENV_VAR
-from checkpointing_migrate.table import Rename, Table, field_name, load
+from checkpointing_migrate.table import Rename, RenameKind, Table, field_name, load
 
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("", "0", "false", "no", "off")
-_MEMBER_KINDS = ("method", "property", "class", "attribute", "function")
+_MEMBER_KINDS = (RenameKind.METHOD, RenameKind.PROPERTY, RenameKind.CLASS, RenameKind.ATTRIBUTE, RenameKind.FUNCTION)
 _MISSING = object()
 
 
@@ -115,7 +115,7 @@ class Plan:
 
 def _field_of(row: Rename) -> tuple[str, str, str] | None:
     """(dataclass, old field, new field) that a `cli-flag` or `config-key` row names, if it names one."""
-    if row.kind == "cli-flag":
+    if row.kind == RenameKind.CLI_FLAG:
         if row.owned.argument is None:  # "HfArgumentParser(TrainingArguments)": flags come from its fields
             return None
         old, new = field_name(row.old), field_name(row.new)
@@ -141,10 +141,10 @@ def plan(table: Table) -> Plan:
             key = (row.library, owner, row.old)
             members.setdefault(key, []).append(row)
             news[key] = row.new
-        elif row.kind == "field" and (owner := row.owned.cls):
+        elif row.kind == RenameKind.FIELD and (owner := row.owned.cls):
             fields.setdefault((row.library, owner), {}).setdefault((row.old, row.new), []).append(row)
     for row in rows:
-        if row.kind in ("cli-flag", "config-key"):
+        if row.kind in (RenameKind.CLI_FLAG, RenameKind.CONFIG_KEY):
             named = _field_of(row)
             if named is None:
                 problems.append(
@@ -152,7 +152,7 @@ def plan(table: Table) -> Plan:
                 )
             else:
                 fields.setdefault((row.library, named[0]), {}).setdefault(named[1:], []).append(row)
-        elif row.kind == "argument":
+        elif row.kind == RenameKind.ARGUMENT:
             owner, method = row.owned.head, row.owned.member or ""
             if not method or "." in method or row.owned.argument or row.owned.qualifier or row.owned.details:
                 problems.append(f"{row.position}: cannot rehearse '{row.old}': owner '{row.owner}' is not Class.method")
@@ -160,15 +160,17 @@ def plan(table: Table) -> Plan:
                 members[(row.library, owner, method)].append(row)
             else:
                 keywords.setdefault((row.library, owner, method, row.old, row.new), []).append(row)
-        elif row.kind == "override":
-            switch = next((r.new for r in table.renames if r.kind == "field" and row.old.startswith(f"{r.old}_")), None)
+        elif row.kind == RenameKind.OVERRIDE:
+            switch = next(
+                (r.new for r in table.renames if r.kind == RenameKind.FIELD and row.old.startswith(f"{r.old}_")), None
+            )
             if row.owned.head not in _ENTRIES or switch is None:
                 problems.append(f"{row.position}: cannot rehearse '{row.old}': no known entry point of '{row.owner}'")
             else:
                 fallbacks.append(
                     DropFallback(row.library, row.owned.head, _ENTRIES[row.owned.head], switch, row.new, (row,))
                 )
-        elif row.kind not in _MEMBER_KINDS + ("field",) or row.owned.cls is None:
+        elif row.kind not in (*_MEMBER_KINDS, RenameKind.FIELD) or row.owned.cls is None:
             problems.append(f"{row.position}: cannot rehearse '{row.old}': owner '{row.owner}' names no object")
     if problems:
         raise PreviewError("\n".join(problems))

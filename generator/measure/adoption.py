@@ -29,7 +29,7 @@ from checkpointing_migrate.hits import Options
 from checkpointing_migrate.records import dump
 from checkpointing_migrate.requirements import Allowed, Finder
 from checkpointing_migrate.run import check_all
-from checkpointing_migrate.table import Rename, Status, Table, load_table_or_report
+from checkpointing_migrate.table import Rename, RenameKind, Status, Table, load_table_or_report
 from generator import paths
 from generator.measure import adoption_data, registry, verdict
 from generator.measure.adoption_data import Adoption, MeasuredWith, NotScanned, ScannedLibrary, ScannedSite
@@ -110,21 +110,21 @@ def probe_of(finding: Finding) -> tuple[str, str] | None:
     row, code = finding.row, finding.code
     if row is None:
         return None
-    if row.kind == "method" and code in ("call", "kwargs-unpacked"):
+    if row.kind == RenameKind.METHOD and code in ("call", "kwargs-unpacked"):
         return Scenario.CALL_ON_A_FRESH_MODEL, "old"
-    if row.kind == "method" and code == "narrow-override":
+    if row.kind == RenameKind.METHOD and code == "narrow-override":
         return Scenario.OVERRIDDEN_WITHOUT_KWARGS, "old"
-    if row.kind == "method" and code == "reference":
+    if row.kind == RenameKind.METHOD and code == "reference":
         return Scenario.CALL_ON_A_FRESH_MODEL, "old"  # only for what removal does: the attribute lookup is the same
-    if code == "string-lookup" and row.kind in ("method", "property"):
+    if code == "string-lookup" and row.kind in (RenameKind.METHOD, RenameKind.PROPERTY):
         # The lookup as it is written: `hasattr`, `getattr` with a default, `setattr`; a bare `getattr` is a read.
-        bare = Scenario.REFERENCE_WITHOUT_A_CALL if row.kind == "method" else Scenario.READ_ON_A_FRESH_MODEL
+        bare = Scenario.REFERENCE_WITHOUT_A_CALL if row.kind == RenameKind.METHOD else Scenario.READ_ON_A_FRESH_MODEL
         via = finding.via or "getattr"
         return (Scenario(via) if via in (*_ANSWERING_LOOKUPS, Scenario.SETATTR) else bare), "old"
-    if row.kind == "property" and code == "property":
+    if row.kind == RenameKind.PROPERTY and code == "property":
         return Scenario.READ_ON_A_FRESH_MODEL, "old"
     if (
-        row.kind == "argument"
+        row.kind == RenameKind.ARGUMENT
         and row.owned.head == "PreTrainedModel"
         and row.owned.member
         and code in ("keyword", "kwargs-unpacked")
@@ -135,9 +135,14 @@ def probe_of(finding: Finding) -> tuple[str, str] | None:
             if finding.via == own
             else Scenario.WITH_THE_OTHER_METHOD.of(str(finding.via))
         ), "old"
-    if row.kind == "argument" and row.owned.head == "TrainingArguments" and row.owned.member and code == "keyword":
+    if (
+        row.kind == RenameKind.ARGUMENT
+        and row.owned.head == "TrainingArguments"
+        and row.owned.member
+        and code == "keyword"
+    ):
         return Scenario.CALL.of(row.owned.member), "old"
-    if row.kind == "field":
+    if row.kind == RenameKind.FIELD:
         return {
             "keyword": (Scenario.SET_IN_THE_CONSTRUCTOR, "old"),
             "kwargs-unpacked": (Scenario.SET_IN_THE_CONSTRUCTOR, "old"),
@@ -146,9 +151,9 @@ def probe_of(finding: Finding) -> tuple[str, str] | None:
             "read": (Scenario.READ_AFTER_SETTING_THE_OLD_NAME, "old"),
             "write": (Scenario.WRITTEN_AFTER_CONSTRUCTION, "old"),
         }.get(code)
-    if row.kind == "cli-flag" and code == "flag":
+    if row.kind == RenameKind.CLI_FLAG and code == "flag":
         return Scenario.COMMAND_LINE, "old"
-    if row.kind == "config-key" and code in ("config-key", "both-names"):
+    if row.kind == RenameKind.CONFIG_KEY and code in ("config-key", "both-names"):
         return (Scenario.YAML_FILE, "old") if code == "config-key" else (Scenario.YAML_FILE_WITH_BOTH, "both")
     return None
 
@@ -210,12 +215,12 @@ def effect(
     else:
         kind = "warns" if warnings else "silent"
     v6 = ""
-    if probe and code not in _KEEPS_WORKING and not (row.kind == "field" and row.old in declared):
+    if probe and code not in _KEEPS_WORKING and not (row.kind == RenameKind.FIELD and row.old in declared):
         # The old name's use, with the name missing: the new name's use in the release that did not have it yet.
         absent = _mirror(before, row, *probe)
         if absent is not None and absent.error:
             v6 = absent.error.type
-    if code == "reference" and row.kind == "method":
+    if code == "reference" and row.kind == RenameKind.METHOD:
         v6 = v6 or "AttributeError"
     if code == "string-lookup" and finding.via in _ANSWERING_LOOKUPS:
         v6 = ""  # the lookup returns False or its default instead: the code runs on, down the other branch
@@ -380,7 +385,7 @@ def training_classes(table: Table, sources: list[Wheel]) -> rules_module.Trainin
     fields = [
         r
         for r in table.renames
-        if r.kind == "field" and r.status in (Status.SHIPPED, Status.REMOVED) and r.owned.is_name
+        if r.kind == RenameKind.FIELD and r.status in (Status.SHIPPED, Status.REMOVED) and r.owned.is_name
     ]
     roots = {r.owner for r in fields}
     root_libraries = {r.library for r in fields}
@@ -441,7 +446,9 @@ def scan(table: Table, targets: list[Wheel], classes: rules_module.TrainingClass
     newest, before = _reference_releases(table, measured)
     removal = min((r.removal for r in table.renames if r.library == "transformers" and r.removal), key=Version)
     switch = next(
-        r for r in table.renames if r.library == "transformers" and r.kind == "field" and r.owner == "TrainingArguments"
+        r
+        for r in table.renames
+        if r.library == "transformers" and r.kind == RenameKind.FIELD and r.owner == "TrainingArguments"
     )
     libraries = []
     own_fields: dict[str, frozenset[str]] = {}

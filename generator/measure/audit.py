@@ -15,7 +15,7 @@ from pathlib import Path
 
 from packaging.version import Version
 
-from checkpointing_migrate.table import Status, Table, field_name, load_table_or_report
+from checkpointing_migrate.table import NotRenamedKind, RenameKind, Status, Table, field_name, load_table_or_report
 from generator.measure import registry
 from generator.measure.source import NAME, SourceText, warning_calls
 from generator.paths import TABLE_PATH
@@ -181,7 +181,9 @@ def _row_keys(table: Table) -> set[tuple[str, str, str]]:
     """(owner, kind, name) of every transformers row, old and new name. A member-owned row (an argument of
     `PreTrainedModel.gradient_checkpointing_enable`) is also owned by the member's new name when a row renames it."""
     rows = [row for row in table.renames if row.library == LIBRARY]
-    renamed = {(row.owned.head, row.old): row.new for row in rows if row.kind in ("method", "function")}
+    renamed = {
+        (row.owned.head, row.old): row.new for row in rows if row.kind in (RenameKind.METHOD, RenameKind.FUNCTION)
+    }
     keys: set[tuple[str, str, str]] = set()
     for row in rows:
         head, member = row.owned.head, row.owned.member
@@ -211,7 +213,7 @@ def covered(obj: ApiObject, change: str, keys: set[tuple[str, str, str]], member
 def warning_gaps(table: Table, release: str, calls: list[SourceText]) -> list[Gap]:
     """Warnings the release emits that are no row's warning and not listed under `not_renamed`."""
     messages = {row.warning.message for row in table.renames if row.library == LIBRARY and row.warning}
-    known = [e for e in table.not_renamed if e.library == LIBRARY and e.kind == "warning"]
+    known = [e for e in table.not_renamed if e.library == LIBRARY and e.kind == NotRenamedKind.WARNING]
     gaps = []
     for call in calls:
         if any(call.matches(m) for m in messages) or any(e.match in call.text for e in known):
@@ -252,7 +254,7 @@ def api_gaps(
 ) -> list[Gap]:
     """Objects that appeared, disappeared or changed from `old_release` to `new_release` without a row."""
     keys, members = _row_keys(table), _owned_members(table)
-    known = {e.match for e in table.not_renamed if e.library == LIBRARY and e.kind == "api"}
+    known = {e.match for e in table.not_renamed if e.library == LIBRARY and e.kind == NotRenamedKind.API}
     gaps = []
     for path in sorted(old.keys() | new.keys()):
         before, after = old.get(path), new.get(path)

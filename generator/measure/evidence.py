@@ -15,11 +15,11 @@ import sys
 import warnings
 from pathlib import Path
 
-from checkpointing_migrate.table import Status, load
+from checkpointing_migrate.table import RenameKind, Status, load
 from generator.measure import probes
 from generator.measure.data import RaisedError, RecordedWarning, RowKey, row_key
 
-PROBED_KINDS = ("field",)
+PROBED_KINDS = (RenameKind.FIELD,)
 """The kinds of planned rows whose old name this module can use the way a user would (set in the config's
 constructor); other kinds have no such probe, and `refresh` then proposes nothing for them."""
 

@@ -24,7 +24,7 @@ from contextlib import contextmanager, redirect_stderr
 from pathlib import Path
 from typing import Any
 
-from checkpointing_migrate.table import Rename, Status, Table, field_name, load
+from checkpointing_migrate.table import Rename, RenameKind, Status, Table, field_name, load
 from generator.measure.data import Outcome, RaisedError, RecordedWarning, row_key
 from generator.measure.scenarios import Scenario
 from generator.problems import GeneratorError
@@ -232,7 +232,7 @@ def _model_method(row: Rename, table: Table) -> Iterator[Outcome]:
 def _enable_pair(table: Table) -> tuple[str, str]:
     """Old and new name of the method that turns checkpointing on: the owner of the method's keyword row."""
     for row in table.renames:
-        if row.kind == "argument" and row.owned.head == "PreTrainedModel" and row.owned.member:
+        if row.kind == RenameKind.ARGUMENT and row.owned.head == "PreTrainedModel" and row.owned.member:
             return _method_pair(row, table)
     raise ProbeError("the table has no keyword row of a PreTrainedModel method")
 
@@ -267,7 +267,7 @@ def _method_pair(row: Rename, table: Table) -> tuple[str, str]:
     for other in table.renames:
         if (
             other.library == row.library
-            and other.kind == "method"
+            and other.kind == RenameKind.METHOD
             and other.old == method
             and other.status == Status.SHIPPED
         ):
@@ -336,7 +336,7 @@ def override_model(method: str, wide: bool = True) -> Any:
 def _switch_field(table: Table) -> Rename:
     """The `TrainingArguments` field that turns checkpointing on (a boolean field row of transformers)."""
     for row in table.renames:
-        if row.library == "transformers" and row.kind == "field" and row.owned.head == "TrainingArguments":
+        if row.library == "transformers" and row.kind == RenameKind.FIELD and row.owned.head == "TrainingArguments":
             if values_for(row.old, new_name=row.new) == BOOL_VALUES:
                 return row
     raise ProbeError("the table has no boolean TrainingArguments field row to turn checkpointing on with")
@@ -620,11 +620,11 @@ def name_exists(row: Rename, name: str) -> bool:
         if row.status == Status.REMOVED:
             return False  # the release removed the owner itself (a deprecated method's keyword goes with the method)
         raise ProbeError(f"{row.position}: cannot import the owner '{row.owner}': {exc}") from None
-    if row.kind == "field" or row.kind == "config-key":
+    if row.kind == RenameKind.FIELD or row.kind == RenameKind.CONFIG_KEY:
         return name in {f.name for f in dataclasses.fields(owner)}
-    if row.kind == "argument":
+    if row.kind == RenameKind.ARGUMENT:
         return name in inspect.signature(owner).parameters
-    if row.kind == "cli-flag":
+    if row.kind == RenameKind.CLI_FLAG:
         from trl import SFTConfig
 
         parser = owner(SFTConfig) if row.library == "trl" else owner(_training_arguments())
@@ -652,21 +652,21 @@ def probe_for(row: Rename) -> Probe:
     if row.status != Status.SHIPPED:
         return _existence
     owner, kind = row.owner, row.kind
-    if owner == "PreTrainedModel" and kind == "method":
+    if owner == "PreTrainedModel" and kind == RenameKind.METHOD:
         return _model_method
-    if owner == "PreTrainedModel" and kind == "property":
+    if owner == "PreTrainedModel" and kind == RenameKind.PROPERTY:
         return _model_property
-    if owner.startswith("PreTrainedModel.") and kind == "argument":
+    if owner.startswith("PreTrainedModel.") and kind == RenameKind.ARGUMENT:
         return _model_argument
-    if owner.startswith("Trainer ") and kind == "override":
+    if owner.startswith("Trainer ") and kind == RenameKind.OVERRIDE:
         return _trainer_override
-    if (owner == "TrainingArguments" or owner in OWNER_OBJECTS) and kind == "field":
+    if (owner == "TrainingArguments" or owner in OWNER_OBJECTS) and kind == RenameKind.FIELD:
         return _args_field
-    if owner.startswith("TrainingArguments.") and kind == "argument":
+    if owner.startswith("TrainingArguments.") and kind == RenameKind.ARGUMENT:
         return _args_method_argument
-    if owner == "HfArgumentParser(TrainingArguments)" and kind == "cli-flag":
+    if owner == "HfArgumentParser(TrainingArguments)" and kind == RenameKind.CLI_FLAG:
         return _cli_flag
-    if owner.startswith("TrainingArguments YAML") and kind == "config-key":
+    if owner.startswith("TrainingArguments YAML") and kind == RenameKind.CONFIG_KEY:
         return _config_key
     raise ProbeError(
         f"{row.position}: the probe suite cannot exercise a shipped {kind} of {owner}; add a probe to generator/measure/probes.py"

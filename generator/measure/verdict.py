@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from checkpointing_migrate.findings import Finding
-from checkpointing_migrate.table import Rename
+from checkpointing_migrate.table import Rename, RenameKind
 from generator.measure import context
 from generator.measure.adoption_data import ScannedSite
 from generator.measure.data import Outcome, row_key
@@ -93,7 +93,7 @@ def judge(
         if v6 is not None and v6.error:
             site = replace(site, v6=v6.error.type)
         return site
-    if site.code == "subclass-default" and row.kind == "field" and field_is(row, switch):
+    if site.code == "subclass-default" and row.kind == RenameKind.FIELD and field_is(row, switch):
         default = _declared_default(source, finding.line, finding.old)
         if default not in (None, "False", "None"):
             return replace(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from checkpointing_migrate.table import Rename, Status, Table, field_name
+from checkpointing_migrate.table import Rename, RenameKind, Status, Table, field_name
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class KeepKey:
 
 def _fields(table: Table) -> tuple[Rename, Rename]:
     """The transformers field rows a release shipped: the switch and its kwargs (the field named after it)."""
-    shipped = [r for r in table.renames if r.library == "transformers" and r.kind == "field" and r.since]
+    shipped = [r for r in table.renames if r.library == "transformers" and r.kind == RenameKind.FIELD and r.since]
     switch = min(shipped, key=lambda r: len(r.old))
     return switch, next(r for r in shipped if r.old.startswith(f"{switch.old}_"))
 

@@ -14,7 +14,7 @@ from typing import Any
 from markdown.extensions.toc import slugify
 from packaging.version import Version
 
-from checkpointing_migrate.table import AUDIENCES, Rename, Table
+from checkpointing_migrate.table import AUDIENCES, Rename, RenameKind, Table
 from generator.measure.data import Measured, row_key
 from generator.pages import guide_sections
 from generator.pages.fixes import Setting, Snippet, condition_fix, settings, snippet, upgrade
@@ -269,7 +269,7 @@ def _site(
 ) -> SourceSite:
     tested = settings(table, library, condition)
     names = {s.name for s in tested}
-    renamed = tuple(r for r in table.renames if r.kind == "field" and r.since and names & {r.old, r.new})
+    renamed = tuple(r for r in table.renames if r.kind == RenameKind.FIELD and r.since and names & {r.old, r.new})
     numbered = tuple((n, _sorted(releases)) for n, releases in sorted(lines.items()))
     return SourceSite(library, path, function, condition, numbered, tested, renamed)
 
@@ -278,7 +278,7 @@ def flags(table: Table, texts: list[ErrorText]) -> list[Flag]:
     """Every command-line flag the table renames, with the sections of what it produces."""
     out = []
     for row in table.renames:
-        if row.kind != "cli-flag":
+        if row.kind != RenameKind.CLI_FLAG:
             continue
         warns = next((e for e in texts if row.warning and row in e.rows), None)
         refused = tuple(e for e in texts if not e.warning and any(c.row == row and c.too_old for c in e.causes))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from checkpointing_migrate.table import Rename, Table
+from checkpointing_migrate.table import Rename, RenameKind, Table
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ def _renamed_member(table: Table, row: Rename) -> str | None:
     """For an argument of a method that was renamed with it, the method's new name."""
     owned = row.owned
     for other in table.renames:
-        if other.kind == "method" and other.library == row.library and other.owner == owned.head:
+        if other.kind == RenameKind.METHOD and other.library == row.library and other.owner == owned.head:
             if other.old == owned.member:
                 return other.new
     return None
@@ -43,28 +43,28 @@ def _renamed_member(table: Table, row: Rename) -> str | None:
 def snippet(table: Table, row: Rename) -> Snippet:
     """The row's old and new names as a user writes them (values elided with `…`)."""
     owned, old, new = row.owned, row.old, row.new
-    if row.kind == "method":
+    if row.kind == RenameKind.METHOD:
         receiver = _receiver(owned.head)
         return Snippet(f"{receiver}.{old}()", f"{receiver}.{new}()")
-    if row.kind in ("property", "attribute"):
+    if row.kind in (RenameKind.PROPERTY, RenameKind.ATTRIBUTE):
         receiver = _receiver(owned.head)
         return Snippet(f"{receiver}.{old}", f"{receiver}.{new}")
-    if row.kind == "argument":
+    if row.kind == RenameKind.ARGUMENT:
         receiver = _receiver(owned.head)
         member = owned.member or ""
         call = f"{receiver}.{member}" if owned.member else owned.head
         renamed = f"{receiver}.{_renamed_member(table, row) or member}" if owned.member else call
         return Snippet(f"{call}({old}=…)", f"{renamed}({new}=…)")
-    if row.kind == "field":
+    if row.kind == RenameKind.FIELD:
         cls = owned.head if owned.is_name else (owned.details[0] if owned.details else owned.head)
         return Snippet(f"{cls}(…, {old}=…)", f"{cls}(…, {new}=…)")
-    if row.kind == "override":
+    if row.kind == RenameKind.OVERRIDE:
         return Snippet(f"def {old}(self, …):", f"def {new}(self, …):")
-    if row.kind == "cli-flag":
+    if row.kind == RenameKind.CLI_FLAG:
         return Snippet(f"… {old} …", f"… {new} …")
-    if row.kind == "config-key":
+    if row.kind == RenameKind.CONFIG_KEY:
         return Snippet(f"{old}: …", f"{new}: …")
-    if row.kind == "function":
+    if row.kind == RenameKind.FUNCTION:
         return Snippet(f"{owned.name}.{old}(…)", f"{owned.name}.{new}(…)")
     return Snippet(old, new)
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from checkpointing_migrate.table import EmittedWarning, Rename, Status, Table
+from checkpointing_migrate.table import EmittedWarning, Rename, RenameKind, Status, Table
 from generator.measure.data import (
     CodeLine,
     DownstreamEntry,
@@ -265,7 +265,7 @@ def dropped_keys(table: Table, measured: Measured) -> list[DroppedKey]:
     that neither raised nor warned: the value is lost silently."""
     out = []
     for row in table.renames:
-        if row.kind != "config-key" or row.status != Status.SHIPPED:
+        if row.kind != RenameKind.CONFIG_KEY or row.status != Status.SHIPPED:
             continue
         for release in measured.releases.get(row.library, []):
             for o in measured.of_row(row.library, release, row_key(row)):
@@ -280,7 +280,7 @@ def override_outcomes(table: Table, measured: Measured) -> dict[str, list[tuple[
     """Per `override` row's old name: (release, outcome of a model that defines only the old name), oldest first."""
     out: dict[str, list[tuple[str, Outcome]]] = {}
     for row in table.renames:
-        if row.kind != "override":
+        if row.kind != RenameKind.OVERRIDE:
             continue
         for release in measured.releases.get(row.library, []):
             first = next((o for o in measured.of_row(row.library, release, row_key(row)) if o.uses == "old"), None)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from checkpointing_migrate import codes, findings
-from checkpointing_migrate.table import AUDIENCES, MODEL_PLACEHOLDER, EmittedWarning, Rename, Status, Table
+from checkpointing_migrate.table import AUDIENCES, MODEL_PLACEHOLDER, EmittedWarning, Rename, RenameKind, Status, Table
 from generator.pages import answer, configs, guide_sections
 from generator.pages.timeline_svg import timeline, timeline_svg
 
@@ -65,7 +65,7 @@ def warning_filters(table: Table) -> list[WarningFilter]:
     for row in table.renames:
         if row.warning and row.old not in olds.setdefault(row.warning, []):
             olds[row.warning].append(row.old)
-        if row.warning and row.kind == "override":
+        if row.warning and row.kind == RenameKind.OVERRIDE:
             callers[row.warning] = row.owner
     return [WarningFilter(w, tuple(names), callers.get(w, "")) for w, names in olds.items()]
 
