@@ -13,7 +13,7 @@ from pathlib import Path
 
 from checkpointing_migrate import records
 from checkpointing_migrate.paths import TRAINING_ARGUMENTS_PATH
-from checkpointing_migrate.table import Rename, RenameKind, Status, Table
+from checkpointing_migrate.table import Rename, RenameKind, Table
 
 CLASSES_PATH = TRAINING_ARGUMENTS_PATH
 """Subclasses of the training-arguments class and the keys a training config may hold, measured from wheels."""
@@ -110,16 +110,15 @@ def from_table(table: Table, classes: TrainingClasses | None = None) -> Rules:
     """The rules for `table`; `classes` defaults to the committed `data/training-arguments.json`."""
     classes = load_classes() if classes is None else classes
     # A removed old name is still one to migrate (more urgently); the first row of a name is the one its rules use.
-    shipped = [r for r in table.renames if r.status in (Status.SHIPPED, Status.REMOVED)]
-    members = {r.old: r for r in reversed(shipped) if r.kind in (RenameKind.METHOD, RenameKind.PROPERTY)}
+    members = {r.old: r for r in reversed(table.select(RenameKind.METHOD, RenameKind.PROPERTY, shipped=True))}
     model_classes = frozenset(r.owner for r in members.values())
-    fields = {r.old: r for r in reversed(shipped) if r.kind == RenameKind.FIELD}
+    fields = {r.old: r for r in reversed(table.select(RenameKind.FIELD, shipped=True))}
     field_owners = frozenset(r.owner for r in fields.values())
 
     member_kwargs: dict[str, dict[str, Rename]] = {}
     method_kwargs: dict[str, dict[str, Rename]] = {}
-    for row in shipped:
-        if row.kind != RenameKind.ARGUMENT or row.owned.member is None:
+    for row in table.select(RenameKind.ARGUMENT, shipped=True):
+        if row.owned.member is None:
             continue
         cls, method = row.owned.head, row.owned.member
         if cls in model_classes:
@@ -130,9 +129,8 @@ def from_table(table: Table, classes: TrainingClasses | None = None) -> Rules:
             method_kwargs.setdefault(method, {})[row.old] = row
 
     planned: dict[str, list[Rename]] = {}
-    for row in table.renames:
-        if row.status == Status.PLANNED:
-            planned.setdefault(row.old, []).append(row)
+    for row in table.planned:
+        planned.setdefault(row.old, []).append(row)
 
     shared: dict[str, list[str]] = {}
     for key, library in table.libraries.items():
@@ -142,7 +140,7 @@ def from_table(table: Table, classes: TrainingClasses | None = None) -> Rules:
                 if key != row.library and parts[-1] == name:
                     shared.setdefault(name, []).append(parts[0])
 
-    flag_rows = [r for r in table.renames if r.kind == RenameKind.CLI_FLAG]
+    flag_rows = table.select(RenameKind.CLI_FLAG)
     parsers = {r.owned.head for r in flag_rows}
     # An owner such as "TrlParser (trl sft, trl dpo, ...)" names the programs that run that parser.
     commands = {d.split()[0] for r in flag_rows for d in r.owned.details}
@@ -151,18 +149,18 @@ def from_table(table: Table, classes: TrainingClasses | None = None) -> Rules:
     olds = [r.old.lstrip("-") for r in table.renames]
     subclasses = classes.subclasses
     config_keys = set(classes.config_keys)
-    keys = {r.old: r for r in shipped if r.kind == RenameKind.CONFIG_KEY}
+    keys = {r.old: r for r in table.select(RenameKind.CONFIG_KEY, shipped=True)}
     config_keys |= set(keys) | {r.new for r in keys.values()}
     return Rules(
         members=members,
         member_kwargs=member_kwargs,
         fields=fields,
         method_kwargs=method_kwargs,
-        flags={r.old: r for r in shipped if r.kind == RenameKind.CLI_FLAG},
+        flags={r.old: r for r in table.select(RenameKind.CLI_FLAG, shipped=True)},
         keys=keys,
         planned={k: tuple(v) for k, v in planned.items()},
         shared={k: tuple(dict.fromkeys(v)) for k, v in shared.items()},
-        callers={r.old: r for r in shipped if r.kind == RenameKind.OVERRIDE},
+        callers={r.old: r for r in table.select(RenameKind.OVERRIDE, shipped=True)},
         model_classes=model_classes,
         config_classes=field_owners | frozenset(subclasses),
         config_keys=frozenset(config_keys),

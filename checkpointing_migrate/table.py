@@ -304,6 +304,61 @@ class Table:
     not_renamed: tuple[NotRenamed, ...] = ()
     """Entries that `python -m generator audit` accepts without a row (optional top-level key)."""
 
+    # Facts about the rows, computed once per table: `functools.cached_property` works here because the dataclass
+    # has no slots (it writes the instance's `__dict__`, which `frozen` does not guard), and it leaves `==` alone.
+
+    @functools.cached_property
+    def shipped(self) -> tuple[Rename, ...]:
+        """The rows a release has shipped (`shipped` or `removed`: both have `since`), in table order. A removed old
+        name is still one to migrate."""
+        return tuple(r for r in self.renames if r.status in (Status.SHIPPED, Status.REMOVED))
+
+    @functools.cached_property
+    def planned(self) -> tuple[Rename, ...]:
+        """The rows no release has shipped yet, in table order."""
+        return tuple(r for r in self.renames if r.status == Status.PLANNED)
+
+    @functools.cached_property
+    def _selections(self) -> dict[tuple[tuple[RenameKind, ...], str | None, bool | None], tuple[Rename, ...]]:
+        return {}
+
+    def select(self, *kinds: RenameKind, library: str | None = None, shipped: bool | None = None) -> tuple[Rename, ...]:
+        """The rows of any of `kinds` (of every kind when none is given), of `library` (any when `None`), shipped
+        (`True`), planned (`False`) or either (`None`), in table order; each selection is computed once."""
+        key = (kinds, library, shipped)
+        if key not in self._selections:
+            rows = self.renames if shipped is None else self.shipped if shipped else self.planned
+            self._selections[key] = tuple(
+                r for r in rows if (not kinds or r.kind in kinds) and (library is None or r.library == library)
+            )
+        return self._selections[key]
+
+    @functools.cached_property
+    def renamer(self) -> str:
+        """The library whose releases ship the renames: that of the first row with a release (`since`)."""
+        return self.shipped[0].library
+
+    def first_since(self, library: str) -> Version:
+        """The first release of `library` with a new name: its rows' earliest `since`."""
+        return min(Version(r.since) for r in self.select(library=library, shipped=True) if r.since)
+
+    @functools.cached_property
+    def switch_field(self) -> Rename:
+        """The shipped field of the renaming library that turns checkpointing on: the shortest old name of its
+        shipped field rows (the kwargs field is named after it)."""
+        return min(self.select(RenameKind.FIELD, library=self.renamer, shipped=True), key=lambda r: len(r.old))
+
+    @functools.cached_property
+    def _by_old(self) -> dict[tuple[str, str], Rename]:
+        first: dict[tuple[str, str], Rename] = {}
+        for row in self.renames:
+            first.setdefault((row.library, row.old), row)
+        return first
+
+    def row_of(self, library: str, old: str) -> Rename | None:
+        """The first row of `library` renaming `old`; `None` when there is none."""
+        return self._by_old.get((library, old))
+
     def releases_of(self, library: str) -> list[Release]:
         """The listed releases of `library`, oldest first."""
         return sorted((r for r in self.releases if r.library == library), key=lambda r: Version(r.version))
@@ -642,11 +697,8 @@ def _cross_checks(r: _Reader, table: Table, keys: tuple[str, ...], releases_comp
             )
         by_key.setdefault(key, row)
 
-    olds: dict[tuple[str, str], Rename] = {}
     for row in table.renames:
-        olds.setdefault((row.library, row.old), row)
-    for row in table.renames:
-        nxt = olds.get((row.library, row.new))
+        nxt = table.row_of(row.library, row.new)
         if nxt is not None and nxt is not row:
             r.problems.append(
                 Problem.at(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from checkpointing_migrate.table import Owner, TableError, load, parse
+from checkpointing_migrate.table import Owner, RenameKind, Status, TableError, load, parse
 from generator.paths import TABLE_PATH
 
 VALID = textwrap.dedent(
@@ -272,3 +272,35 @@ def test_an_owner_is_parsed_once_into_its_parts(
     text: str, head: str, member: str | None, argument: str | None, qualifier: str, details: tuple[str, ...]
 ) -> None:
     assert Owner.parse(text) == Owner(head, member, argument, qualifier, details)
+
+
+def test_the_tables_lookups_agree_with_its_rows_and_are_computed_once() -> None:
+    """`Table.select` and the facts built on it say what a loop over `renames` says, and a second call returns the
+    very same tuple (computed once, not re-derived on each use)."""
+    table = load(TABLE_PATH)
+    for kind in RenameKind:
+        for library in (None, *table.libraries):
+            for shipped in (None, True, False):
+                expected = tuple(
+                    r
+                    for r in table.renames
+                    if r.kind == kind
+                    and (library is None or r.library == library)
+                    and (shipped is None or (r.status != Status.PLANNED) == shipped)
+                )
+                assert table.select(kind, library=library, shipped=shipped) == expected
+    assert table.select(RenameKind.FIELD) is table.select(RenameKind.FIELD)
+    assert table.select() == table.renames
+    assert table.shipped + table.planned == tuple(sorted(table.renames, key=lambda r: r.status == Status.PLANNED))
+    assert table.renamer == "transformers"
+    assert (table.switch_field.old, table.switch_field.owner) == ("gradient_checkpointing", "TrainingArguments")
+    assert str(table.first_since("transformers")) == min(r.since for r in table.shipped if r.since)
+    first = table.row_of("transformers", "gradient_checkpointing")
+    assert first is next(r for r in table.renames if r.library == "transformers" and r.old == "gradient_checkpointing")
+    assert table.row_of("transformers", "no_such_name") is None
+    assert table == load(TABLE_PATH)  # the cached facts are not fields: equality still compares the rows
+
+
+def test_a_bad_not_renamed_kind_is_reported_with_a_suggestion() -> None:
+    text = VALID + "not_renamed:\n  - library: transformers\n    kind: warnin\n    match: x\n    reason: y\n"
+    assert problems(text) == ["t.yaml:27:11: unknown kind 'warnin'; did you mean 'warning'?"]

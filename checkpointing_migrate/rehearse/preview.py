@@ -161,9 +161,7 @@ def plan(table: Table) -> Plan:
             else:
                 keywords.setdefault((row.library, owner, method, row.old, row.new), []).append(row)
         elif row.kind == RenameKind.OVERRIDE:
-            switch = next(
-                (r.new for r in table.renames if r.kind == RenameKind.FIELD and row.old.startswith(f"{r.old}_")), None
-            )
+            switch = next((r.new for r in table.select(RenameKind.FIELD) if row.old.startswith(f"{r.old}_")), None)
             if row.owned.head not in _ENTRIES or switch is None:
                 problems.append(f"{row.position}: cannot rehearse '{row.old}': no known entry point of '{row.owner}'")
             else:

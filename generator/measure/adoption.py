@@ -382,11 +382,7 @@ def training_classes(table: Table, sources: list[Wheel]) -> rules_module.Trainin
     """The subclasses of the training-arguments class (TRL's configs) and the keys a training config may hold (the
     fields of the dataclasses TRL's scripts parse), from `sources`."""
     # Removed rows still name fields that code must migrate; owners that are descriptions (TRL's configs) are no root.
-    fields = [
-        r
-        for r in table.renames
-        if r.kind == RenameKind.FIELD and r.status in (Status.SHIPPED, Status.REMOVED) and r.owned.is_name
-    ]
+    fields = [r for r in table.select(RenameKind.FIELD, shipped=True) if r.owned.is_name]
     roots = {r.owner for r in fields}
     root_libraries = {r.library for r in fields}
     classes: dict[str, tuple[set[str], list[str]]] = {}
@@ -444,12 +440,8 @@ def scan(table: Table, targets: list[Wheel], classes: rules_module.TrainingClass
     release before the rename (what a missing name does)."""
     rules = rules_module.from_table(table, classes)
     newest, before = _reference_releases(table, measured)
-    removal = min((r.removal for r in table.renames if r.library == "transformers" and r.removal), key=Version)
-    switch = next(
-        r
-        for r in table.renames
-        if r.library == "transformers" and r.kind == RenameKind.FIELD and r.owner == "TrainingArguments"
-    )
+    removal = min((r.removal for r in table.select(library="transformers") if r.removal), key=Version)
+    switch = next(r for r in table.select(RenameKind.FIELD, library="transformers") if r.owner == "TrainingArguments")
     libraries = []
     own_fields: dict[str, frozenset[str]] = {}
     keys = frozenset(classes.config_keys)
@@ -522,7 +514,7 @@ def not_scanned(table: Table, measured: MatrixData) -> tuple[NotScanned, ...]:
     registry's metadata) and why it is left out: it requires no transformers, or none that admits a measured release
     with the new names. `RuntimeError` for one that does: it belongs in `LIBRARIES`."""
     measured_releases = sorted({e.release for e in measured.releases if e.library == "transformers"}, key=Version)
-    since = min(Version(r.since) for r in table.renames if r.library == "transformers" and r.since)
+    since = table.first_since("transformers")
     with_new = [r for r in measured_releases if Version(r) >= since]
     scanned = {*LIBRARIES, "transformers", *(pypi for pypi, _, _ in ECOSYSTEM)}
     out = []
@@ -573,7 +565,7 @@ def wheel_requires(wheel: Wheel) -> list[str]:
 
 def _reference_releases(table: Table, measured: MatrixData) -> tuple[ReleaseEntry, ReleaseEntry]:
     """The matrix entries of the newest measured transformers release and of the newest one before the rename."""
-    since = min(Version(r.since) for r in table.renames if r.library == "transformers" and r.since)
+    since = table.first_since("transformers")
     entries = sorted((e for e in measured.releases if e.library == "transformers"), key=lambda e: Version(e.release))
     older = [e for e in entries if Version(e.release) < since]
     if not entries or not older:

@@ -180,7 +180,7 @@ def release_tree(version: str, index_url: str, cache: Path) -> Path:
 def _row_keys(table: Table) -> set[tuple[str, str, str]]:
     """(owner, kind, name) of every transformers row, old and new name. A member-owned row (an argument of
     `PreTrainedModel.gradient_checkpointing_enable`) is also owned by the member's new name when a row renames it."""
-    rows = [row for row in table.renames if row.library == LIBRARY]
+    rows = table.select(library=LIBRARY)
     renamed = {
         (row.owned.head, row.old): row.new for row in rows if row.kind in (RenameKind.METHOD, RenameKind.FUNCTION)
     }
@@ -199,7 +199,7 @@ def _row_keys(table: Table) -> set[tuple[str, str, str]]:
 
 def _owned_members(table: Table) -> set[tuple[str, str]]:
     """(class, member) of every member a row's owner names: its signature changes when the row's argument does."""
-    return {(row.owned.head, row.owned.member) for row in table.renames if row.library == LIBRARY and row.owned.member}
+    return {(row.owned.head, row.owned.member) for row in table.select(library=LIBRARY) if row.owned.member}
 
 
 def covered(obj: ApiObject, change: str, keys: set[tuple[str, str, str]], members: set[tuple[str, str]]) -> bool:
@@ -212,7 +212,7 @@ def covered(obj: ApiObject, change: str, keys: set[tuple[str, str, str]], member
 
 def warning_gaps(table: Table, release: str, calls: list[SourceText]) -> list[Gap]:
     """Warnings the release emits that are no row's warning and not listed under `not_renamed`."""
-    messages = {row.warning.message for row in table.renames if row.library == LIBRARY and row.warning}
+    messages = {row.warning.message for row in table.select(library=LIBRARY) if row.warning}
     known = [e for e in table.not_renamed if e.library == LIBRARY and e.kind == NotRenamedKind.WARNING]
     gaps = []
     for call in calls:

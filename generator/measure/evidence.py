@@ -15,7 +15,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from checkpointing_migrate.table import RenameKind, Status, load
+from checkpointing_migrate.table import RenameKind, load
 from generator.measure import probes
 from generator.measure.data import RaisedError, RecordedWarning, RowKey, row_key
 
@@ -72,9 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     table = load(args.table)
-    rows = [
-        r for r in table.renames if r.library == args.library and r.status == Status.PLANNED and r.kind in PROBED_KINDS
-    ]
+    rows = table.select(*PROBED_KINDS, library=args.library, shipped=False)
     results = [dataclasses.asdict(own_warnings(args.library, row)) for row in rows]
     version = importlib.import_module(args.library).__version__
     args.out.write_text(json.dumps({"version": version, "results": results}, indent=1) + "\n", encoding="utf-8")

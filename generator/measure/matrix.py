@@ -65,7 +65,7 @@ def jobs_of(table: Table) -> list[Job]:
     """Every listed release of every library that has renames, in table order, oldest release first."""
     jobs = []
     for key, library in table.libraries.items():
-        if any(row.library == key for row in table.renames):
+        if table.select(library=key):
             jobs.extend(Job(key, library.pypi, release.version) for release in table.releases_of(key))
     return jobs
 

@@ -231,8 +231,8 @@ def _model_method(row: Rename, table: Table) -> Iterator[Outcome]:
 
 def _enable_pair(table: Table) -> tuple[str, str]:
     """Old and new name of the method that turns checkpointing on: the owner of the method's keyword row."""
-    for row in table.renames:
-        if row.kind == RenameKind.ARGUMENT and row.owned.head == "PreTrainedModel" and row.owned.member:
+    for row in table.select(RenameKind.ARGUMENT):
+        if row.owned.head == "PreTrainedModel" and row.owned.member:
             return _method_pair(row, table)
     raise ProbeError("the table has no keyword row of a PreTrainedModel method")
 
@@ -264,13 +264,8 @@ def _model_property(row: Rename, table: Table) -> Iterator[Outcome]:
 def _method_pair(row: Rename, table: Table) -> tuple[str, str]:
     """Old and new name of the method that `row` (a keyword argument) belongs to, from the table."""
     method = row.owned.member
-    for other in table.renames:
-        if (
-            other.library == row.library
-            and other.kind == RenameKind.METHOD
-            and other.old == method
-            and other.status == Status.SHIPPED
-        ):
+    for other in table.select(RenameKind.METHOD, library=row.library):
+        if other.old == method and other.status == Status.SHIPPED:
             return other.old, other.new
     raise ProbeError(f"{row.position}: no shipped method row renames '{method}', the owner of this argument")
 
@@ -335,8 +330,8 @@ def override_model(method: str, wide: bool = True) -> Any:
 
 def _switch_field(table: Table) -> Rename:
     """The `TrainingArguments` field that turns checkpointing on (a boolean field row of transformers)."""
-    for row in table.renames:
-        if row.library == "transformers" and row.kind == RenameKind.FIELD and row.owned.head == "TrainingArguments":
+    for row in table.select(RenameKind.FIELD, library="transformers"):
+        if row.owned.head == "TrainingArguments":
             if values_for(row.old, new_name=row.new) == BOOL_VALUES:
                 return row
     raise ProbeError("the table has no boolean TrainingArguments field row to turn checkpointing on with")

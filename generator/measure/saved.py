@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from checkpointing_migrate.table import RenameKind
 from generator.measure.data import LegacyConfig, Loaded, Run
 
 if TYPE_CHECKING:
@@ -134,7 +133,7 @@ def measure(
     """Pickle on the newest listed transformers release before the field's rename, load on every one after it; build a
     model from a legacy config on each of them. `releases`: (version, its matrix environment) in order; `run`: runs a
     module with those environments first on its path and returns what it prints (the matrix's runner)."""
-    row = next(r for r in table.renames if r.library == "transformers" and r.kind == RenameKind.FIELD and r.since)
+    row = table.switch_field
     before = [env for version, env in releases if Version(version) < Version(row.since or "")][-1]
     after = [env for version, env in releases if Version(version) >= Version(row.since or "")]
     with tempfile.TemporaryDirectory(prefix="saved-") as tmp:

@@ -80,7 +80,7 @@ def admits(requirement: str, versions: list[str]) -> bool:
 
 def view(table: Table, data: Adoption) -> dict[str, object]:
     """What templates/adoption-report.md.j2 shows, from the committed data (a pure function)."""
-    rows = [r for r in table.renames if r.library == "transformers" and r.since]
+    rows = list(table.select(library="transformers", shipped=True))
     since = min((r.since for r in rows), key=Version)  # type: ignore[arg-type]
     removal = min((r.removal for r in rows if r.removal), key=Version)  # type: ignore[arg-type]
     with_new = [r.version for r in table.releases_of("transformers") if Version(r.version) >= Version(since)]

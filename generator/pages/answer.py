@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from packaging.version import Version
 
 from checkpointing_migrate import NAME
-from checkpointing_migrate.table import Rename, Table
+from checkpointing_migrate.table import Rename, RenameKind, Table
 
 
 @dataclass(frozen=True)
@@ -60,25 +60,21 @@ def tool() -> Tool:
 
 def _library(table: Table) -> str:
     """The library that shipped the renames: the one of the table's first row with a release (`since`)."""
-    return next(r.library for r in table.renames if r.since)
+    return table.renamer
 
 
-def _row(table: Table, kind: str, old_prefix: str = "") -> Rename:
+def _row(table: Table, kind: RenameKind, old_prefix: str = "") -> Rename:
     """The first transformers row of `kind` that a release shipped (whose old name starts with `old_prefix`); once a
     refresh records the removal its status is `removed`, and the first screen still states it."""
-    return next(
-        r
-        for r in table.renames
-        if r.library == _library(table) and r.since and r.kind == kind and r.old.startswith(old_prefix)
-    )
+    return next(r for r in table.select(kind, library=_library(table), shipped=True) if r.old.startswith(old_prefix))
 
 
 def answer(table: Table) -> Answer:
     """The first screen's facts, from the shipped transformers rows."""
     library = _library(table)
-    shipped = [r for r in table.renames if r.library == library and r.since]
-    enable, field = _row(table, "method"), _row(table, "field")
-    flag, key = _row(table, "cli-flag", "--"), _row(table, "config-key")
+    shipped = table.select(library=library, shipped=True)
+    enable, field = _row(table, RenameKind.METHOD), _row(table, RenameKind.FIELD)
+    flag, key = _row(table, RenameKind.CLI_FLAG, "--"), _row(table, RenameKind.CONFIG_KEY)
     assert enable.since and enable.removal and enable.warning
     since = min((r.since for r in shipped if r.since), key=Version)
     lines = (

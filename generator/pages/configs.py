@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from checkpointing_migrate.table import Rename, RenameKind, Status, Table, field_name
+from checkpointing_migrate.table import Rename, RenameKind, Table, field_name
 
 
 @dataclass(frozen=True)
@@ -41,35 +41,33 @@ class KeepKey:
 
 def _fields(table: Table) -> tuple[Rename, Rename]:
     """The transformers field rows a release shipped: the switch and its kwargs (the field named after it)."""
-    shipped = [r for r in table.renames if r.library == "transformers" and r.kind == RenameKind.FIELD and r.since]
-    switch = min(shipped, key=lambda r: len(r.old))
+    shipped, switch = table.select(RenameKind.FIELD, library="transformers", shipped=True), table.switch_field
     return switch, next(r for r in shipped if r.old.startswith(f"{switch.old}_"))
 
 
-def _spelling(table: Table, kind: str, field: Rename, *, dashes: bool = False) -> Rename:
+def _spelling(table: Table, kind: RenameKind, field: Rename, *, dashes: bool = False) -> Rename:
     """The shipped `kind` row (config key or flag) that stands for `field`, spelt with dashes or underscores."""
     return next(
         r
-        for r in table.renames
-        if r.library == field.library
-        and r.since
-        and r.kind == kind
-        and field_name(r.old) == field.old
-        and ("-" in r.old.lstrip("-")) == dashes
+        for r in table.select(kind, library=field.library, shipped=True)
+        if field_name(r.old) == field.old and ("-" in r.old.lstrip("-")) == dashes
     )
 
 
-def _planned(table: Table, library: str, kind: str) -> Rename:
-    return next(r for r in table.renames if r.status == Status.PLANNED and r.library == library and r.kind == kind)
+def _planned(table: Table, library: str, kind: RenameKind) -> Rename:
+    return table.select(kind, library=library, shipped=False)[0]
 
 
 def examples(table: Table) -> list[ConfigExample]:
     """A YAML file, the three launchers and a TRL command line, before and after."""
     switch, kwargs = _fields(table)
-    key, kwargs_key = _spelling(table, "config-key", switch), _spelling(table, "config-key", kwargs)
-    flag, dash = _spelling(table, "cli-flag", switch), _spelling(table, "cli-flag", switch, dashes=True)
-    kwargs_flag = _spelling(table, "cli-flag", kwargs)
-    no_flag = _planned(table, "trl", "cli-flag")
+    key, kwargs_key = _spelling(table, RenameKind.CONFIG_KEY, switch), _spelling(table, RenameKind.CONFIG_KEY, kwargs)
+    flag, dash = (
+        _spelling(table, RenameKind.CLI_FLAG, switch),
+        _spelling(table, RenameKind.CLI_FLAG, switch, dashes=True),
+    )
+    kwargs_flag = _spelling(table, RenameKind.CLI_FLAG, kwargs)
+    no_flag = _planned(table, "trl", RenameKind.CLI_FLAG)
 
     def yaml(k: str, kw: str) -> str:
         return f"output_dir: out\nreport_to: none\n{k}: true\n{kw}:\n  use_reentrant: false\n"
@@ -111,7 +109,7 @@ def examples(table: Table) -> list[ConfigExample]:
 
 def keep_keys(table: Table) -> list[KeepKey]:
     """The keys that share a name with a renamed one but belong to another tool, from the libraries' `config` lists."""
-    key = _spelling(table, "config-key", _fields(table)[0])
+    key = _spelling(table, RenameKind.CONFIG_KEY, _fields(table)[0])
     libraries = table.libraries
     found: list[KeepKey] = []
     if key.old in libraries["axolotl"].config:
@@ -131,9 +129,7 @@ def keep_keys(table: Table) -> list[KeepKey]:
     found += [
         KeepKey(c, "FSDP", f"FSDP's own checkpoint wrapper, not the training argument `{key.new}`.") for c in fsdp
     ]
-    flag_row = next(
-        r for r in table.renames if r.status == Status.PLANNED and r.owner.startswith("GradientCheckpointingLayer")
-    )
+    flag_row = next(r for r in table.planned if r.owner.startswith("GradientCheckpointingLayer"))
     found.append(
         KeepKey(
             flag_row.old,

@@ -269,7 +269,7 @@ def _site(
 ) -> SourceSite:
     tested = settings(table, library, condition)
     names = {s.name for s in tested}
-    renamed = tuple(r for r in table.renames if r.kind == RenameKind.FIELD and r.since and names & {r.old, r.new})
+    renamed = tuple(r for r in table.select(RenameKind.FIELD, shipped=True) if names & {r.old, r.new})
     numbered = tuple((n, _sorted(releases)) for n, releases in sorted(lines.items()))
     return SourceSite(library, path, function, condition, numbered, tested, renamed)
 
@@ -277,9 +277,7 @@ def _site(
 def flags(table: Table, texts: list[ErrorText]) -> list[Flag]:
     """Every command-line flag the table renames, with the sections of what it produces."""
     out = []
-    for row in table.renames:
-        if row.kind != RenameKind.CLI_FLAG:
-            continue
+    for row in table.select(RenameKind.CLI_FLAG):
         warns = next((e for e in texts if row.warning and row in e.rows), None)
         refused = tuple(e for e in texts if not e.warning and any(c.row == row and c.too_old for c in e.causes))
         out.append(Flag(row, snippet(table, row) if row.since else None, warns, refused))

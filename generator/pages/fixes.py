@@ -33,10 +33,9 @@ def _receiver(head: str) -> str:
 def _renamed_member(table: Table, row: Rename) -> str | None:
     """For an argument of a method that was renamed with it, the method's new name."""
     owned = row.owned
-    for other in table.renames:
-        if other.kind == RenameKind.METHOD and other.library == row.library and other.owner == owned.head:
-            if other.old == owned.member:
-                return other.new
+    for other in table.select(RenameKind.METHOD, library=row.library):
+        if other.owner == owned.head and other.old == owned.member:
+            return other.new
     return None
 
 

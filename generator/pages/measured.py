@@ -157,7 +157,7 @@ def matrices(table: Table, measured: Measured) -> list[Matrix]:
     exception verbatim."""
     out = []
     for library in table.libraries:
-        rows = [r for r in table.renames if r.library == library]
+        rows = list(table.select(library=library))
         releases = [r.version for r in table.releases_of(library)]
         if not rows or not releases:
             continue

@@ -208,7 +208,7 @@ def _place(source: Path, target: Path) -> None:
 def manifest(table: Table, archives: list[tuple[Path, str]]) -> dict[str, object]:
     """What the page's script reads: the archives to unpack (file, format, sha256), the default requirement (the
     release that shipped the renames, from the table) and each finding code's guide section on this site."""
-    since = next(r.since for r in table.renames if r.since)
+    since = table.shipped[0].since
     anchors = guide_sections.anchors(table)
     return {
         "requirement": f">={since}",

@@ -83,7 +83,7 @@ def _escaped(text: str) -> str:
 def texts(table: Table, error_texts: list[ErrorText]) -> dict[str, Any]:
     """The changed texts (old wording → new), then those about the feature that kept their wording in every release."""
     data = load_wording()
-    since = min(Version(r.since) for r in table.renames if r.library == "transformers" and r.since)
+    since = table.first_since("transformers")
     headed = {e.heading: e.anchor for e in error_texts}
     changed, kept = [], []
     for w in data.texts:

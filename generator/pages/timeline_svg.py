@@ -48,7 +48,7 @@ def timeline(table: Table) -> dict[str, list[Event]]:
     """Per library with releases or renames: its listed releases, what each brought, and what is planned."""
     events: dict[str, list[Event]] = {}
     for library in table.libraries:
-        rows = [r for r in table.renames if r.library == library]
+        rows = list(table.select(library=library))
         releases = table.releases_of(library)
         if not rows and not releases:
             continue

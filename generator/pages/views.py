@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from checkpointing_migrate import codes, findings
-from checkpointing_migrate.table import AUDIENCES, MODEL_PLACEHOLDER, EmittedWarning, Rename, RenameKind, Status, Table
+from checkpointing_migrate.table import AUDIENCES, MODEL_PLACEHOLDER, EmittedWarning, Rename, RenameKind, Table
 from generator.pages import answer, configs, guide_sections
 from generator.pages.timeline_svg import timeline, timeline_svg
 
@@ -100,18 +100,16 @@ def finding_codes(table: Table) -> list[CodeRow]:
 def context(table: Table) -> dict[str, Any]:
     """Everything the templates may use."""
     # A removed row is still a migration to make: it is listed with the shipped ones (its status column says so).
-    shipped = [r for r in table.renames if r.status in (Status.SHIPPED, Status.REMOVED)]
+    shipped = list(table.shipped)
     events = timeline(table)
     return {
         "table": table,
         "libraries": table.libraries,
         "shipped": shipped,
         "rehearsed": table.planned_removals(),
-        "planned": [r for r in table.renames if r.status == Status.PLANNED],
+        "planned": list(table.planned),
         "by_audience": {a: [r for r in shipped if a in r.audience] for a in AUDIENCES},
-        "planned_by_audience": {
-            a: [r for r in table.renames if r.status == Status.PLANNED and a in r.audience] for a in AUDIENCES
-        },
+        "planned_by_audience": {a: [r for r in table.planned if a in r.audience] for a in AUDIENCES},
         "first_since": guide_sections.first_since(table),
         "guide_titles": guide_sections.titles(table),
         "timeline": events,
@@ -122,7 +120,7 @@ def context(table: Table) -> dict[str, Any]:
         ),
         "filters": warning_filters(table),
         "row": lambda library, old: _find(table, library, old),
-        "row_of_kind": lambda kind: next(r for r in table.renames if r.kind == kind),
+        "row_of_kind": lambda kind: table.select(RenameKind(kind))[0],
         "example_model": EXAMPLE_MODEL,
         "distinct_warnings": distinct_warnings,
         "distinct_pairs": distinct_pairs,
@@ -135,7 +133,6 @@ def context(table: Table) -> dict[str, Any]:
 
 def _find(table: Table, library: str, old: str) -> Rename:
     """The first row of `library` renaming `old`; templates use it to name things without typing them."""
-    for row in table.renames:
-        if row.library == library and row.old == old:
-            return row
+    if (row := table.row_of(library, old)) is not None:
+        return row
     raise LookupError(f"the table has no rename of '{old}' in {library}")
