@@ -86,6 +86,9 @@ class Code:
         return self.severity == "fix"
 
 
+_NEW_WINS = "the new one wins and the old value is dropped without a word; remove one"
+"""What both names given together do where the new one is kept: `both-names`' clause, in each form that says it."""
+
 _CODES = (
     Code(
         code="call",
@@ -146,6 +149,11 @@ _CODES = (
         "file with a key that is not a training-arguments field is `foreign-config`; a key spelt with escapes is "
         "reported as `info` for a person to rename.",
         example=("sft.yaml", "output_dir: out\ngradient_checkpointing: true\n"),
+        messages={
+            "": "top-level {fmt} key `{old}`",
+            "read-by": "top-level {fmt} key `{old}` (read by {why})",
+            "escaped": "the key `{old}` is written with escapes: rename it by hand",
+        },
     ),
     Code(
         code="both-names",
@@ -168,8 +176,8 @@ _CODES = (
         # Measured (`generator.measure.code_effects`): the constructor, a command line and a config keep the new
         # value; `set_training` the old one; an old method given both gets the keyword twice.
         messages={
-            "": "{who} both `{old}` and `{new}`{to}: the new one wins and the old value is dropped without a word; "
-            "remove one",
+            "": "{who} both `{old}` and `{new}`{to}: " + _NEW_WINS,
+            "set-too": "{subject} with `{new}` set too: " + _NEW_WINS,
             "set_training": "{who} both `{old}` and `{new}`{to}: it keeps the old value (and warns) and drops the new "
             "one; remove one",
             "raises": "{who} both `{old}` and `{new}`{to}: it raises TypeError (the old one is passed on under the new "
@@ -209,6 +217,11 @@ _CODES = (
                 "args = TrainingArguments(output_dir='out')\nprint(args.gradient_checkpointing)\n"
             ),
         ),
+        messages={
+            "dict": "reads the key `{old}` of `{source}`{maybe}: since transformers {since} the dict holds both `{old}` "
+            "and `{new}` (measured), the old one with the value given at construction (a later write of `{new}` is not "
+            "in it); a KeyError once the old field goes in {removal}; read `{new}`",
+        },
     ),
     Code(
         code="dead-write",
@@ -336,6 +349,10 @@ _CODES = (
         explanation="The callee is not TrainingArguments, a known subclass or a renamed method, so the keyword may belong to "
         "another API. Rename it by hand if the callee forwards it to transformers.",
         example=("train.py", "config = build_config(gradient_checkpointing=True)\n"),
+        messages={
+            "escape": "sets `{old}` in {place}, and {why}, which the tool does not follow: rename it by hand if it "
+            "reaches TrainingArguments (with `**`) and nothing else reads the old key",
+        },
     ),
     Code(
         code="own-flag",
@@ -382,6 +399,10 @@ _CODES = (
         explanation="Some top-level key is not a training-arguments field, so the file may be another tool's config (Axolotl's "
         "has its own `gradient_checkpointing` key): it is not rewritten.",
         example=("axolotl.yaml", "base_model: Qwen/Qwen2-0.5B\ngradient_checkpointing: true\n"),
+        messages={
+            "": "not rewritten: `{key}` is not a field of TrainingArguments or a TRL config, so this {fmt} file may "
+            "belong to another tool with its own `{old}` key",
+        },
     ),
     Code(
         code="not-renamed",
@@ -392,6 +413,7 @@ _CODES = (
         explanation="The alias table lists this name as a planned rename that no release has shipped: keep it.",
         example=("modeling.py", "class MyModel(PreTrainedModel):\n    supports_gradient_checkpointing = True\n"),
         args=("--include-planned",),
+        messages={"": "`{old}` ({owners}) is not renamed in any release yet: keep it"},
     ),
     Code(
         code="dict-key",
@@ -405,6 +427,10 @@ _CODES = (
             "train.py",
             'from transformers import TrainingArguments\n\nargs = TrainingArguments(output_dir="out", **{"gradient_checkpointing": True})\n',
         ),
+        messages={
+            "passed": "sets `{old}` in {place}, which line {line} passes to `{consumer}`",
+            "escaped": "{subject}, as a key spelled with escapes or prefixes: rename it by hand",
+        },
     ),
     Code(
         code="narrow-override",
@@ -537,6 +563,9 @@ _CODES = (
         explanation="The fenced block does not parse as its language, so it was not checked and is never rewritten: rename by "
         "hand where needed.",
         example=("README.md", "```python\nmodel.gradient_checkpointing_enable(\n```\n"),
+        messages={
+            "": "this ```{language} block does not parse ({error}), so it was not checked: rename by hand where needed"
+        },
     ),
     Code(
         code="unused-ignore",
@@ -569,6 +598,7 @@ _CODES = (
                 "args = TrainingArguments(**cfg)\n"
             ),
         ),
+        messages={"": "{subject}: not rewritten, {why}"},
     ),
     Code(
         code="file-error",
@@ -606,6 +636,12 @@ def get(code: str) -> Code:
         return CODES[code]
     except KeyError:
         raise UnknownCode(f"unknown finding code `{code}`{suggest(code)}") from None
+
+
+def message(code: str, form: str = "", **names: str) -> str:
+    """The message template of `code`'s `form` with `names` filled in: where a rule needs the sentence itself (as
+    the subject of another code's message, or for a helper that adds the deprecation and the fix)."""
+    return get(code).message(form, **names)
 
 
 def suggest(code: str) -> str:

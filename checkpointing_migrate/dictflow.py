@@ -11,8 +11,9 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from checkpointing_migrate.codes import message
 from checkpointing_migrate.findings import Edit
-from checkpointing_migrate.hits import Hit, Options, hazard, info, rename
+from checkpointing_migrate.hits import Hit, Options, info, registered, rename
 from checkpointing_migrate.receivers import HF_ROOTS, Kind, ReceiverKind, Receivers
 from checkpointing_migrate.rules import Rules
 from checkpointing_migrate.table import Rename
@@ -172,27 +173,24 @@ class Dicts:
                 return None
             start = self.at(node.lineno, node.col_offset) + (0 if keyword else 1)  # type: ignore[attr-defined]
             if verdict.kind == "escape":
-                what = (
-                    f"sets `{old}` in {form}, and {verdict.why}, which the tool does not follow: rename it by hand if it "
-                    f"reaches TrainingArguments (with `**`) and nothing else reads the old key"
+                hits.append(
+                    registered(row, start, code="unknown-callee", form="escape", old=old, place=form, why=verdict.why)
                 )
-                hits.append(info(row, start, code="unknown-callee", what=what, section="config"))
                 continue
             if row.new in beside:
                 verdict = Verdict("both")
-            what = f"sets `{old}` in {form}, which line {line} passes to `{consumer}`"
+            what = message("dict-key", "passed", old=old, place=form, line=str(line), consumer=consumer)
             hits.append(self._verdict(row, start, verdict, what, keyword))
         return hits
 
     def _verdict(self, row: Rename, start: int, verdict: Verdict, what: str, keyword: bool) -> Hit:
         if verdict.kind == "own":
-            return hazard(row, start, code="own-reader", what=f"{what}: not rewritten, {verdict.why}", section="config")
+            return registered(row, start, code="own-reader", subject=what, why=verdict.why)
         if verdict.kind == "both":
-            what = f"{what} with `{row.new}` set too: the new one wins and the old value is dropped without a word; remove one"
-            return hazard(row, start, code="both-names", what=what, section="pitfalls")
+            return registered(row, start, code="both-names", form="set-too", subject=what, new=row.new)
         spelled = self.text[start - 1 : start + len(row.old) + 1]
         if not keyword and (spelled[0] not in "'\"" or spelled[1:-1] != row.old or spelled[-1] != spelled[0]):
-            what = f"{what}, as a key spelled with escapes or prefixes: rename it by hand"
+            what = message("dict-key", "escaped", subject=what)
             return info(row, start, code="dict-key", what=what, section="config", new=row.new)
         edit = (Edit(start, start + len(row.old), row.new),)
         unsafe = verdict.why if verdict.kind == "unsure" else None
@@ -352,11 +350,8 @@ class Dicts:
         row = self.rules.fields[old]
         maybe = "" if sure == "sure" else f" (if `{ast.unparse(receiver)}` is TrainingArguments)"
         start = self.at(node.slice.lineno, node.slice.col_offset) + 1
-        what = (
-            f"reads the key `{old}` of `{ast.unparse(call)}`{maybe}: since transformers {row.since} the dict holds both "
-            f"`{old}` and `{row.new}` (measured), the old one with the value given at construction (a later write of "
-            f"`{row.new}` is not in it); a KeyError once the old field goes in {row.removal}; read `{row.new}`"
-        )
+        names = {"old": old, "new": row.new, "since": str(row.since), "removal": str(row.removal)}
+        what = message("read", "dict", source=ast.unparse(call), maybe=maybe, **names)
         return [info(row, start, code="read", what=what, section="pitfalls", new=row.new)]
 
 

@@ -236,5 +236,5 @@ def planned_hit(rows: tuple[Rename, ...], start: int, old: str) -> Hit:
         None,
         Severity.INFO,
         "not-renamed",
-        f"`{old}` ({owners}) is not renamed in any release yet: keep it. See {link('model')}",
+        f"{codes.message('not-renamed', old=old, owners=owners)}. See {link('model')}",
     )

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from checkpointing_migrate import python, shell, yaml_json
-from checkpointing_migrate.codes import Severity
+from checkpointing_migrate.codes import Severity, message
 from checkpointing_migrate.hits import Hit, Options
 from checkpointing_migrate.pieces import Piece, Run
 
@@ -124,15 +124,9 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
 def _unparsed(code: str, options: Options, handler: str, exc: Exception) -> list[Hit]:
     """One `info` per old name in a fence that does not parse: the fence is left alone."""
     names = options.rules.identifiers(planned=False) | set(options.rules.flags)
+    said = message("unparsed-fence", language=handler, error=str(exc))
     return [
-        Hit(
-            start,
-            word,
-            None,
-            Severity.INFO,
-            "unparsed-fence",
-            f"this ```{handler} block does not parse ({exc}), so it was not checked: rename by hand where needed",
-        )
+        Hit(start, word, None, Severity.INFO, "unparsed-fence", said)
         for start, word in python.identifiers(code, options.rules.stem)
         if word in names
     ]

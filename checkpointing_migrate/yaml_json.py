@@ -13,9 +13,10 @@ from pathlib import Path
 import yaml
 
 from checkpointing_migrate import jsonpos
+from checkpointing_migrate.codes import message
 from checkpointing_migrate.dictflow import NONE, Verdict
 from checkpointing_migrate.findings import Edit
-from checkpointing_migrate.hits import ESCAPED, Hit, Options, hazard, info, registered, rename
+from checkpointing_migrate.hits import ESCAPED, Hit, Options, info, registered, rename
 from checkpointing_migrate.located import ParseError
 
 UNPROVEN = (
@@ -44,17 +45,13 @@ def _keys_hits(
         row = rules.keys[key]
         at = start + max(raw.find(key), 0)
         if raw.find(key) < 0:
-            what = f"the key `{row.old}` is written with escapes: rename it by hand"
+            what = message("config-key", "escaped", old=row.old)
             hits.append(info(row, at, code="config-key", what=what, section="config", new=row.new, why=ESCAPED))
         elif (found := NONE if path is None or readers is None else readers(path, key, options)).kind == "own":
-            what = f"top-level {fmt} key `{row.old}`: not rewritten, {found.why}"
-            hits.append(hazard(row, at, code="own-reader", what=what, section="config"))
+            key_at = message("config-key", fmt=fmt, old=row.old)
+            hits.append(registered(row, at, code="own-reader", subject=key_at, why=found.why))
         elif unknown and found.kind != "args":
-            what = (
-                f"not rewritten: `{unknown[0]}` is not a field of TrainingArguments or a TRL config, so this {fmt} file "
-                f"may belong to another tool with its own `{row.old}` key"
-            )
-            hits.append(info(row, at, code="foreign-config", what=what, section="config"))
+            hits.append(registered(row, at, code="foreign-config", key=unknown[0], fmt=fmt, old=row.old))
         elif row.new in names:
             hits.append(registered(row, at, code="both-names", who="sets", old=row.old, new=row.new, to=""))
         else:
@@ -65,8 +62,9 @@ def _keys_hits(
                     (Edit(at, at + len(key), row.new),),
                     options,
                     code="config-key",
-                    what=f"top-level {fmt} key `{row.old}`"
-                    + (f" (read by {found.why})" if found.kind == "args" else ""),
+                    what=message(
+                        "config-key", "read-by" if found.kind == "args" else "", fmt=fmt, old=row.old, why=found.why
+                    ),
                     section="config",
                     unsafe=found.why if found.kind == "unsure" else None if found.kind == "args" else UNPROVEN,
                 )

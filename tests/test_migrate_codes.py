@@ -142,3 +142,38 @@ def test_a_keyword_next_to_unpacking_is_reported_under_the_unpacking_code(
         (7, "kwargs-unpacked", "hazard"),
         (37, "kwargs-unpacked", "hazard"),
     ]
+
+
+def _fixed_runs(template: str) -> list[str]:
+    """The literal runs of a message template between its `{names}`, long enough to be a sentence of its own."""
+    return [run.strip(" :;,") for run in re.split(r"\{\w+\}", template) if len(run.strip(" :;,")) >= 30]
+
+
+def test_each_templated_sentence_is_written_once() -> None:
+    """A sentence a code's `messages` holds is in no other template and written inline in no handler: moving it to
+    the registry is what lets one edit change it everywhere."""
+    owner: dict[str, tuple[str, str]] = {}
+    for code in codes.CODES.values():
+        for form, template in code.messages.items():
+            for run in _fixed_runs(template):
+                assert run not in owner or owner[run][0] == code.code, (run, owner.get(run), code.code)
+                owner.setdefault(run, (code.code, form))
+    assert owner, "no code has message templates"
+    for path in sorted(MIGRATE.rglob("*.py")):
+        if path.name == "codes.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+        }
+        strings = [
+            n.value
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docstrings
+        ]
+        inline = [run for run in owner if any(run in s for s in strings)]
+        assert not inline, f"{path.relative_to(paths.ROOT)} writes {inline[0]!r} inline; use codes.message"
