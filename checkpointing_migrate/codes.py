@@ -201,6 +201,10 @@ _CODES = (
                 "args = TrainingArguments(output_dir='out')\nargs.gradient_checkpointing = False\n"
             ),
         ),
+        messages={
+            "": "writes {used} after construction{maybe}: since transformers {since} the Trainer reads `{new}` and this "
+            "write is ignored; write {instead} (releases ≥ {since})",
+        },
     ),
     Code(
         code="read",
@@ -218,6 +222,8 @@ _CODES = (
             ),
         ),
         messages={
+            "": "reads {used}{maybe}: a silent mirror of `{new}` since transformers {since} (a write to the old field is "
+            "not mirrored), removed in {removal}",
             "dict": "reads the key `{old}` of `{source}`{maybe}: since transformers {since} the dict holds both `{old}` "
             "and `{new}` (measured), the old one with the value given at construction (a later write of `{new}` is not "
             "in it); a KeyError once the old field goes in {removal}; read `{new}`",
@@ -239,6 +245,10 @@ _CODES = (
                 "        args.gradient_checkpointing = True\n"
             ),
         ),
+        messages={
+            "": "writes `{receiver}.{old}` only on transformers older than {dead}, where the old field is the real one: "
+            "nothing to change until that branch goes",
+        },
     ),
     Code(
         code="subclass-default",
@@ -255,6 +265,10 @@ _CODES = (
                 "    gradient_checkpointing: bool = True\n"
             ),
         ),
+        messages={
+            "": "class `{cls}` declares the deprecated field `{old}`: every instance warns on transformers ≥ {since}, "
+            "even when nobody sets it; declare `{new}` instead",
+        },
     ),
     Code(
         code="override",
@@ -537,6 +551,11 @@ _CODES = (
             "def patched(self, *args, **kwargs):\n    return original(self, *args, **kwargs)\n\n\n"
             "PreTrainedModel.gradient_checkpointing_enable = patched\n",
         ),
+        messages={
+            "": "replaces `{patched}` on the class: `{new}` does not go through the replacement, so a call renamed to "
+            "`{new}`, in any file, would skip it; patch `{new}` too, then rename the calls (until then the calls of "
+            "`{old}` in the files checked with this one are not rewritten)",
+        },
     ),
     Code(
         code="patched-method",

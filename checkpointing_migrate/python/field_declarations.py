@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from checkpointing_migrate.hits import Hit, hazard
+from checkpointing_migrate.hits import Hit, registered
 from checkpointing_migrate.python import evidence
 from checkpointing_migrate.python.context import At, File, register
 
@@ -23,5 +23,5 @@ def declaration(file: File, node: ast.AnnAssign, at: At) -> Iterator[Hit]:
     if not isinstance(cls, ast.ClassDef) or not evidence.is_config_class(file, cls):
         return
     row = file.rules.fields[target.id]
-    what = f"class `{cls.name}` declares the deprecated field `{row.old}`: every instance warns on transformers ≥ {row.since}, even when nobody sets it; declare `{row.new}` instead"
-    yield hazard(row, file.at(target.lineno, target.col_offset), code="subclass-default", what=what, section="pitfalls")
+    names = {"cls": cls.name, "old": row.old, "since": str(row.since), "new": row.new}
+    yield registered(row, file.at(target.lineno, target.col_offset), code="subclass-default", **names)

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from packaging.version import Version
 
+from checkpointing_migrate.codes import message
 from checkpointing_migrate.hits import Hit, info, planned_hit
 from checkpointing_migrate.python import evidence
 from checkpointing_migrate.python.context import At, File, register
@@ -38,7 +39,7 @@ def field_attribute(file: File, node: ast.Attribute, at: At) -> Iterator[Hit]:
     if store:
         dead = evidence.dead_before(at)
         if dead is not None and row.since and dead <= Version(row.since):
-            what = f"writes `{receiver}.{row.old}` only on transformers older than {dead}, where the old field is the real one: nothing to change until that branch goes"
+            what = message("dead-write", receiver=receiver, old=row.old, dead=str(dead))
             yield info(row, start, code="dead-write", what=what, section="pitfalls", new=row.new)
             return
     yield field_use(row, start, (f"`{receiver}.{row.old}`", f"`{receiver}.{row.new}`"), maybe, store)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import ast
 
+from checkpointing_migrate.codes import message
 from checkpointing_migrate.findings import Edit
-from checkpointing_migrate.hits import Hit, hazard, info, rename
+from checkpointing_migrate.hits import Hit, hazard, info, registered, rename
 from checkpointing_migrate.python import evidence
 from checkpointing_migrate.python.context import At, File
 from checkpointing_migrate.receivers import NEW_KEYWORDS, ReceiverKind
@@ -75,12 +76,7 @@ def model_member(
 
 def class_patch(row: Rename, start: int, patched: str) -> Hit:
     """The old method replaced on a transformers class (`X.old = fn`, `setattr(X, "old", fn)`)."""
-    what = (
-        f"replaces `{patched}` on the class: `{row.new}` does not go through the "
-        f"replacement, so a call renamed to `{row.new}`, in any file, would skip it; patch `{row.new}` too, "
-        f"then rename the calls (until then the calls of `{row.old}` in the files checked with this one are not rewritten)"
-    )
-    return hazard(row, start, code="class-patch", what=what, section="model")
+    return registered(row, start, code="class-patch", patched=patched, old=row.old, new=row.new)
 
 
 def field_use(row: Rename, start: int, names: tuple[str, str], maybe: str, store: bool) -> Hit:
@@ -89,8 +85,8 @@ def field_use(row: Rename, start: int, names: tuple[str, str], maybe: str, store
     `names`: how the code spells the old field, and what to write instead.
     """
     used, instead = names
+    said = {"used": used, "maybe": maybe, "since": str(row.since), "new": row.new}
     if store:
-        what = f"writes {used} after construction{maybe}: since transformers {row.since} the Trainer reads `{row.new}` and this write is ignored; write {instead} (releases ≥ {row.since})"
-        return hazard(row, start, code="write", what=what, section="pitfalls")
-    what = f"reads {used}{maybe}: a silent mirror of `{row.new}` since transformers {row.since} (a write to the old field is not mirrored), removed in {row.removal}"
+        return registered(row, start, code="write", instead=instead, **said)
+    what = message("read", removal=str(row.removal), **said)
     return info(row, start, code="read", what=what, section="pitfalls", new=row.new)
