@@ -298,6 +298,11 @@ _CODES = (
         explanation="A function assigned to the old name replaces the deprecated method and stays the entry point until the "
         "old name is removed (it runs, and warns, when the new method is called). Wrap the new method instead.",
         example=("patch.py", "model.gradient_checkpointing_enable = lambda **kwargs: None\n"),
+        messages={
+            "": "assigns to `{old}` on an instance: the function replaces the deprecated method and stays the entry point "
+            "until {removal} (it runs, and warns, when `{new}` is called{keywords}, so it must accept them); wrap "
+            "`{new}` instead",
+        },
     ),
     Code(
         code="reference",
@@ -311,6 +316,10 @@ _CODES = (
             "inspect_it.py",
             "import inspect\n\nsignature = inspect.signature(model.gradient_checkpointing_enable)\n",
         ),
+        messages={
+            "": "refers to `{old}` without calling it (silent now, an AttributeError in {removal}); `{new}` has a "
+            "different signature{takes}, so check what the reference is used for",
+        },
     ),
     Code(
         code="string-lookup",
@@ -353,6 +362,12 @@ _CODES = (
         explanation="The file imports a library whose own API has a member of this name (diffusers, for instance). Rename it "
         "only where the object is a transformers model.",
         example=("pipeline.py", "import diffusers\n\nprint(unet.is_gradient_checkpointing)\n"),
+        messages={
+            "": "`{old}` is also the (not deprecated) name in {libs}, which this file imports: rename it only where the "
+            "object is a transformers model",
+            "defines": "class `{cls}` defines `{old}`, also the (not deprecated) name in {libs}: check which API this "
+            "class implements",
+        },
     ),
     Code(
         code="unknown-callee",
@@ -463,6 +478,11 @@ _CODES = (
                 "        super().gradient_checkpointing_enable(gradient_checkpointing_kwargs=gradient_checkpointing_kwargs)\n"
             ),
         ),
+        messages={
+            "": "class `{cls}` overrides `{old}`, which {narrow}: since transformers {since}, `{new}()` (which the "
+            "Trainer calls) calls the override with {keywords}, which raises TypeError (measured); add `**kwargs` "
+            "(passing them up), or override `{new}` instead",
+        },
     ),
     Code(
         code="replaced-method",

@@ -11,7 +11,7 @@ import ast
 import dataclasses
 from collections.abc import Iterator
 
-from checkpointing_migrate.hits import Hit, hazard, info, planned_hit
+from checkpointing_migrate.hits import Hit, hazard, info, planned_hit, registered
 from checkpointing_migrate.python.context import At, File, register
 from checkpointing_migrate.receivers import NEW_KEYWORDS, Kind, ReceiverKind, narrow_override
 from checkpointing_migrate.table import Rename
@@ -31,8 +31,9 @@ def definition(file: File, node: Function, at: At) -> Iterator[Hit]:
     row = rules.members[node.name]
     if node.name in file.shared:
         libs = ", ".join(rules.shared[node.name])
-        what = f"class `{cls.name}` defines `{node.name}`, also the (not deprecated) name in {libs}: check which API this class implements"
-        yield hazard(row, def_name(file, node), code="shared-name", what=what, section="library")
+        yield registered(
+            row, def_name(file, node), code="shared-name", form="defines", cls=cls.name, old=node.name, libs=libs
+        )
         return
     kind = file.receivers.class_kind(ast.Name(cls.name))
     caller = rules.callers.get(node.name)
@@ -46,12 +47,8 @@ def definition(file: File, node: Function, at: At) -> Iterator[Hit]:
     enable = file.receivers.enable
     narrow = narrow_override(node, node.name) if node.name == enable and kind.kind != ReceiverKind.FOREIGN else None
     if narrow is not None:
-        what = (
-            f"class `{cls.name}` overrides `{row.old}`, which {narrow}: since transformers {row.since}, `{row.new}()` "
-            f"(which the Trainer calls) calls the override with {NEW_KEYWORDS}, which raises TypeError "
-            f"(measured); add `**kwargs` (passing them up), or override `{row.new}` instead"
-        )
-        yield hazard(row, def_name(file, node), code="narrow-override", what=what, section="model")
+        names = {"cls": cls.name, "old": row.old, "new": row.new, "since": str(row.since), "keywords": NEW_KEYWORDS}
+        yield registered(row, def_name(file, node), code="narrow-override", narrow=narrow, **names)
         return
     if kind.kind == ReceiverKind.FOREIGN:
         what = f"{kind.why} (not a transformers model), and has no `{row.new}`"

@@ -38,8 +38,11 @@ def member(file: File, node: ast.Attribute, at: At) -> Iterator[Hit]:
         yield class_patch(row, start, f"{ast.unparse(node.value)}.{node.attr}")
         return
     if isinstance(node.ctx, ast.Store):
-        what = f"assigns to `{node.attr}` on an instance: the function replaces the deprecated method and stays the entry point until {row.removal or 'the old name is removed'} (it runs, and warns, when `{row.new}` is called{new_keywords(file, row)}, so it must accept them); wrap `{row.new}` instead"
-        yield hazard(row, start, code="instance-override", what=what, section="model")
+        removal = row.removal or "the old name is removed"
+        keywords = new_keywords(file, row)
+        yield registered(
+            row, start, code="instance-override", old=node.attr, new=row.new, removal=removal, keywords=keywords
+        )
         return
     if node.attr in file.shared and evidence.kind(file, at, node.value).kind not in (
         ReceiverKind.MODEL,
@@ -47,16 +50,15 @@ def member(file: File, node: ast.Attribute, at: At) -> Iterator[Hit]:
         ReceiverKind.FOREIGN,
     ):
         libs = ", ".join(rules.shared[node.attr])
-        what = f"`{node.attr}` is also the (not deprecated) name in {libs}, which this file imports: rename it only where the object is a transformers model"
-        yield hazard(row, start, code="shared-name", what=what, section="library")
+        yield registered(row, start, code="shared-name", old=node.attr, libs=libs)
         return
     if not (isinstance(parent, ast.Call) and parent.func is node):
         if row.kind == RenameKind.PROPERTY:
             edits = (edit(start, row.old, row.new),)
             yield model_member(file, at, node.value, row, start, edits, f"reads `{row.old}`", section)
         else:
-            what = f"refers to `{row.old}` without calling it (silent now, an AttributeError in {row.removal}); `{row.new}` has a different signature{takes(file, row)}, so check what the reference is used for"
-            yield hazard(row, start, code="reference", what=what, section="library")
+            names = {"old": row.old, "new": row.new, "removal": str(row.removal), "takes": takes(file, row)}
+            yield registered(row, start, code="reference", **names)
         return
     if _inside_override(file, node, parent, at):
         return  # part of an override, reported at its `def`
