@@ -352,6 +352,10 @@ _CODES = (
                 "model.gradient_checkpointing_enable(**kwargs)\n"
             ),
         ),
+        messages={
+            "keyword": "passes `{old}=` to `{callee}` next to `**` unpacking, which may set `{new}` too (then the new one "
+            "wins, or the rename makes it a duplicate keyword)",
+        },
     ),
     Code(
         code="shared-name",
@@ -379,6 +383,8 @@ _CODES = (
         "another API. Rename it by hand if the callee forwards it to transformers.",
         example=("train.py", "config = build_config(gradient_checkpointing=True)\n"),
         messages={
+            "": "keyword `{old}=` of `{callee}(...)`, which is not TrainingArguments, a known subclass or a model method: "
+            "not rewritten",
             "escape": "sets `{old}` in {place}, and {why}, which the tool does not follow: rename it by hand if it "
             "reaches TrainingArguments (with `**`) and nothing else reads the old key",
         },
@@ -519,6 +525,11 @@ _CODES = (
                 "    pass\n\n\nargs = Args(output_dir='out', gradient_checkpointing=True)\n"
             ),
         ),
+        messages={
+            "": "passes `{old}=` to `{callee}`, but {why} (line {line}): renaming it here leaves that field at its "
+            "default, so code that reads it (e.g. before TrainingArguments' `__post_init__`) sees another value; rename "
+            "the mixin's field and its reads together",
+        },
     ),
     Code(
         code="replace",
@@ -537,6 +548,10 @@ _CODES = (
             ),
         ),
         forms=(("gradient_checkpointing_kwargs", "warns"),),
+        messages={
+            "": "`{callee}({copied}, {old}=...)` is silently ignored on transformers ≥ {since} (measured): the copy keeps "
+            "`{new}` from `{copied}`; pass `{new}=` (or both names while releases before {since} are supported)",
+        },
     ),
     Code(
         code="not-transformers",
@@ -553,7 +568,10 @@ _CODES = (
                 "        self.checkpointing = True\n\n\nencoder = Encoder()\nencoder.gradient_checkpointing_enable()\n"
             ),
         ),
-        messages={"args": "passes `{old}` to `{callee}`, which is not training arguments ({why}): not rewritten"},
+        messages={
+            "args": "passes `{old}` to `{callee}`, which is not training arguments ({why}): not rewritten",
+            "object": "passes `{old}` to `{callee}()` of an object that is not training arguments ({why}): not rewritten",
+        },
     ),
     Code(
         code="class-patch",

@@ -11,7 +11,7 @@ import ast
 import dataclasses
 from collections.abc import Iterator
 
-from checkpointing_migrate.hits import Hit, hazard, info, planned_hit, registered, rename
+from checkpointing_migrate.hits import Hit, planned_hit, registered, rename
 from checkpointing_migrate.python import evidence
 from checkpointing_migrate.python.context import At, File, register
 from checkpointing_migrate.python.syntax import callee as callee_of
@@ -51,18 +51,15 @@ def keyword(file: File, node: ast.keyword, at: At) -> Iterator[Hit]:
         row = rules.method_kwargs[callee][arg]
         kind = evidence.kind(file, at, parent.func.value) if isinstance(parent.func, ast.Attribute) else UNKNOWN
         if kind.kind == ReceiverKind.FOREIGN:
-            what = f"passes `{arg}=` to `{callee}()` of an object that is not training arguments ({kind.why}): not rewritten"
-            yield info(row, start, code="not-transformers", what=what, section="config")
+            names = {"old": f"{arg}=", "callee": callee, "why": kind.why}
+            yield registered(row, start, code="not-transformers", form="object", section="config", **names)
             return
         yield _verdict(file, parent, row, start, callee, f"passes `{arg}=` to `{callee}()`", "config", None)
     elif arg in rules.fields and _is_replace(file, parent, at):
         row = rules.fields[arg]
         copied = ast.unparse(parent.args[0]) if parent.args else "..."
-        what = (
-            f"`{callee}({copied}, {arg}=...)` is silently ignored on transformers ≥ {row.since} (measured): the copy keeps "
-            f"`{row.new}` from `{copied}`; pass `{row.new}=` (or both names while releases before {row.since} are supported)"
-        )
-        yield hazard(row, start, code="replace", what=what, section="pitfalls")
+        names = {"callee": callee, "copied": copied, "old": arg, "new": row.new, "since": str(row.since)}
+        yield registered(row, start, code="replace", **names)
     elif arg in rules.fields:
         yield from _field_keyword(file, parent, rules.fields[arg], start, callee)
     else:
@@ -74,12 +71,8 @@ def _field_keyword(file: File, call: ast.Call, row: Rename, start: int, callee: 
     arg = row.old
     kind = file.receivers.class_kind(call.func)
     if kind.kind == ReceiverKind.MIXIN:
-        what = (
-            f"passes `{arg}=` to `{callee}`, but {kind.why} (line {kind.line}): renaming it here leaves that field at "
-            f"its default, so code that reads it (e.g. before TrainingArguments' `__post_init__`) sees another "
-            f"value; rename the mixin's field and its reads together"
-        )
-        yield hazard(row, start, code="mixin-field", what=what, section="pitfalls")
+        names = {"old": arg, "callee": callee, "why": kind.why, "line": str(kind.line)}
+        yield registered(row, start, code="mixin-field", **names)
         return
     if kind.kind == ReceiverKind.FOREIGN:
         names = {"old": f"{arg}=", "callee": callee, "why": kind.why}
@@ -101,8 +94,7 @@ def _unknown(file: File, arg: str, start: int, callee: str) -> Iterator[Hit]:
     rules = file.rules
     known = rules.fields.get(arg) or next((kw[arg] for kw in rules.member_kwargs.values() if arg in kw), None)
     if known is not None:
-        what = f"keyword `{arg}=` of `{callee}(...)`, which is not TrainingArguments, a known subclass or a model method: not rewritten"
-        yield info(known, start, code="unknown-callee", what=what, section="config")
+        yield registered(known, start, code="unknown-callee", old=arg, callee=callee)
     elif file.options.planned and arg in rules.planned:
         yield planned_hit(rules.planned[arg], start, arg)
 
@@ -122,8 +114,8 @@ def _verdict(
         )
         hit = registered(row, start, code="both-names", form=form, **names)
     elif any(k.arg is None for k in call.keywords):
-        what = f"passes `{row.old}=` to `{callee}` next to `**` unpacking, which may set `{row.new}` too (then the new one wins, or the rename makes it a duplicate keyword)"
-        hit = hazard(row, start, code="kwargs-unpacked", what=what, section="config")
+        names = {"old": row.old, "callee": callee, "new": row.new}
+        hit = registered(row, start, code="kwargs-unpacked", form="keyword", section="config", **names)
     else:
         edits = (edit(start, row.old, row.new),)
         hit = rename(row, start, edits, file.options, code="keyword", what=what, section=section, unsafe=unsafe)
