@@ -89,6 +89,9 @@ class Code:
 _NEW_WINS = "the new one wins and the old value is dropped without a word; remove one"
 """What both names given together do where the new one is kept: `both-names`' clause, in each form that says it."""
 
+_MIXIN_TOGETHER = "rename the mixin's field and its reads together"
+"""What to do about an old field a mixin declares: `mixin-field`'s closing clause, in each form."""
+
 _CODES = (
     Code(
         code="call",
@@ -353,6 +356,8 @@ _CODES = (
             ),
         ),
         messages={
+            "dict": "passes `{old}` to `{callee}` in a dict that also unpacks {unpacked}, which may hold `{new}` "
+            "(`to_dict()` does): then the new one wins and this value is dropped without a word; set `{new}` instead",
             "keyword": "passes `{old}=` to `{callee}` next to `**` unpacking, which may set `{new}` too (then the new one "
             "wins, or the rename makes it a duplicate keyword)",
         },
@@ -402,7 +407,9 @@ _CODES = (
             "import argparse\n\nparser = argparse.ArgumentParser()\nparser.add_argument('--gradient_checkpointing', action='store_true')\n",
         ),
         messages={
-            "add_argument": "{who} defines its own `{flag}` with `add_argument`: not the TrainingArguments flag, not rewritten"
+            "field": "this file declares a dataclass field `{field}`, which HfArgumentParser turns into `{flag}`: it may "
+            "be the file's own flag, not TrainingArguments', so it is not rewritten",
+            "add_argument": "{who} defines its own `{flag}` with `add_argument`: not the TrainingArguments flag, not rewritten",
         },
     ),
     Code(
@@ -424,6 +431,9 @@ _CODES = (
         explanation="The flag is part of a string (a command line being built, a help text): rename it by hand if a "
         "TrainingArguments parser reads it.",
         example=("launch.py", "command = 'python train.py --gradient_checkpointing true'\n"),
+        messages={
+            "": "the flag `{flag}` inside a string: rename it by hand if a TrainingArguments parser reads it",
+        },
     ),
     Code(
         code="foreign-config",
@@ -463,6 +473,8 @@ _CODES = (
             'from transformers import TrainingArguments\n\nargs = TrainingArguments(output_dir="out", **{"gradient_checkpointing": True})\n',
         ),
         messages={
+            "literal-escaped": "passes `{old}` to `{callee}` as a dict key spelled with escapes or prefixes: rename it "
+            "by hand",
             "passed": "sets `{old}` in {place}, which line {line} passes to `{consumer}`",
             "escaped": "{subject}, as a key spelled with escapes or prefixes: rename it by hand",
         },
@@ -526,9 +538,10 @@ _CODES = (
             ),
         ),
         messages={
+            "dict": "passes `{old}` to `{callee}`, but {why} (line {line}): " + _MIXIN_TOGETHER,
             "": "passes `{old}=` to `{callee}`, but {why} (line {line}): renaming it here leaves that field at its "
-            "default, so code that reads it (e.g. before TrainingArguments' `__post_init__`) sees another value; rename "
-            "the mixin's field and its reads together",
+            "default, so code that reads it (e.g. before TrainingArguments' `__post_init__`) sees another value; "
+            + _MIXIN_TOGETHER,
         },
     ),
     Code(

@@ -9,7 +9,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from checkpointing_migrate.hits import Hit, hazard, info, registered, rename
+from checkpointing_migrate.codes import message
+from checkpointing_migrate.hits import Hit, info, registered, rename
 from checkpointing_migrate.python.context import At, File, register
 from checkpointing_migrate.python.keywords import NOT_IMPORTED
 from checkpointing_migrate.python.syntax import callee as callee_of
@@ -61,17 +62,14 @@ def _key(
             ", ".join(ast.unparse(v) for k, v in zip(mapping.keys, mapping.values, strict=True) if k is None)
             or "another mapping"
         )
-        what = (
-            f"passes `{row.old}` to `{callee}` in a dict that also unpacks {unpacked}, which may hold `{row.new}` "
-            f"(`to_dict()` does): then the new one wins and this value is dropped without a word; set `{row.new}` instead"
-        )
-        return hazard(row, start, code="kwargs-unpacked", what=what, section="config")
+        names = {"old": row.old, "callee": callee, "unpacked": unpacked, "new": row.new}
+        return registered(row, start, code="kwargs-unpacked", form="dict", section="config", **names)
     if spelled[0] not in "'\"" or spelled[1:-1] != row.old or spelled[-1] != spelled[0]:
-        what = f"passes `{row.old}` to `{callee}` as a dict key spelled with escapes or prefixes: rename it by hand"
+        what = message("dict-key", "literal-escaped", old=row.old, callee=callee)
         return info(row, start, code="dict-key", what=what, section="config", new=row.new)
     if kind.kind == ReceiverKind.MIXIN:
-        what = f"passes `{row.old}` to `{callee}`, but {kind.why} (line {kind.line}): rename the mixin's field and its reads together"
-        return hazard(row, start, code="mixin-field", what=what, section="pitfalls")
+        names = {"old": row.old, "callee": callee, "why": kind.why, "line": str(kind.line)}
+        return registered(row, start, code="mixin-field", form="dict", **names)
     unsafe = kind.why if kind.kind == ReceiverKind.ARGS_UNSURE else None
     if kind.kind not in (ReceiverKind.ARGS, ReceiverKind.ARGS_UNSURE):
         unsafe = NOT_IMPORTED.format(callee=callee)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from checkpointing_migrate.codes import message
 from checkpointing_migrate.hits import Hit, info, planned_hit, registered, rename
 from checkpointing_migrate.python.context import At, File, register
 from checkpointing_migrate.python.syntax import callee
@@ -48,8 +49,7 @@ def flags(file: File, node: ast.Constant, at: At) -> Iterator[Hit]:
         if flag in file.own_flags:
             yield registered(row, start, code="own-flag", form="add_argument", who="this file", flag=flag)
         elif flag in file.own_fields:
-            what = f"this file declares a dataclass field `{field_name(flag)}`, which HfArgumentParser turns into `{flag}`: it may be the file's own flag, not TrainingArguments', so it is not rewritten"
-            yield info(row, start, code="own-flag", what=what, section="config")
+            yield registered(row, start, code="own-flag", form="field", field=field_name(flag), flag=flag)
         elif in_argv and exact == flag and offset >= 0:
             assert isinstance(parent, (ast.List, ast.Tuple))
             siblings = [e.value for e in parent.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
@@ -61,5 +61,5 @@ def flags(file: File, node: ast.Constant, at: At) -> Iterator[Hit]:
                 what = f"passes the flag `{flag}`"
                 yield rename(row, start, edits, file.options, code="flag", what=what, section="config")
         else:
-            what = f"the flag `{flag}` inside a string: rename it by hand if a TrainingArguments parser reads it"
+            what = message("string", flag=flag)
             yield info(row, start, code="string", what=what, section="config", new=row.new)
