@@ -339,6 +339,10 @@ _CODES = (
             ("getattr or hasattr of a method", "silent"),
             ("setattr of the property", "raises"),
         ),
+        messages={
+            "": "looks up `{old}` by string with `{function}` ({effect}); test `hasattr(type(model), '{new}')` and use "
+            "the new name",
+        },
     ),
     Code(
         code="kwargs-unpacked",
@@ -497,6 +501,11 @@ _CODES = (
             ),
         ),
         messages={
+            "call": "{subject}: not rewritten, {why}: since transformers {since}, `{enable}()` (which the Trainer calls) "
+            "calls such an override with {keywords} and raises TypeError (measured), so renaming calls on it breaks "
+            "them; give the override `**kwargs`, or override the new name",
+            "read": "{subject}: not rewritten, {why}: reading `{new}` would skip the override; override the new name "
+            "first",
             "": "class `{cls}` overrides `{old}`, which {narrow}: since transformers {since}, `{new}()` (which the "
             "Trainer calls) calls the override with {keywords}, which raises TypeError (measured); add `**kwargs` "
             "(passing them up), or override `{new}` instead",
@@ -520,6 +529,11 @@ _CODES = (
                 "model.gradient_checkpointing_enable()\n"
             ),
         ),
+        messages={
+            "": "{subject}: not rewritten, `{receiver}.{old}` is replaced on the instance in this file: since transformers "
+            "{since} the new name calls that function{keywords}, a TypeError unless it accepts them (measured); keep the "
+            "old name until the replacement wraps `{new}` instead",
+        },
     ),
     Code(
         code="mixin-field",
@@ -582,6 +596,8 @@ _CODES = (
             ),
         ),
         messages={
+            "call": "{subject} on `{receiver}`, which is not a transformers model ({why}): its `{old}` is not the "
+            "deprecated one, so it is not rewritten",
             "args": "passes `{old}` to `{callee}`, which is not training arguments ({why}): not rewritten",
             "object": "passes `{old}` to `{callee}()` of an object that is not training arguments ({why}): not rewritten",
         },

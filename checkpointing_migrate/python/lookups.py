@@ -11,6 +11,7 @@ import ast
 import dataclasses
 from collections.abc import Iterator
 
+from checkpointing_migrate.codes import message
 from checkpointing_migrate.hits import Hit, hazard
 from checkpointing_migrate.python import evidence
 from checkpointing_migrate.python.context import At, File, register
@@ -43,7 +44,7 @@ def string_lookup(file: File, call: ast.Call, at: At) -> Iterator[Hit]:
             effect = "on a transformers model this warns like a direct use"
         else:  # measured: looking a method up does not warn, only calling it does
             effect = f"this does not warn, only a call does; it fails once `{row.old}` is removed in {row.removal}"
-        what = f"looks up `{row.old}` by string with `{function}` ({effect}); test `hasattr(type(model), '{row.new}')` and use the new name"
+        what = message("string-lookup", old=row.old, function=function, effect=effect, new=row.new)
         # How the lookup ends once the name is gone: `hasattr` and a `getattr` default answer, the others raise.
         form = "getattr with a default" if function == "getattr" and len(call.args) > 2 else function
         yield dataclasses.replace(hazard(row, start, code="string-lookup", what=what, section="library"), via=form)

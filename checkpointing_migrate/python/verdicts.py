@@ -11,7 +11,7 @@ import ast
 
 from checkpointing_migrate.codes import message
 from checkpointing_migrate.findings import Edit
-from checkpointing_migrate.hits import Hit, hazard, info, registered, rename
+from checkpointing_migrate.hits import Hit, info, registered, rename
 from checkpointing_migrate.python import evidence
 from checkpointing_migrate.python.context import At, File
 from checkpointing_migrate.receivers import NEW_KEYWORDS, ReceiverKind
@@ -49,29 +49,20 @@ def model_member(
     text = ast.unparse(receiver)
     kind = evidence.receiver_kind(file, at, receiver)
     if (text, row.old) in file.receivers.replaced:
-        why = (
-            f"`{text}.{row.old}` is replaced on the instance in this file: since transformers {row.since} the new "
-            f"name calls that function{new_keywords(file, row)}, a TypeError unless it accepts them (measured); keep "
-            f"the old name until the replacement wraps `{row.new}` instead"
-        )
-        return hazard(row, start, code="replaced-method", what=f"{what}: not rewritten, {why}", section="model")
+        names = {"subject": what, "receiver": text, "old": row.old, "new": row.new, "since": str(row.since)}
+        return registered(row, start, code="replaced-method", keywords=new_keywords(file, row), **names)
     if kind.kind == ReceiverKind.OVERRIDE:
-        why = (
-            f"{kind.why}: since transformers {row.since}, `{new_enable(file)}()` (which the Trainer calls) calls "
-            f"such an override with {NEW_KEYWORDS} and raises TypeError (measured), so renaming "
-            f"calls on it breaks them; give the override `**kwargs`, or override the new name"
-        )
-        if file.rules.members[kind.overridden].kind == RenameKind.PROPERTY:
-            why = f"{kind.why}: reading `{row.new}` would skip the override; override the new name first"
-        return hazard(row, start, code="narrow-override", what=f"{what}: not rewritten, {why}", section="model")
+        names = {"subject": what, "why": kind.why, "since": str(row.since), "new": row.new, "keywords": NEW_KEYWORDS}
+        form = "read" if file.rules.members[kind.overridden].kind == RenameKind.PROPERTY else "call"
+        return registered(row, start, code="narrow-override", form=form, enable=new_enable(file), **names)
     unsafe = evidence.unsafe(receiver, row, kind)
     if kind.kind in (ReceiverKind.MODEL, ReceiverKind.UNKNOWN, ReceiverKind.UNSURE) and row.kind == RenameKind.PROPERTY:
         return rename(row, start, edits, file.options, code="property", what=what, section=section, unsafe=unsafe)
     if kind.kind in (ReceiverKind.MODEL, ReceiverKind.UNKNOWN, ReceiverKind.UNSURE):
         return rename(row, start, edits, file.options, code="call", what=what, section=section, unsafe=unsafe)
     why = kind.why if kind.kind == ReceiverKind.FOREIGN else f"it holds training arguments: {kind.why}"
-    message = f"{what} on `{text}`, which is not a transformers model ({why}): its `{row.old}` is not the deprecated one, so it is not rewritten"
-    return info(row, start, code="not-transformers", what=message, section="library")
+    names = {"subject": what, "receiver": text, "why": why, "old": row.old}
+    return registered(row, start, code="not-transformers", form="call", **names)
 
 
 def class_patch(row: Rename, start: int, patched: str) -> Hit:
