@@ -90,6 +90,46 @@ def _python_view(code: str) -> tuple[str, list[tuple[int, str]]]:
     return "".join(out), shell_lines
 
 
+_CHDIR = re.compile(r"^[ \t]*%cd\b|\bchdir\(", re.MULTILINE)
+"""`%cd DIR` or `os.chdir(...)`: the folder later cells run their commands in is no longer the notebook's."""
+
+
+def launch_texts(text: str) -> list[tuple[int, str, bool, str | None]]:
+    """(cell number, shell text of the cell's length, one shell per line, folder) of each code cell with shell in it:
+    its `!cmd` and `%run script ARGS` lines (each run by a shell of its own), or a `%%bash` cell's body, everything
+    else blanked; the folder is the notebook's (`""`), or `None` when a cell changes it. A notebook that does not
+    parse gives none (it is reported when it is checked itself)."""
+    try:
+        root = jsonpos.parse(text)
+    except ParseError:
+        return []
+    cells = root.get("cells") if isinstance(root, jsonpos.JObject) else None
+    pieces = [
+        _piece(text, cell, number)
+        for number, cell in enumerate(cells.items if isinstance(cells, jsonpos.JArray) else (), 1)
+        if isinstance(cell, jsonpos.JObject)
+        and isinstance(kind := cell.get("cell_type"), jsonpos.JString)
+        and kind.value == "code"
+    ]
+    cwd = None if any(_CHDIR.search(p.text) for p in pieces) else ""
+    found = []
+    for piece in pieces:
+        code = piece.text
+        view = [c if c in "\r\n" else " " for c in code]
+        if _SHELL_CELL.match(code):
+            first = code.find("\n") + 1 if "\n" in code else len(code)
+            view[first:] = code[first:]
+        elif not code.startswith("%%") or _PYTHON_CELL.match(code):
+            for offset, line in _python_view(code)[1]:
+                view[offset : offset + len(line)] = line
+        else:
+            continue  # `%%writefile`, `%%html`, …: not run here
+        shown = "".join(view)
+        if shown.strip():
+            found.append((piece.cell or 0, shown, not _SHELL_CELL.match(code), cwd))
+    return found
+
+
 def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
     """Hits in a notebook, with offsets into its JSON text; raises `ParseError` (also for a code cell that does not parse as Python)."""
     if options.rules.stem not in text:

@@ -53,9 +53,10 @@ def test_fix_turns_before_into_after(fixed: dict[str, Path], before: Path, mode:
 
 def test_the_launch_kinds_and_the_unproven_case_are_covered() -> None:
     assert {p.name.split(".")[0] for p in BEFORE} == {
-        "proven_sh", "proven_make", "proven_md", "proven_ci", "proven_trl", "trl_eq", "unproven"
+        "proven_sh", "proven_make", "proven_md", "proven_ci", "proven_trl", "trl_eq", "unproven",
+        "proven_var", "unproven_var", "proven_pushd", "proven_vscode", "proven_nb", "proven_run", "unproven_nb",
     }  # fmt: skip
-    for name in ("unproven", "trl_eq"):
+    for name in ("unproven", "trl_eq", "unproven_var", "unproven_nb"):
         assert (TREE / f"{name}.after.yaml").read_bytes() == (TREE / f"{name}.before.yaml").read_bytes()
 
 
@@ -76,6 +77,15 @@ def test_each_verdict_says_who_reads_the_file(tmp_path: Path, capsys: pytest.Cap
         "trl_eq.yaml": ("config-key", "fix", "unsafe"),
         "unproven.yaml": ("config-key", "fix", "unsafe"),
         "own.yaml": ("own-reader", "hazard", None),
+        "proven_var.yaml": ("config-key", "fix", "safe"),  # `CFG=proven_var.yaml` then `--config "${CFG}"`
+        "own_var.yaml": ("own-reader", "hazard", None),  # through `$OWN_CFG` to a script that loads it itself
+        "unproven_var.yaml": ("config-key", "fix", "unsafe"),  # `$TWICE` is set twice
+        "proven_pushd.yaml": ("config-key", "fix", "safe"),  # `pushd scripts` then `--config ../proven_pushd.yaml`
+        "proven_vscode.yaml": ("config-key", "fix", "safe"),  # launch.json `args`, run from its `cwd`
+        "own_vscode.yaml": ("own-reader", "hazard", None),
+        "proven_nb.yaml": ("config-key", "fix", "safe"),  # `!python scripts/train_cfg.py --config …`
+        "proven_run.yaml": ("config-key", "fix", "safe"),  # `%run scripts/train_cfg.py --config …`
+        "unproven_nb.yaml": ("config-key", "fix", "unsafe"),  # after `%cd scripts`
     }
     assert (
         "(read by `parser.parse_json_file` (train_cfg.py:11), run as `train_cfg.py --config=../proven_make.json` (Makefile:3))"
@@ -87,3 +97,31 @@ def test_each_verdict_says_who_reads_the_file(tmp_path: Path, capsys: pytest.Cap
     )
     own = found["own.yaml"]["message"]
     assert "start.sh:5 runs `read_own.py own.yaml`, and read_own.py:7 loads this file with `yaml.safe_load`" in own
+    for name, says in {
+        "proven_var.yaml": "run as `scripts/train_cfg.py --config proven_var.yaml` (start.sh:9, through `$CFG`)",
+        "own_var.yaml": "start.sh:11 runs `read_own.py own_var.yaml` (through `$OWN_CFG`), and read_own.py:7 loads",
+        "proven_pushd.yaml": "run as `train_cfg.py --config ../proven_pushd.yaml` (start.sh:17)",
+        "proven_vscode.yaml": "run as `train_cfg.py --config ../proven_vscode.yaml` (launch.json:11)",
+        "own_vscode.yaml": "launch.json:18 runs `read_own.py own_vscode.yaml`, and read_own.py:7 loads",
+        "proven_nb.yaml": "run as `scripts/train_cfg.py --config proven_nb.yaml` (train.ipynb:cell 1:2)",
+        "proven_run.yaml": "run as `scripts/train_cfg.py --config proven_run.yaml` (train.ipynb:cell 2:1)",
+        "unproven_var.yaml": "no launch command or Python file of the project was found reading this file",
+        "unproven_nb.yaml": "no launch command or Python file of the project was found reading this file",
+    }.items():
+        assert says in found[name]["message"], name
+
+
+def test_broken_launch_files_prove_nothing_and_never_raise(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copy(TREE / "pyproject.toml", tmp_path)
+    shutil.copytree(TREE / "scripts", tmp_path / "scripts")
+    (tmp_path / "cfg.yaml").write_text("output_dir: out\ngradient_checkpointing: true\n")
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode" / "launch.json").write_text('{"configurations": [{"type": "debugpy", "args": ["cfg.yaml"')
+    (tmp_path / "cells.ipynb").write_text(
+        '{"cells": [{"cell_type": "code", "source": "!python scripts/train_cfg.py cfg.yaml'
+    )
+    (tmp_path / "run.sh").write_text('CFG="cfg.yaml\npython scripts/train_cfg.py --config $CFG\n')  # an unclosed quote
+    capsys.readouterr()
+    assert main(["scan", "--format", "json", str(tmp_path)]) == 1  # no traceback: they hold no old name to report
+    (entry,) = [e for e in json.loads(capsys.readouterr().out) if Path(e["path"]).name == "cfg.yaml"]
+    assert (entry["severity"], entry["applicability"]) == ("fix", "unsafe")
