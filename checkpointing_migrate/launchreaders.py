@@ -1,9 +1,8 @@
 """Which launch commands of a project name a config file, and what the script they start does with it.
 
-A shell script, a Makefile's recipes, a workflow's `run:` steps, a Markdown shell fence, a notebook's `!cmd`/`%run`
-lines or a `.vscode/launch.json` configuration running `python train.py cfg.yaml` (`accelerate launch`, `torchrun`,
-`cd DIR &&`, `CFG=cfg.yaml` then `$CFG`, followed by `checkpointing_migrate.shell`) proves the reader when that
-script parses the file it is given with an `HfArgumentParser` of training arguments; `trl CMD --config` is TRL's.
+A shell script, Makefile recipe, workflow step, Markdown fence, notebook `!cmd`/`%run` line or `.vscode/launch.json`
+configuration running `python train.py cfg.yaml` (also after `cd DIR`, or as `$CFG`: `checkpointing_migrate.shell`)
+proves the reader when that script parses the file with an `HfArgumentParser` of training arguments; `trl` is TRL's.
 """
 
 from __future__ import annotations

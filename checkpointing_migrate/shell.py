@@ -337,11 +337,12 @@ class _Reader:
         for index, (words, separator) in enumerate(steps):
             here, pushed = cwd[-1]
             if words and words[0].value in ("cd", "pushd") and separator != "(":
-                folder = self._cd(words, here, steps[index + 1 :])
+                folder = self._cd(_unredirected(words), here, steps[index + 1 :])
                 cwd[-1] = (folder, (*pushed, here) if words[0].value == "pushd" else pushed)
             elif words and words[0].value == "popd" and separator != "(":
                 # `popd` goes back to the folder of the last `pushd`; with none, or `popd +N`, it is not known.
-                cwd[-1] = (pushed[-1], pushed[:-1]) if pushed and len(words) == 1 else (None, ())
+                plain = pushed and len(_unredirected(words)) == 1
+                cwd[-1] = (pushed[-1], pushed[:-1]) if plain else (None, ())
             elif words:
                 self._command(words, here, self.where.image)
             if separator == "(":
@@ -610,6 +611,19 @@ def _one_to_one(code: str, quote: str) -> bool:
     if quote == '"':
         return '"' not in code and "\\" not in code
     return not any(c in code for c in "'\"\\")
+
+
+def _unredirected(words: list[Word]) -> list[Word]:
+    """`words` without their redirections (`pushd legacy > /dev/null`, `popd >/dev/null`)."""
+    out, skip = [], False
+    for word in words:
+        if skip:
+            skip = False
+        elif re.match(r"\d*(?:[<>]|&>)", word.value):
+            skip = re.fullmatch(r"\d*(?:[<>]+|&>+)", word.value) is not None  # the target is the next word
+        else:
+            out.append(word)
+    return out
 
 
 def _program_name(word: Word) -> str:
