@@ -419,13 +419,15 @@ class _Reader:
     def _expanded(self, words: list[Word]) -> list[Word]:
         """`words` as the program gets them: each variable set once in the text expanded (`$CFG`, `"${CFG}"`,
         `--config=$CFG`, `"${args[@]}"`), its words at the word that expands it; any other stays as it is written
-        (set twice, its value at the command is not known; `"$ARGS"` of several words is one word)."""
+        (set twice, or in a text of one shell per line, its value at the command is not known; `"$ARGS"` of several
+        words is one word)."""
         out: list[Word] = []
         for word in words:
             match = _EXPANSION.search(word.value)
             name = (match[1] or match[2]) if match else ""
             reader = self._lookup(name) if match else None
-            if match is None or reader is None or reader.assigned.get(name) != 1:
+            # Where each line is a shell of its own (a recipe line, a notebook's `!` line) a value may not reach.
+            if match is None or reader is None or reader.assigned.get(name) != 1 or reader.each_line:
                 out.append(word)
                 continue
             held = reader.variables[name]

@@ -125,3 +125,27 @@ def test_broken_launch_files_prove_nothing_and_never_raise(tmp_path: Path, capsy
     assert main(["scan", "--format", "json", str(tmp_path)]) == 1  # no traceback: they hold no old name to report
     (entry,) = [e for e in json.loads(capsys.readouterr().out) if Path(e["path"]).name == "cfg.yaml"]
     assert (entry["severity"], entry["applicability"]) == ("fix", "unsafe")
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("Makefile", "train:\n\tCFG=cfg.yaml\n\tpython scripts/train_cfg.py --config $$CFG\n"),
+        (
+            "nb.ipynb",
+            '{"cells": [{"cell_type": "code", "source": ["!CFG=cfg.yaml\\n", "!python scripts/train_cfg.py --config $CFG"]}]}',
+        ),
+    ],
+)
+def test_a_variable_set_on_another_line_of_one_shell_per_line_proves_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str
+) -> None:
+    """Each recipe line and each `!` line is a shell of its own: a variable set on one is not set on the next."""
+    shutil.copy(TREE / "pyproject.toml", tmp_path)
+    shutil.copytree(TREE / "scripts", tmp_path / "scripts")
+    (tmp_path / "cfg.yaml").write_text("output_dir: out\ngradient_checkpointing: true\n")
+    (tmp_path / name).write_text(text)
+    capsys.readouterr()
+    main(["scan", "--format", "json", str(tmp_path)])
+    (entry,) = [e for e in json.loads(capsys.readouterr().out) if Path(e["path"]).name == "cfg.yaml"]
+    assert entry["applicability"] == "unsafe"
