@@ -42,8 +42,9 @@ def _verdicts(config: Path, old: str, files: list[Path], options: Options) -> li
                 where = f"{path.name}:{_line(text, args)}"
                 found += _program(config, old, program, args, path.parent.parent, where, options)
             continue
+        fixed = makefile.fixed(text) if _kind(path) == "makefile" else None  # `CFG = x.yaml` then `$(CFG)`
         for code, base, cwd, each_line, label in _shell_texts(path, text):
-            for program, args in shell.launches(code, options, cwd=cwd, each_line=each_line):
+            for program, args in shell.launches(code, options, cwd=cwd, each_line=each_line, fixed=fixed):
                 if program.image is None and program.cwd is not None:
                     found += _program(config, old, program, args, base, f"{label}:{_line(code, args)}", options)
     # A script that parses JSON and YAML alike is named by the call for this file's format.

@@ -15,7 +15,7 @@ from checkpointing_migrate.hits import Hit, Options
 
 _RULE = re.compile(r"[^\t#=\s][^=#]*?:(?![=])")
 _SETTING = re.compile(
-    r"(?:export[ \t]+|override[ \t]+)*(?P<name>[A-Za-z_][\w.-]*)[ \t]*(?:::?=|:::=|\?=|\+=|!=|=)[ \t]*"
+    r"(?:export[ \t]+|override[ \t]+)*(?P<name>[A-Za-z_][\w.-]*)[ \t]*(?P<op>::?=|:::=|\?=|\+=|!=|=)[ \t]*"
 )
 _MAKE_VARIABLE = re.compile(r"\$\((?P<name>\w+)\)")
 """`$(ARGS)`, and `$(1)` in a template for `$(call …)`."""
@@ -71,6 +71,17 @@ def view(text: str, whole: str | None = None) -> tuple[str, dict[str, list[shell
         continued = body.endswith("\\")
         offset += len(line)
     return "".join(out), variables
+
+
+def fixed(text: str) -> dict[str, list[shell.Word]]:
+    """The top-level variables set once, with `=` or `:=`, whose value every recipe line sees (`CFG = x.yaml` then
+    `--config $(CFG)`); one set twice, appended to (`+=`), defaulted (`?=`) or run (`!=`) may be another at a use."""
+    counts: dict[str, int] = {}
+    for line in text.splitlines():
+        setting = None if line.startswith("\t") else _SETTING.match(line)
+        if setting is not None:
+            counts[setting["name"]] = counts.get(setting["name"], 0) + (1 if setting["op"] in ("=", ":=", "::=") else 2)
+    return {name: words for name, words in view(text)[1].items() if counts.get(name) == 1}
 
 
 def _recipe(body: str, continued: bool) -> str:

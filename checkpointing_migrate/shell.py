@@ -289,13 +289,16 @@ def launches(
     *,
     cwd: str | None = "",
     each_line: bool = False,
-    joined: tuple[tuple[int, int], ...] = (),
+    fixed: dict[str, list[Word]] | None = None,
 ) -> list[Launch]:
     """Every training program the commands of `text` start, with the words it is given, followed as for the flags
     (`cd`, `pushd`, `bash -c`, `sbatch --wrap`, loops) and with each variable set once in the text expanded (`CFG=x.yaml`
-    then `python train.py $CFG`): which config file a launch names (`checkpointing_migrate.launchreaders`)."""
-    reader = _Reader(text, options, None, None, {}, Program("command", "", cwd, None))
-    reader.each_line, reader.joined, reader.launches = each_line, joined, []
+    then `python train.py $CFG`), and each of `fixed` (set once outside it for every line: a Makefile's `CFG = x.yaml`):
+    which config file a launch names (`checkpointing_migrate.launchreaders`)."""
+    reader = _Reader(text, options, None, None, dict(fixed or {}), Program("command", "", cwd, None))
+    reader.each_line, reader.launches = each_line, []
+    reader.assigned = dict.fromkeys(fixed or {}, 1)
+    reader.everywhere = frozenset(fixed or {})
     reader.run()
     return reader.launches
 
@@ -323,6 +326,8 @@ class _Reader:
         """Variable → the training programs that expand it (`None`: a command the tool cannot place)."""
         self.assigned: dict[str, int] = {}
         """Variable → how many assignments set it (`+=` counts): only one set once has a value known at every use."""
+        self.everywhere: frozenset[str] = frozenset()
+        """Variables set outside the text for every line of it, though each line is a shell of its own."""
         self.where = where
         self.each_line = False
         self.joined: tuple[tuple[int, int], ...] = ()
@@ -426,8 +431,9 @@ class _Reader:
             match = _EXPANSION.search(word.value)
             name = (match[1] or match[2]) if match else ""
             reader = self._lookup(name) if match else None
+            known = reader is not None and reader.assigned.get(name) == 1
             # Where each line is a shell of its own (a recipe line, a notebook's `!` line) a value may not reach.
-            if match is None or reader is None or reader.assigned.get(name) != 1 or reader.each_line:
+            if match is None or reader is None or not known or reader.each_line and name not in reader.everywhere:
                 out.append(word)
                 continue
             held = reader.variables[name]
