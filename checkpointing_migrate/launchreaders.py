@@ -29,27 +29,44 @@ def consumer(config: Path, old: str, options: Options) -> Verdict:
     return python_consumer(config, old, options.rules, _verdicts(config, old, files, options), options)
 
 
+_LAUNCHES: dict[Path, list[tuple[shell.Program, list[shell.Word], Path, str]]] = {}
+"""The launches of each launch file, read once per run (a project's configs share its files)."""
+_RUN: list[object] = [None]
+"""The run `_LAUNCHES` is for: a later run in the same process sees the files as they are then."""
+
+
 def _verdicts(config: Path, old: str, files: list[Path], options: Options) -> list[Verdict]:
     """The verdicts of every launch command in `files` that names `config`."""
+    if _RUN[0] is not options:
+        _RUN[0] = options
+        _LAUNCHES.clear()
     found: list[Verdict] = []
     for path in files:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue  # reported when the file is checked itself
-        if _kind(path) == "vscode":
-            for program, args in vscode.launches(text):
-                where = f"{path.name}:{_line(text, args)}"
-                found += _program(config, old, program, args, path.parent.parent, where, options)
-            continue
-        fixed = makefile.fixed(text) if _kind(path) == "makefile" else None  # `CFG = x.yaml` then `$(CFG)`
-        for code, base, cwd, each_line, label in _shell_texts(path, text):
-            for program, args in shell.launches(code, options, cwd=cwd, each_line=each_line, fixed=fixed):
-                if program.image is None and program.cwd is not None:
-                    found += _program(config, old, program, args, base, f"{label}:{_line(code, args)}", options)
+        if path not in _LAUNCHES:
+            _LAUNCHES[path] = _launches(path, options)
+        for program, args, base, where in _LAUNCHES[path]:
+            found += _program(config, old, program, args, base, where, options)
     # A script that parses JSON and YAML alike is named by the call for this file's format.
     call = f"parse_{'json' if config.suffix.lower() == '.json' else 'yaml'}_file"
     return sorted(found, key=lambda v: call not in v.why)
+
+
+def _launches(path: Path, options: Options) -> list[tuple[shell.Program, list[shell.Word], Path, str]]:
+    """(program, its words, folder its script is looked up from, where it is for a message) of each launch in the
+    file `path` that runs on this machine in a folder the tool knows."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []  # reported when the file is checked itself
+    if _kind(path) == "vscode":
+        return [(p, args, path.parent.parent, f"{path.name}:{_line(text, args)}") for p, args in vscode.launches(text)]
+    found = []
+    fixed = makefile.fixed(text) if _kind(path) == "makefile" else None  # `CFG = x.yaml` then `$(CFG)`
+    for code, base, cwd, each_line, label in _shell_texts(path, text):
+        for program, args in shell.launches(code, options, cwd=cwd, each_line=each_line, fixed=fixed):
+            if program.image is None and program.cwd is not None:
+                found.append((program, args, base, f"{label}:{_line(code, args)}"))
+    return found
 
 
 def _shell_texts(path: Path, text: str) -> list[tuple[str, Path, str | None, bool, str]]:

@@ -7,8 +7,10 @@ string it falls in (every other byte is kept), and each finding says where it is
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 from checkpointing_migrate import jsonpos, python, shell
 from checkpointing_migrate.hits import ESCAPED, Hit, Options
@@ -94,27 +96,34 @@ _CHDIR = re.compile(r"^[ \t]*%cd\b|\bchdir\(", re.MULTILINE)
 """`%cd DIR` or `os.chdir(...)`: the folder later cells run their commands in is no longer the notebook's."""
 
 
+class _Cell(NamedTuple):
+    cell: int
+    text: str
+
+
 def launch_texts(text: str) -> list[tuple[int, str, bool, str | None]]:
     """(cell number, shell text of the cell's length, one shell per line, folder) of each code cell with shell in it:
     its `!cmd` and `%run script ARGS` lines (each run by a shell of its own), or a `%%bash` cell's body, everything
     else blanked; the folder is the notebook's (`""`), or `None` when a cell changes it. A notebook that does not
     parse gives none (it is reported when it is checked itself)."""
     try:
-        root = jsonpos.parse(text)
-    except ParseError:
+        root = json.loads(text)  # only the cells' text is needed here, not where it is: the C parser is faster
+    except (ValueError, RecursionError):
         return []
-    cells = root.get("cells") if isinstance(root, jsonpos.JObject) else None
+    cells = root.get("cells") if isinstance(root, dict) else None
     pieces = [
-        _piece(text, cell, number)
-        for number, cell in enumerate(cells.items if isinstance(cells, jsonpos.JArray) else (), 1)
-        if isinstance(cell, jsonpos.JObject)
-        and isinstance(kind := cell.get("cell_type"), jsonpos.JString)
-        and kind.value == "code"
+        _Cell(number, "".join(s for s in source if isinstance(s, str)) if isinstance(source, list) else source)
+        for number, cell in enumerate(cells if isinstance(cells, list) else (), 1)
+        if isinstance(cell, dict) and cell.get("cell_type") == "code"
+        for source in [cell.get("source")]
+        if isinstance(source, (str, list))
     ]
     cwd = None if any(_CHDIR.search(p.text) for p in pieces) else ""
     found = []
     for piece in pieces:
         code = piece.text
+        if "!" not in code and "%" not in code:
+            continue  # no escape: all Python
         view = [c if c in "\r\n" else " " for c in code]
         if _SHELL_CELL.match(code):
             first = code.find("\n") + 1 if "\n" in code else len(code)
@@ -126,7 +135,7 @@ def launch_texts(text: str) -> list[tuple[int, str, bool, str | None]]:
             continue  # `%%writefile`, `%%html`, …: not run here
         shown = "".join(view)
         if shown.strip():
-            found.append((piece.cell or 0, shown, not _SHELL_CELL.match(code), cwd))
+            found.append((piece.cell, shown, not _SHELL_CELL.match(code), cwd))
     return found
 
 
