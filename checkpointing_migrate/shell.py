@@ -328,6 +328,8 @@ class _Reader:
         """Variable → how many assignments set it (`+=` counts): only one set once has a value known at every use."""
         self.everywhere: frozenset[str] = frozenset()
         """Variables set outside the text for every line of it, though each line is a shell of its own."""
+        self.origin = 0
+        """Where the text starts in the outermost one (a `bash -c` string's), so set-before-use can be told."""
         self.where = where
         self.each_line = False
         self.joined: tuple[tuple[int, int], ...] = ()
@@ -424,8 +426,8 @@ class _Reader:
     def _expanded(self, words: list[Word]) -> list[Word]:
         """`words` as the program gets them: each variable set once in the text expanded (`$CFG`, `"${CFG}"`,
         `--config=$CFG`, `"${args[@]}"`), its words at the word that expands it; any other stays as it is written
-        (set twice, or in a text of one shell per line, its value at the command is not known; `"$ARGS"` of several
-        words is one word)."""
+        (set twice, after the command, or in a text of one shell per line, its value there is not known; `"$ARGS"` of
+        several words is one word)."""
         out: list[Word] = []
         for word in words:
             match = _EXPANSION.search(word.value)
@@ -437,6 +439,9 @@ class _Reader:
                 out.append(word)
                 continue
             held = reader.variables[name]
+            if name not in reader.everywhere and held and reader.origin + held[0].start > self.origin + word.start:
+                out.append(word)  # set after the command: not yet when it runs
+                continue
             raw = self.text[word.start : word.end]
             if match.span() == (0, len(word.value)) and (len(held) == 1 or not raw.startswith('"') or "[" in raw):
                 out += [Word(word.start, word.end, w.value, name) for w in held]
@@ -540,13 +545,13 @@ class _Reader:
         offset = word.start + skip + len(quote)
         if not code:
             inner = _Reader(word.value[skip:], self.options, self.base, self, {}, Program("command", "", cwd, image))
-            inner.launches = self.launches
+            inner.launches, inner.origin = self.launches, self.origin + word.start
             for hit in inner.run():
                 plain = hit.severity != "fix"
                 self.hits.append(replace(hit, start=word.start, edits=(), **({} if plain else _BY_HAND)))
             return
         inner = _Reader(code, self.options, self.base, self, {}, Program("command", "", cwd, image))
-        inner.launches = self.launches
+        inner.launches, inner.origin = self.launches, self.origin + offset
         for hit in inner.run():
             edits = tuple(Edit(e.start + offset, e.end + offset, e.new) for e in hit.edits)
             self.hits.append(replace(hit, start=hit.start + offset, edits=edits))

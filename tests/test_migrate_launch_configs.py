@@ -138,16 +138,18 @@ def test_broken_launch_files_prove_nothing_and_never_raise(tmp_path: Path, capsy
     ("name", "text"),
     [
         ("Makefile", "train:\n\tCFG=cfg.yaml\n\tpython scripts/train_cfg.py --config $$CFG\n"),
+        ("late.sh", "python scripts/train_cfg.py --config $CFG\nCFG=cfg.yaml\n"),  # set after the launch
         (
             "nb.ipynb",
             '{"cells": [{"cell_type": "code", "source": ["!CFG=cfg.yaml\\n", "!python scripts/train_cfg.py --config $CFG"]}]}',
         ),
     ],
 )
-def test_a_variable_set_on_another_line_of_one_shell_per_line_proves_nothing(
+def test_a_variable_not_set_when_the_launch_runs_proves_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str
 ) -> None:
-    """Each recipe line and each `!` line is a shell of its own: a variable set on one is not set on the next."""
+    """Each recipe line and each `!` line is a shell of its own: a variable set on one is not set on the next; a
+    variable set after the command is not set yet."""
     shutil.copy(TREE / "pyproject.toml", tmp_path)
     shutil.copytree(TREE / "scripts", tmp_path / "scripts")
     (tmp_path / "cfg.yaml").write_text("output_dir: out\ngradient_checkpointing: true\n")
