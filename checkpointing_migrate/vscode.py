@@ -75,14 +75,16 @@ def launches(text: str) -> list[shell.Launch]:
     configurations = root.get("configurations") if isinstance(root, jsonpos.JObject) else None
     found: list[shell.Launch] = []
     for configuration in configurations.items if isinstance(configurations, jsonpos.JArray) else ():
-        kind = configuration.get("type") if isinstance(configuration, jsonpos.JObject) else None
+        if not isinstance(configuration, jsonpos.JObject):
+            continue
+        kind = configuration.get("type")
         if not isinstance(kind, jsonpos.JString) or kind.value not in _PYTHON_TYPES:
             continue
-        assert isinstance(configuration, jsonpos.JObject)
         words = _args(text, configuration.get("args"))
         program = _program(configuration, words)
-        folder = _folder(configuration)
-        if program.kind != "script" or folder is None or program.cwd is None:
+        folder, named = _folder(configuration), configuration.get("program")
+        absolute = isinstance(named, jsonpos.JString) and named.value.startswith("/")  # not the workspace's script
+        if program.kind != "script" or folder is None or program.cwd is None or absolute:
             continue
         workspace = os.path.relpath(".", folder) if folder else "."
         script = os.path.relpath(os.path.join(program.cwd, program.name), folder or ".")

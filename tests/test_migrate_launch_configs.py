@@ -139,6 +139,15 @@ def test_broken_launch_files_prove_nothing_and_never_raise(tmp_path: Path, capsy
     [
         ("Makefile", "train:\n\tCFG=cfg.yaml\n\tpython scripts/train_cfg.py --config $$CFG\n"),
         ("late.sh", "python scripts/train_cfg.py --config $CFG\nCFG=cfg.yaml\n"),  # set after the launch
+        # not the workspace's `scripts/`, and a folder named through a variable VS Code fills in
+        (
+            ".vscode/launch.json",
+            '{"configurations": [{"type": "debugpy", "program": "/scripts/train_cfg.py", "args": ["--config", "cfg.yaml"]}]}',
+        ),
+        (
+            ".vscode/launch.json",
+            '{"configurations": [{"type": "debugpy", "program": "scripts/train_cfg.py", "cwd": "${fileDirname}", "args": ["--config", "cfg.yaml"]}]}',
+        ),
         (
             "nb.ipynb",
             '{"cells": [{"cell_type": "code", "source": ["!CFG=cfg.yaml\\n", "!python scripts/train_cfg.py --config $CFG"]}]}',
@@ -153,6 +162,7 @@ def test_a_variable_not_set_when_the_launch_runs_proves_nothing(
     shutil.copy(TREE / "pyproject.toml", tmp_path)
     shutil.copytree(TREE / "scripts", tmp_path / "scripts")
     (tmp_path / "cfg.yaml").write_text("output_dir: out\ngradient_checkpointing: true\n")
+    (tmp_path / name).parent.mkdir(exist_ok=True)
     (tmp_path / name).write_text(text)
     capsys.readouterr()
     main(["scan", "--format", "json", str(tmp_path)])
