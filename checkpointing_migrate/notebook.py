@@ -160,6 +160,8 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
     context = python.context_of(
         [_python_view(p.text)[0] for p in code_cells if not p.text.startswith("%%") or _PYTHON_CELL.match(p.text)]
     )
+    # After `%cd DIR` (or `os.chdir`) in some cell, the folder a command runs in is not known: its script neither.
+    cwd = None if any(_CHDIR.search(p.text) for p in code_cells) else ""
     for piece in code_cells:
         code = piece.text
         if options.rules.stem not in code:
@@ -168,7 +170,7 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
         if code.startswith("%%") and not _PYTHON_CELL.match(code):
             first = code.find("\n") + 1
             if _SHELL_CELL.match(code):
-                found = [shift(h, first) for h in shell.analyse(code[first:], options, base)]
+                found = [shift(h, first) for h in shell.analyse(code[first:], options, base, cwd=cwd)]
             elif (written := _WRITEFILE.match(code)) is not None and first:
                 found = [shift(h, first) for h in _written(written["name"], code[first:], options, base)]
         else:
@@ -182,7 +184,7 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
                     f"code cell {piece.cell} does not parse as Python: {exc}; fix the cell (or run it) first",
                 ) from None
             for offset, line in shell_lines:
-                found += [shift(h, offset) for h in shell.analyse(line, options, base)]
+                found += [shift(h, offset) for h in shell.analyse(line, options, base, cwd=cwd)]
         hits += [piece.back(h, text, _ESCAPED_NAME, ESCAPED) for h in found]
     return hits
 

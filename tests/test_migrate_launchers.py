@@ -91,6 +91,7 @@ EXPECTED = {
     ("dirs.sh", 4, 20): ("own-flag", "info", None),  # after `pushd legacy`
     ("dirs.sh", 7, 48): ("own-flag", "info", None),  # `pushd legacy > /dev/null && python …`
     ("dirs.sh", 10, 20): ("unknown-program", "info", None),  # a `popd` with no `pushd` left: the folder is not known
+    ("moved.ipynb", 19, 26): ("unknown-program", "info", None),  # `!python train_hf.py` after a cell's `%cd legacy`
 }
 
 
