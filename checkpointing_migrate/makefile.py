@@ -27,7 +27,7 @@ _ENDEF = re.compile(r"[ \t]*endef\b")
 
 def view(text: str, whole: str | None = None) -> tuple[str, dict[str, list[shell.Word]]]:
     """The recipes as shell text of the same length (everything else blanked), and the top-level variables; `whole`:
-    the Makefile `text` is a `define` block of (where its uses are looked for)."""
+    the Makefile whose `define` block `text` is (its uses are looked for in the whole file)."""
     out: list[str] = []
     variables: dict[str, list[shell.Word]] = {}
     in_rule, continued, offset = False, False, 0
@@ -45,12 +45,10 @@ def view(text: str, whole: str | None = None) -> tuple[str, dict[str, list[shell
             shown, held = _define(define["name"], lines[i:end], offset + len(line), whole or text)
             for name, words in held.items():
                 variables.setdefault(name, []).extend(words)
-            out += [
-                blank,
-                shown,
-                *(" " * len(b.rstrip("\r\n")) + b[len(b.rstrip("\r\n")) :] for b in lines[end : end + 1]),
-            ]
-            offset += len(line) + len(shown) + sum(len(b) for b in lines[end : end + 1])
+            closing = lines[end] if end < len(lines) else ""  # `endef`, blanked
+            kept = closing.rstrip("\r\n")
+            out += [blank, shown, " " * len(kept) + closing[len(kept) :]]
+            offset += len(line) + len(shown) + len(closing)
             i, in_rule, continued = end + 1, False, False
             continue
         if recipe:
