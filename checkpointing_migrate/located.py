@@ -40,12 +40,24 @@ class Located(Position):
         return f"{self.path}:{self.line}:{self.column}: {self.message}"
 
 
-class ParseError(ValueError):
-    """Text that does not parse; `offset` (into that text) is where the parser stopped."""
+@dataclass(frozen=True)
+class Cell:
+    """A position inside a notebook's code cell: `number` counts every cell (Markdown too) from 1, `line` and
+    `column` (1-based) are in the cell's source."""
 
-    def __init__(self, offset: int, message: str) -> None:
+    number: int
+    line: int
+    column: int
+
+
+class ParseError(ValueError):
+    """Text that does not parse; `offset` (into that text) is where the parser stopped, and `cell` where that is
+    in a notebook's code cell (which is what the user edits)."""
+
+    def __init__(self, offset: int, message: str, cell: Cell | None = None) -> None:
         super().__init__(message)
         self.offset = offset
+        self.cell = cell
 
 
 class LocatedError(ValueError):
