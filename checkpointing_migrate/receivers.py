@@ -33,6 +33,14 @@ NEW_KEYWORDS = " and ".join(f"`{p}=`" for p in NEW_PARAMETERS)
 SWAPPERS = frozenset({"adapters.init"})
 """Calls that swap the class of the model passed to them (AdapterHub's `adapters.init(model)`): what the model's
 methods are afterwards is that library's business."""
+_MOCK_NAMES = ("Mock", "MagicMock", "NonCallableMock", "NonCallableMagicMock", "AsyncMock", "create_autospec")
+MOCKS = frozenset(f"{module}.{name}" for module in ("unittest.mock", "mock") for name in _MOCK_NAMES)
+"""Test doubles: every attribute of one is a mock too (unless the file assigns it), so an old name on it is no
+transformers method, and assigning one there no override of it."""
+NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
+"""Plain attribute bags: an old name on one is an attribute the code put there, not a method of a model."""
+DOUBLES = ("mock", "namespace")
+"""The `Kind`s of `MOCKS` and `NAMESPACES` instances: no evidence for a rename, nor against one (see `Kind`)."""
 _NEUTRAL_ROOTS = ("abc", "typing", "typing_extensions", "dataclasses", "enum", "builtins", "collections")
 """Import roots whose classes define none of the renamed names (a base from there is no evidence against)."""
 
@@ -47,7 +55,8 @@ class Kind:
     `args-unsure` (training arguments whose class also has a base from elsewhere, which may declare the old field),
     `foreign` (another library's object or a project class that is not a transformers one), `unsure` (a transformers
     model, but something may have replaced what the old name does: a base from elsewhere, remote code, a class swap;
-    `why` says what) or `unknown`."""
+    `why` says what), `mock` or `namespace` (a test double or a plain namespace, `DOUBLES`: what its attributes are is
+    what the code puts there; a call on one has no evidence either way) or `unknown`."""
     why: str
     """The evidence, as a phrase for messages (`class TinyLlama overrides ...`)."""
     line: int = 0
@@ -237,6 +246,8 @@ class Receivers:
             return UNKNOWN
         root, _, last = name.rpartition(".")
         top = name.split(".")[0]
+        if name in MOCKS or name in NAMESPACES:
+            return Kind("mock" if name in MOCKS else "namespace", f"a `{last}` (from {root})")
         if top in HF_ROOTS and last in self.rules.config_classes:
             return Kind("args", f"`{last}` comes from {top}")
         if top == "transformers" and _MODEL_NAME.match(last):
@@ -495,6 +506,8 @@ class Receivers:
                 return self.expr_kind(expr.args[0], scopes, depth + 1)
             if isinstance(func, ast.Attribute) and func.attr == "set_training":
                 return self.expr_kind(func.value, scopes, depth + 1)
+            if isinstance(func, ast.Attribute) and func.attr == "parse_args":
+                return Kind("namespace", f"the namespace `{ast.unparse(func)}()` returns", expr.lineno)
             return self.class_kind(func)
         if isinstance(expr, ast.Name):
             return self.name_kind(expr.id, scopes, depth)
