@@ -180,8 +180,8 @@ class Receivers:
                         )
                     if isinstance(target, ast.Attribute) and target.attr in rules.members:
                         self._patched(target.value, target.attr, node.value)
-                        if isinstance(node.value, ast.Lambda) and node.value.args.kwarg is not None:
-                            continue  # `lambda **kwargs: ...` takes whatever the new name passes
+                        if self._takes_anything(node.value):
+                            continue
                         self.replaced.add((ast.unparse(target.value), target.attr))
             elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
                 self._call_statement(node.value)
@@ -194,6 +194,12 @@ class Receivers:
         if isinstance(owner, ast.Name) and owner.id in self.classes:
             self.patches.setdefault(owner.id, {})[name] = value
 
+    def _takes_anything(self, value: ast.expr) -> bool:
+        """`lambda **kwargs: ...` or a mock (`MagicMock()`): a replacement that takes whatever the new name passes."""
+        if isinstance(value, ast.Lambda):
+            return value.args.kwarg is not None
+        return isinstance(value, ast.Call) and self.qualified(value.func) in MOCKS
+
     def _call_statement(self, call: ast.Call) -> None:
         """`setattr(Tiny, "old", fn)` (a class patch) and `adapters.init(model)` (a class swap)."""
         func = self.qualified(call.func) or (call.func.id if isinstance(call.func, ast.Name) else "")
@@ -201,7 +207,7 @@ class Receivers:
             owner, name, value = call.args
             if isinstance(name, ast.Constant) and name.value in self.rules.members:
                 self._patched(owner, str(name.value), value)
-                if not (isinstance(value, ast.Lambda) and value.args.kwarg is not None):
+                if not self._takes_anything(value):
                     self.replaced.add((ast.unparse(owner), str(name.value)))
         elif func in SWAPPERS and call.args:
             self.swapped[ast.unparse(call.args[0])] = (

@@ -221,6 +221,18 @@ holder = MagicMock()
 holder.model = LlamaForCausalLM(cfg)
 holder.model.gradient_checkpointing_enable = print  # hazard instance-override
 """,
+    # A mock put in place of the method takes whatever the new name passes: no `replaced-method` for the calls.
+    "mock_in_place_of_the_method": """
+from unittest.mock import MagicMock
+
+def train(args, model):
+    model.gradient_checkpointing_enable()  # unsafe call
+
+def test_train():
+    model = MagicMock()
+    model.gradient_checkpointing_enable = MagicMock()  # info not-transformers
+    train(MagicMock(), model)
+""",
 }
 
 
