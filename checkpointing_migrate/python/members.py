@@ -2,7 +2,8 @@
 
 Looks at attributes named like a renamed model method or property; the verdict comes from what the receiver holds
 (`checkpointing_migrate.python.verdicts.model_member`). Assignments to the old member, references without a call and
-`**` unpacking into the call are hazards.
+`**` unpacking into the call are hazards, except where the name is no model's method: the project's own flag read off
+its parsed namespace, an attribute of a mock or a plain namespace (`info`).
 """
 
 from __future__ import annotations
