@@ -1,9 +1,8 @@
 """Rule family: model members, `x.old_method(...)` (with the method's renamed keywords) and `x.old_property`.
 
-Looks at attributes named like a renamed model method or property; the verdict comes from what the receiver holds
-(`checkpointing_migrate.python.verdicts.model_member`). Assignments to the old member, references without a call and
-`**` unpacking into the call are hazards, except where the name is no model's method: the project's own flag read off
-its parsed namespace, an attribute of a mock or a plain namespace (`info`).
+Looks at attributes named like a renamed model method or property; the verdict comes from the receiver
+(`verdicts.model_member`). Assignments, references without a call and `**` unpacking are hazards, except where the
+name is no model's method (the project's own flag on its parsed namespace, a mock's or a namespace's attribute: `info`).
 """
 
 from __future__ import annotations
