@@ -203,7 +203,7 @@ def check_data(path: str, data: bytes, kind: str, options: Options, finder: Find
         )
     except ParseError as exc:
         line, col = _position(source, exc.offset)
-        return Result(path, error=FileError(path, line, col, f"{exc}; fix it, then run again"))
+        return Result(path, error=FileError(path, line, col, f"{exc}; fix it, then run again", exc.cell))
     except ValueError as exc:
         return Result(path, error=FileError(path, 1, 1, f"does not parse: {exc}"))
     except RecursionError:

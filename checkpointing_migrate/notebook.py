@@ -178,10 +178,14 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
             try:
                 found = python.analyse(view, options, context, base)
             except (SyntaxError, ValueError) as exc:
-                where = python.Source(view).starts[max((getattr(exc, "lineno", 1) or 1) - 1, 0)]
+                starts = python.Source(view).starts
+                line_start = starts[min(max(getattr(exc, "lineno", 1) or 1, 1), len(starts)) - 1]
+                at = min(line_start + max(getattr(exc, "offset", 1) or 1, 1) - 1, len(view))
+                reason = exc.msg if isinstance(exc, SyntaxError) else str(exc)
                 raise ParseError(
-                    piece.to_file(where) or cells.start,
-                    f"code cell {piece.cell} does not parse as Python: {exc}; fix the cell (or run it) first",
+                    piece.to_file(at) or piece.to_file(line_start) or cells.start,
+                    f"code cell {piece.cell} does not parse as Python: {reason}",
+                    piece.place(at),
                 ) from None
             for offset, line in shell_lines:
                 found += [shift(h, offset) for h in shell.analyse(line, options, base, cwd=cwd)]

@@ -13,7 +13,7 @@ from checkpointing_migrate.findings import Edit
 from checkpointing_migrate.hits import Hit, hazard, info, rename
 from checkpointing_migrate.python import evidence
 from checkpointing_migrate.python.context import At, File
-from checkpointing_migrate.receivers import NEW_KEYWORDS
+from checkpointing_migrate.receivers import DOUBLES, NEW_KEYWORDS
 from checkpointing_migrate.table import Rename
 
 
@@ -64,9 +64,10 @@ def model_member(
             why = f"{kind.why}: reading `{row.new}` would skip the override; override the new name first"
         return hazard(row, start, code="narrow-override", what=f"{what}: not rewritten, {why}", section="model")
     unsafe = evidence.unsafe(receiver, row, kind)
-    if kind.kind in ("model", "unknown", "unsure") and row.kind == "property":
+    renamable = ("model", "unknown", "unsure", *DOUBLES)  # a double's call: no evidence either way
+    if kind.kind in renamable and row.kind == "property":
         return rename(row, start, edits, file.options, code="property", what=what, section=section, unsafe=unsafe)
-    if kind.kind in ("model", "unknown", "unsure"):
+    if kind.kind in renamable:
         return rename(row, start, edits, file.options, code="call", what=what, section=section, unsafe=unsafe)
     why = kind.why if kind.kind == "foreign" else f"it holds training arguments: {kind.why}"
     message = f"{what} on `{text}`, which is not a transformers model ({why}): its `{row.old}` is not the deprecated one, so it is not rewritten"
