@@ -147,10 +147,10 @@ def named_kind(path: str) -> str | None:
     `Makefile`, `*.mk`, `Dockerfile`, `*.Dockerfile`, `Dockerfile.gpu`, `Containerfile`."""
     name = os.path.basename(path)
     suffix = os.path.splitext(name)[1].lower()
-    if _PLACES:
-        folders = tuple(os.path.normpath(os.path.abspath(path)).split(os.sep)[:-1])
-        for where, pattern, kind in _PLACES:
-            if folders[len(folders) - len(where) :] == where and _matches(name, pattern):
+    for where, pattern, kind in _PLACES:
+        if _matches(name, pattern):  # the name first: the folders of an absolute path cost more to find
+            folders = os.path.normpath(os.path.abspath(path)).split(os.sep)[:-1]
+            if tuple(folders[len(folders) - len(where) :]) == where:
                 return kind
     for prefix, kind in _PREFIXES:
         if name.startswith(prefix) and suffix not in SUFFIXES:

@@ -99,9 +99,9 @@ def _module_file(base: Path, module: str) -> Path | None:
 def _statements(tree: ast.Module, *, nested: bool) -> Iterator[ast.stmt]:
     """Every statement of the module, in source order; with `nested` False, not those inside functions or classes
     (the class statements themselves are yielded)."""
-    pending: list[ast.stmt] = list(tree.body)
+    pending: list[ast.stmt] = tree.body[::-1]  # a stack, next statement last: popping the front was quadratic
     while pending:
-        node = pending.pop(0)
+        node = pending.pop()
         yield node
         if not nested and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
@@ -110,7 +110,7 @@ def _statements(tree: ast.Module, *, nested: bool) -> Iterator[ast.stmt]:
             inner += [n for n in getattr(node, name, []) if isinstance(n, ast.stmt)]
         inner += [n for h in getattr(node, "handlers", []) for n in h.body]
         inner += [n for c in getattr(node, "cases", []) for n in c.body]
-        pending[:0] = inner
+        pending += reversed(inner)
 
 
 def narrow_override(func: ast.FunctionDef | ast.AsyncFunctionDef, enable: str) -> str | None:
