@@ -105,12 +105,22 @@ def _statements(tree: ast.Module, *, nested: bool) -> Iterator[ast.stmt]:
         yield node
         if not nested and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
+        if not isinstance(node, _BLOCKS):
+            continue  # a simple statement (most are) holds none
         inner: list[ast.stmt] = []
         for name in ("body", "orelse", "finalbody"):
             inner += [n for n in getattr(node, name, []) if isinstance(n, ast.stmt)]
         inner += [n for h in getattr(node, "handlers", []) for n in h.body]
         inner += [n for c in getattr(node, "cases", []) for n in c.body]
         pending += reversed(inner)
+
+
+_BLOCKS = tuple(
+    t
+    for t in vars(ast).values()
+    if isinstance(t, type) and issubclass(t, ast.stmt) and {"body", "cases"} & set(t._fields)
+)
+"""The statements that hold statements (`if`, `try`, `match`, `def` ...), found from `ast` itself, so none is missed."""
 
 
 def narrow_override(func: ast.FunctionDef | ast.AsyncFunctionDef, enable: str) -> str | None:

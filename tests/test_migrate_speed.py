@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
+from pathlib import Path
 
 import pytest
 
+from checkpointing_migrate import files
+from checkpointing_migrate.findings import FileError
+from checkpointing_migrate.hits import MAX_FILE_SIZE
 from checkpointing_migrate.pylex import Source
 from checkpointing_migrate.receivers import _statements
 
@@ -53,3 +58,19 @@ def test_statements_come_in_the_same_order_as_before() -> None:
     for nested in (True, False):
         assert list(_statements(tree, nested=nested)) == _statements_by_queue(tree, nested=nested)
     assert len(list(_statements(tree, nested=True))) == 15
+
+
+@pytest.mark.parametrize("size", [0, 1, 4095, 4096, 70_000])
+def test_a_file_is_read_whole_up_to_the_limit(tmp_path: Path, size: int) -> None:
+    path = tmp_path / "m.py"
+    path.write_bytes(b"x" * size)
+    assert files.read(str(path), None) == b"x" * size
+    assert files.read(str(path), size) == b"x" * size
+    too_big = files.read(str(path), size - 1) if size else b""
+    assert isinstance(too_big, FileError) if size else too_big == b""
+
+
+@pytest.mark.skipif(not os.path.isfile("/proc/self/status"), reason="no /proc")
+def test_a_file_that_tells_no_size_is_read_whole() -> None:
+    data = files.read("/proc/self/status", MAX_FILE_SIZE)
+    assert isinstance(data, bytes) and data.startswith(b"Name:") and len(data) > 100
