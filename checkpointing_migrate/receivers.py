@@ -108,18 +108,28 @@ def _module_file(base: Path, module: str) -> Path | None:
 def _statements(tree: ast.Module, *, nested: bool) -> Iterator[ast.stmt]:
     """Every statement of the module, in source order; with `nested` False, not those inside functions or classes
     (the class statements themselves are yielded)."""
-    pending: list[ast.stmt] = list(tree.body)
+    pending: list[ast.stmt] = tree.body[::-1]  # a stack, next statement last: popping the front was quadratic
     while pending:
-        node = pending.pop(0)
+        node = pending.pop()
         yield node
         if not nested and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
+        if not isinstance(node, _BLOCKS):
+            continue  # a simple statement (most are) holds none
         inner: list[ast.stmt] = []
         for name in ("body", "orelse", "finalbody"):
             inner += [n for n in getattr(node, name, []) if isinstance(n, ast.stmt)]
         inner += [n for h in getattr(node, "handlers", []) for n in h.body]
         inner += [n for c in getattr(node, "cases", []) for n in c.body]
-        pending[:0] = inner
+        pending += reversed(inner)
+
+
+_BLOCKS = tuple(
+    t
+    for t in vars(ast).values()
+    if isinstance(t, type) and issubclass(t, ast.stmt) and {"body", "cases"} & set(t._fields)
+)
+"""The statements that hold statements (`if`, `try`, `match`, `def` ...), found from `ast` itself, so none is missed."""
 
 
 def narrow_override(func: ast.FunctionDef | ast.AsyncFunctionDef, enable: str) -> str | None:
