@@ -1,7 +1,9 @@
-"""Precision on real code: safe fixes / unsafe fixes / hazards / info per pinned project, for two versions of the tool.
+"""Precision on real code: safe fixes / unsafe fixes / hazards / info per pinned project, for earlier versions of the tool and this one.
 
-Run: `.venv/bin/python benchmarks/realcode_precision.py --before CHECKOUT`, CHECKOUT being the tool before issue 18's
-safety work (`git worktree add --detach /tmp/before ad1cd04^1`). Both scan the same unpacked releases; each fix the older
+Run: `.venv/bin/python benchmarks/realcode_precision.py --before CHECKOUT [--before CHECKOUT ...]`, each CHECKOUT an earlier
+tool (its `checkpointing_migrate/`, `aliases.yaml`, `data/` and `docs/generated/`, e.g. `git archive 7fe69f7 ... | tar -x`),
+labelled by `--label` in the same order: the tool before issue 18's safety work (`7fe69f7`, the first parent of the
+`safety` merge), and the main branch before the latest change. All scan the same unpacked releases; each fix an earlier
 one offered that this one no longer offers as safely is listed with what this one says there. The section goes into
 benchmarks/RESULTS-realcode.md (kept there when `realcode.py` rewrites the page).
 """
@@ -82,49 +84,68 @@ def lost(before: list[dict[str, object]], after: list[dict[str, object]], root: 
     return out
 
 
-def measure(before_tool: Path) -> str:
-    """The Markdown section: the counts table and the safe fixes lost, per project."""
+def measure(before_tools: list[tuple[str, Path]]) -> str:
+    """The Markdown section: the counts table and the safe fixes lost, per project and earlier tool."""
     target, _hub, projects = realcode.load()
-    rows, notes = [], []
+    rows: list[str] = []
+    notes: dict[str, list[str]] = {label: [] for label, _ in before_tools}
     for project in projects:
         with tempfile.TemporaryDirectory() as tmp:
             root = realcode.unpack(realcode.fetch(project), Path(tmp) / "tree")
             for name in project.setup:
                 (root / name).touch()
-            old = scan(before_tool, root, target)
             new = scan(realcode.ROOT, root, target)
-            b, a = tally(old), tally(new)
-            rows.append(f"| {project.name} | {shown(b)} | {shown(a)} |")
-            if gone := lost(old, new, root):
-                notes.append(f"- **{project.name}** ({len(gone)}):")
-                notes += [f"  - {line}" for line in gone]
+            cells = []
+            for label, tool in before_tools:
+                old = scan(tool, root, target)
+                cells.append(shown(tally(old)))
+                if gone := lost(old, new, root):
+                    notes[label].append(f"- **{project.name}** ({len(gone)}):")
+                    notes[label] += [f"  - {line}" for line in gone]
+            rows.append(f"| {project.name} | {' | '.join(cells)} | {shown(tally(new))} |")
         print(rows[-1], flush=True)
-    return "\n".join(
-        [
-            HEADING,
+    labels = [label for label, _ in before_tools]
+    lines = [
+        HEADING,
+        "",
+        f"`python benchmarks/realcode_precision.py {' '.join(f'--before CHECKOUT --label {label}' for label in labels)}`: "
+        f"`scan --target '{target}'` of each pinned release by the earlier tools and by this one ({_described(labels)}). "
+        "Counts are safe fixes / unsafe fixes / hazards / info.",
+        "",
+        f"| project | {' | '.join(f'`{label}`' for label in labels)} | now |",
+        "|---" * (len(labels) + 2) + "|",
+        *rows,
+    ]
+    for label in labels:
+        found = notes[label]
+        lines += [
             "",
-            f"`python benchmarks/realcode_precision.py --before CHECKOUT`: `scan --target '{target}'` of each pinned release "
-            "by the tool before issue 18's safety work (the first parent of the `safety` merge, `7fe69f7`) and by this "
-            "one. Counts are safe fixes / unsafe fixes / hazards / info.",
+            f"Against `{label}`: safe fixes lost: {sum(line.startswith('  - fix at') for line in found)} on "
+            f"{len(projects)} releases. Fixes that tool offered that this one no longer offers as safely (a safe fix "
+            "now unsafe or refused, an unsafe fix now refused), and what it says there now:",
             "",
-            "| project | before (`7fe69f7`) | now |",
-            "|---|---|---|",
-            *rows,
-            "",
-            f"Safe fixes lost: {sum(line.startswith('  - fix at') for line in notes)} on {len(projects)} releases. "
-            "Fixes the earlier tool offered that this one no longer offers as safely (a safe fix now unsafe or refused, "
-            "an unsafe fix now refused), and what it says there now:",
-            "",
-            *(notes or ["- none"]),
+            *(found or ["- none"]),
         ]
-    )
+    return "\n".join(lines)
+
+
+KNOWN = {
+    "7fe69f7": "`7fe69f7` is the tool before issue 18's safety work, the first parent of the `safety` merge",
+}
+
+
+def _described(labels: list[str]) -> str:
+    return "; ".join(KNOWN.get(label, f"`{label}`, the main branch this one starts from") for label in labels)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--before", type=Path, required=True, help="a checkout of the earlier tool")
+    parser.add_argument("--before", type=Path, action="append", required=True, help="a checkout of an earlier tool")
+    parser.add_argument("--label", action="append", default=[], help="its commit, in the order of --before")
     args = parser.parse_args(argv)
-    section = measure(args.before.resolve())
+    if len(args.label) != len(args.before):
+        parser.error("give one --label per --before")
+    section = measure([(label, path.resolve()) for label, path in zip(args.label, args.before, strict=True)])
     text = realcode.RESULTS.read_text(encoding="utf-8") if realcode.RESULTS.is_file() else ""
     head = text.split(HEADING, 1)[0].rstrip("\n")
     realcode.RESULTS.write_text((head + "\n\n" if head else "") + section + "\n", encoding="utf-8")

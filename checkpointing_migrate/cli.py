@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from checkpointing_migrate import NAME
+from checkpointing_migrate.located import ToolError
 
 
 @dataclass(frozen=True)
@@ -198,6 +199,9 @@ def exit_quietly_on_closed_pipe(code: Callable[[], int]) -> int:
     return result
 
 
+USAGE_ERROR = 2
+"""The exit code of a usage error: a bad option, path, table, config or data file."""
+
 INTERNAL_ERROR = 2
 """The exit code of a run that met an unexpected exception (a bug): the usage-error code, as ruff does."""
 
@@ -209,6 +213,9 @@ def report_internal_errors(code: Callable[[], int]) -> int:
         return code()
     except (BrokenPipeError, KeyboardInterrupt):
         raise  # the closed pipe is `exit_quietly_on_closed_pipe`'s; Ctrl-C keeps Python's own exit
+    except ToolError as exc:  # a problem of the user's input that no command caught: its message says what to do
+        print(f"error: {exc}", file=sys.stderr)
+        return USAGE_ERROR
     except Exception as exc:  # noqa: BLE001 - this is the one place that turns a bug into a message
         command = " ".join([NAME, *sys.argv[1:]])
         print(

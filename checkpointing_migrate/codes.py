@@ -321,7 +321,7 @@ _CODES = (
         ),
         messages={
             "": "refers to `{old}` without calling it (silent now, an AttributeError in {removal}); `{new}` has a "
-            "different signature{takes}, so check what the reference is used for",
+            "different signature{takes}, so check what the reference is used for{note}",
         },
     ),
     Code(
@@ -405,7 +405,9 @@ _CODES = (
         section="config",
         summary="a flag the script defines itself with `add_argument`",
         explanation="The script declares this flag with argparse, so it is the script's own option, not the TrainingArguments "
-        "flag: it is not rewritten.",
+        "flag: it is not rewritten. Read back off the parsed namespace under its dest (`args.model."
+        "gradient_checkpointing_enable` for `--model.gradient_checkpointing_enable`, declared in any Python file of "
+        "the project), it is that option, not the transformers method.",
         example=(
             "cli.py",
             "import argparse\n\nparser = argparse.ArgumentParser()\nparser.add_argument('--gradient_checkpointing', action='store_true')\n",
@@ -414,6 +416,8 @@ _CODES = (
             "field": "this file declares a dataclass field `{field}`, which HfArgumentParser turns into `{flag}`: it may "
             "be the file's own flag, not TrainingArguments', so it is not rewritten",
             "add_argument": "{who} defines its own `{flag}` with `add_argument`: not the TrainingArguments flag, not rewritten",
+            "namespace": "{who} `{use}`, the project's own flag `{flag}` (`add_argument` at {where}), "
+            "not the transformers method, so it is not rewritten",
         },
     ),
     Code(
@@ -587,7 +591,9 @@ _CODES = (
         section="library",
         summary="an old name on an object that is not transformers' (a project's own class, another library's model)",
         explanation="The object defines the name itself or comes from another library (sentence-transformers, diffusers, a "
-        "`torch.nn.Module`): renaming the call would raise AttributeError, so it is left alone.",
+        "`torch.nn.Module`): renaming the call would raise AttributeError, so it is left alone. An attribute read or "
+        "set on a test double (`MagicMock()`, and every attribute of one) or a plain namespace (`SimpleNamespace`) is "
+        "not the method either, and setting it is no override.",
         example=(
             "encoder.py",
             (

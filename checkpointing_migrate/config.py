@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from checkpointing_migrate import codes
 from checkpointing_migrate.findings import FileError
+from checkpointing_migrate.located import ToolError
 from checkpointing_migrate.requirements import parse_target
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ KEYS = {
 """Every key, with the value it takes (shown when a value has the wrong type)."""
 
 
-class ConfigError(Exception):
+class ConfigError(ToolError):
     """A configuration that cannot be used; `error` says where and how to fix it."""
 
     def __init__(self, error: FileError) -> None:

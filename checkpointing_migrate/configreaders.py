@@ -45,9 +45,11 @@ _PATH_WRAPPERS = frozenset(
     }
 )
 _PATH_METHODS = frozenset({"read_text", "read_bytes", "read", "open", "joinpath", "resolve", "absolute"})
-_SKIP = frozenset({"node_modules", "site-packages", "__pycache__", "build", "dist", "venv"})
-_LAUNCH_SUFFIXES = (".sh", ".bash", ".md", ".markdown", ".mk", ".yml", ".yaml", ".slurm", ".sbatch")
+SKIP = frozenset({"node_modules", "site-packages", "__pycache__", "build", "dist", "venv"})
+_LAUNCH_SUFFIXES = (".sh", ".bash", ".md", ".markdown", ".mk", ".yml", ".yaml", ".slurm", ".sbatch", ".ipynb")
 """Files that may hold a launch command naming a config (`checkpointing_migrate.launchreaders` tells their kinds)."""
+_DOT_FOLDERS = frozenset({".github", ".vscode"})
+"""Hidden folders walked all the same: workflows and VS Code's `launch.json` start training runs."""
 
 MAX_FOLDERS = 5000
 """Folders walked per project, at most."""
@@ -58,7 +60,7 @@ _RUN: list[object] = [None]
 """The run `_SOURCES` is for: a later run in the same process (a doc test's, an editor's) sees the files written since."""
 
 
-def _root(folder: Path) -> tuple[Path, bool]:
+def root_of(folder: Path) -> tuple[Path, bool]:
     """The project folder: the nearest of `folder` and three parents with `.git` or `pyproject.toml`, walked whole;
     without one, only `folder` itself (a config checked from a home folder must not walk all of it)."""
     for candidate in [folder, *list(folder.parents)[:3]]:
@@ -70,7 +72,7 @@ def _root(folder: Path) -> tuple[Path, bool]:
 def sources(folder: Path, name: str, run: object) -> list[Path]:
     """The project's Python files and possible launch files (`.github` included) that contain the text `name`, walked
     once per `run` (the run's options)."""
-    root, whole = _root(folder)
+    root, whole = root_of(folder)
     if _RUN[0] is not run:
         _RUN[0] = run
         _SOURCES.clear()
@@ -78,10 +80,11 @@ def sources(folder: Path, name: str, run: object) -> list[Path]:
         found: list[Path] = []
         needle = name.encode()
         for count, (here, dirs, files) in enumerate(os.walk(root)):
-            dirs[:] = [d for d in dirs if whole and (d == ".github" or not d.startswith(".")) and d not in _SKIP]
+            dirs[:] = [d for d in dirs if whole and (d in _DOT_FOLDERS or not d.startswith(".")) and d not in SKIP]
             for file in files:
                 path = Path(here, file)
                 wanted = file.endswith((".py", *_LAUNCH_SUFFIXES)) or file in ("Makefile", "makefile", "GNUmakefile")
+                wanted = wanted or file == "launch.json" and path.parent.name == ".vscode"
                 try:
                     if wanted and needle in path.read_bytes():
                         found.append(path)

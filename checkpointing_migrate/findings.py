@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 from checkpointing_migrate import NAME, codes
 from checkpointing_migrate.codes import Applicability, Severity
-from checkpointing_migrate.located import Located
+from checkpointing_migrate.located import Cell, Located
 from checkpointing_migrate.paths import GUIDE_SECTIONS_PATH, IN_CHECKOUT, PACKAGE
 
 SEVERITIES = (Severity.HAZARD, Severity.FIX, Severity.INFO)
@@ -154,20 +154,16 @@ class Finding:
 
 
 @dataclass(frozen=True)
-class Cell:
-    """A position inside a notebook's code cell: `number` counts every cell (Markdown too) from 1, `line` and
-    `column` (1-based) are in the cell's source."""
-
-    number: int
-    line: int
-    column: int
-
-
-@dataclass(frozen=True)
 class FileError(Located):
     """A file that could not be checked (not text, not decodable, does not parse): it is left untouched."""
 
+    cell: Cell | None = None
+    """In a notebook, where the problem is in its code cell (as a finding's `cell`); `None` in any other file."""
+
     def text(self) -> str:
+        """`path:line:col: error: message`, or in a notebook `path:cell N:line:col: …` (as a finding's `where`)."""
+        if self.cell is not None:
+            return f"{self.path}:cell {self.cell.number}:{self.cell.line}:{self.cell.column}: error: {self.message}"
         return f"{self.path}:{self.line}:{self.column}: error: {self.message}"
 
 

@@ -8,6 +8,7 @@ from `checkpointing_migrate.codes`. A notebook finding keeps the file's line (se
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import PurePath
 from urllib.parse import quote
 
@@ -40,7 +41,7 @@ def error_entry(error: FileError) -> dict[str, object]:
         "code": codes.FILE_ERROR,
         "message": error.message,
         "applicability": None,
-        "cell": None,
+        "cell": None if error.cell is None else asdict(error.cell),
     }
 
 

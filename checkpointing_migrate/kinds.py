@@ -135,10 +135,10 @@ def shebang_kind(head: bytes) -> str | None:
     return _INTERPRETERS.get(interpreter)
 
 
-def _matches(name: str, pattern: str) -> bool:
-    """`name` is `pattern`, or ends as `*SUFFIX` says (the suffix compared lower-cased, as suffixes are)."""
+def _matches(name: str, suffix: str, pattern: str) -> bool:
+    """`name` is `pattern`, or ends as `*SUFFIX` says (`suffix`: the name's, lower-cased, as suffixes are compared)."""
     if pattern.startswith("*"):
-        return os.path.splitext(name)[1].lower() == pattern[1:]
+        return suffix == pattern[1:]
     return name == pattern
 
 
@@ -146,11 +146,14 @@ def named_kind(path: str) -> str | None:
     """The kind `path` has by its place, name or name prefix: `.github/workflows/*.yml`, `.vscode/launch.json`,
     `Makefile`, `*.mk`, `Dockerfile`, `*.Dockerfile`, `Dockerfile.gpu`, `Containerfile`."""
     name = os.path.basename(path)
-    suffix = os.path.splitext(name)[1].lower()
-    if _PLACES:
-        folders = tuple(os.path.normpath(os.path.abspath(path)).split(os.sep)[:-1])
-        for where, pattern, kind in _PLACES:
-            if folders[len(folders) - len(where) :] == where and _matches(name, pattern):
+    return _named_kind(path, name, os.path.splitext(name)[1].lower())
+
+
+def _named_kind(path: str, name: str, suffix: str) -> str | None:
+    for where, pattern, kind in _PLACES:
+        if _matches(name, suffix, pattern):  # the name first: the folders of an absolute path cost more to find
+            folders = os.path.normpath(os.path.abspath(path)).split(os.sep)[:-1]
+            if tuple(folders[len(folders) - len(where) :]) == where:
                 return kind
     for prefix, kind in _PREFIXES:
         if name.startswith(prefix) and suffix not in SUFFIXES:
@@ -161,10 +164,11 @@ def named_kind(path: str) -> str | None:
 def kind_of(path: str, *, sniff: bool = True) -> str | None:
     """The kind of `path`, by name, by suffix, else (with `sniff`) by its `#!` line (regular files only: a FIFO
     would block the read, a device may act on it)."""
-    named = named_kind(path)
+    name = os.path.basename(path)
+    suffix = os.path.splitext(name)[1].lower()
+    named = _named_kind(path, name, suffix)
     if named is not None:
         return named
-    suffix = os.path.splitext(os.path.basename(path))[1].lower()
     if suffix in SUFFIXES:
         return SUFFIXES[suffix]
     if not sniff:

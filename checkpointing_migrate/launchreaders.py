@@ -1,8 +1,8 @@
 """Which launch commands of a project name a config file, and what the script they start does with it.
 
-A shell script, a Makefile's recipes, a workflow's `run:` steps or a Markdown shell fence running `python train.py
-cfg.yaml` (`accelerate launch`, `torchrun`, `cd DIR &&` followed by `checkpointing_migrate.shell`) proves the reader when
-that script parses the file it is given with an `HfArgumentParser` of training arguments; `trl CMD --config` is TRL's.
+A shell script, Makefile recipe, workflow step, Markdown fence, notebook `!cmd`/`%run` line or `.vscode/launch.json`
+configuration running `python train.py cfg.yaml` (also after `cd DIR`, or as `$CFG`: `checkpointing_migrate.shell`)
+proves the reader when that script parses the file with an `HfArgumentParser` of training arguments; `trl` is TRL's.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import yaml
 
-from checkpointing_migrate import makefile, markdown, shell, workflows, yaml_json
+from checkpointing_migrate import makefile, markdown, notebook, shell, vscode, workflows, yaml_json
 from checkpointing_migrate.configreaders import argument_reader, sources
 from checkpointing_migrate.configreaders import consumer as python_consumer
 from checkpointing_migrate.dictflow import Verdict
@@ -29,37 +29,63 @@ def consumer(config: Path, old: str, options: Options) -> Verdict:
     return python_consumer(config, old, options.rules, _verdicts(config, old, files, options), options)
 
 
+_LAUNCHES: dict[Path, list[tuple[shell.Program, list[shell.Word], Path, str]]] = {}
+"""The launches of each launch file, read once per run (a project's configs share its files)."""
+_RUN: list[object] = [None]
+"""The run `_LAUNCHES` is for: a later run in the same process sees the files as they are then."""
+
+
 def _verdicts(config: Path, old: str, files: list[Path], options: Options) -> list[Verdict]:
     """The verdicts of every launch command in `files` that names `config`."""
+    if _RUN[0] is not options:
+        _RUN[0] = options
+        _LAUNCHES.clear()
     found: list[Verdict] = []
     for path in files:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue  # reported when the file is checked itself
-        for code, base, cwd, each_line in _shell_texts(path, text):
-            for program, args in shell.launches(code, options, cwd=cwd, each_line=each_line):
-                if program.image is None and program.cwd is not None:
-                    found += _program(config, old, program, args, base, f"{path.name}:{_line(code, args)}", options)
+        if path not in _LAUNCHES:
+            _LAUNCHES[path] = _launches(path, options)
+        for program, args, base, where in _LAUNCHES[path]:
+            found += _program(config, old, program, args, base, where, options)
     # A script that parses JSON and YAML alike is named by the call for this file's format.
     call = f"parse_{'json' if config.suffix.lower() == '.json' else 'yaml'}_file"
     return sorted(found, key=lambda v: call not in v.why)
 
 
-def _shell_texts(path: Path, text: str) -> list[tuple[str, Path, str | None, bool]]:
-    """(shell text of the file's length, folder scripts are looked up from, `cd` folder, one shell per line) of each
-    part of `path` that is shell."""
+def _launches(path: Path, options: Options) -> list[tuple[shell.Program, list[shell.Word], Path, str]]:
+    """(program, its words, folder its script is looked up from, where it is for a message) of each launch in the
+    file `path` that runs on this machine in a folder the tool knows."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []  # reported when the file is checked itself
+    if _kind(path) == "vscode":
+        return [(p, args, path.parent.parent, f"{path.name}:{_line(text, args)}") for p, args in vscode.launches(text)]
+    found = []
+    fixed = makefile.fixed(text) if _kind(path) == "makefile" else None  # `CFG = x.yaml` then `$(CFG)`
+    for code, base, cwd, each_line, label in _shell_texts(path, text):
+        for program, args in shell.launches(code, options, cwd=cwd, each_line=each_line, fixed=fixed):
+            if program.image is None and program.cwd is not None:
+                found.append((program, args, base, f"{label}:{_line(code, args)}"))
+    return found
+
+
+def _shell_texts(path: Path, text: str) -> list[tuple[str, Path, str | None, bool, str]]:
+    """(shell text, folder scripts are looked up from, `cd` folder, one shell per line, where it is for a message:
+    the file's name or its cell) of each part of `path` that is shell; each text's lines are the file's (the cell's)."""
     kind = _kind(path)
     if kind == "shell":
-        return [(text, path.parent, "", False)]
+        return [(text, path.parent, "", False, path.name)]
     if kind == "makefile":
-        return [(makefile.view(text)[0], path.parent, "", True)]
+        return [(makefile.view(text)[0], path.parent, "", True, path.name)]
     if kind == "markdown":
         view = [c if c in "\r\n" else " " for c in text]
         for piece in markdown.fences(text):
             for run in piece.runs if piece.language == "shell" else ():
                 view[run.at : run.at + run.length] = piece.text[run.start : run.start + run.length]
-        return [("".join(view), path.parent, "", False)]
+        return [("".join(view), path.parent, "", False, path.name)]
+    if kind == "notebook":
+        texts = notebook.launch_texts(text)
+        return [(code, path.parent, cwd, each, f"{path.name}:cell {cell}") for cell, code, each, cwd in texts]
     if kind == "workflow":
         try:
             documents = [d for d in yaml.compose_all(text, Loader=yaml.SafeLoader) if d is not None]
@@ -67,7 +93,11 @@ def _shell_texts(path: Path, text: str) -> list[tuple[str, Path, str | None, boo
             return []
         root = path.parent.parent.parent  # the repository, above `.github/workflows`
         steps = [s for document in documents for s in workflows.steps(document)]
-        return [(code, root, cwd, False) for node, cwd in steps if (code := workflows._code(text, node)) is not None]
+        return [
+            (code, root, cwd, False, path.name)
+            for node, cwd in steps
+            if (code := workflows._code(text, node)) is not None
+        ]
     return []
 
 
@@ -76,6 +106,10 @@ def _kind(path: Path) -> str:
     `configreaders.sources` keeps only files that may be one)."""
     if path.parent.name == "workflows" and path.parent.parent.name == ".github":
         return "workflow"
+    if path.name == "launch.json" and path.parent.name == ".vscode":
+        return "vscode"
+    if path.suffix.lower() == ".ipynb":
+        return "notebook"
     if path.name in ("Makefile", "makefile", "GNUmakefile") or path.suffix == ".mk":
         return "makefile"
     if path.suffix.lower() in (".md", ".markdown"):
@@ -95,9 +129,12 @@ def _program(
         separate = not flag and index > 0 and args[index - 1].value.startswith("--")
         flag = args[index - 1].value if separate else flag
         command = " ".join(w.value for w in args[: index + 1])
+        through = " and ".join(sorted({f"`${w.through}`" for w in args[: index + 1] if w.through}))
+        at = f"{where}, through {through}" if through else where  # `CFG=x.yaml` then `$CFG`
+        aside = f" (through {through})" if through else ""
         trl = program.kind == "command" and separate and flag == _CONFIG_FLAG
         if trl and _names(base / (program.cwd or ""), value, config):
-            found.append(Verdict("args", f"`{program.name} {command}` ({where}), TRL's own config"))
+            found.append(Verdict("args", f"`{program.name} {command}` ({at}), TRL's own config"))
         elif program.kind == "script" and program.cwd is not None:
             folder = _run_from(base, program.cwd, program.name)
             if folder is None or not _names(folder / program.cwd, value, config):
@@ -105,11 +142,11 @@ def _program(
             script = folder / program.cwd / program.name
             dests = frozenset({flag[2:].replace("-", "_")} if flag else {""})
             for verdict in argument_reader(script, dests, old, options.rules):
-                run = f"`{program.name} {command}` ({where})"
+                run = f"`{program.name} {command}` ({at})"
                 why = (
                     f"{verdict.why}, run as {run}"
                     if verdict.kind == "args"
-                    else f"{where} runs `{program.name} {command}`, and {verdict.why}"
+                    else f"{where} runs `{program.name} {command}`{aside}, and {verdict.why}"
                 )
                 found.append(Verdict(verdict.kind, why, verdict.line))
     return found

@@ -7,8 +7,10 @@ string it falls in (every other byte is kept), and each finding says where it is
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 from checkpointing_migrate import jsonpos, python, shell
 from checkpointing_migrate.hits import ESCAPED, Hit, Options
@@ -90,6 +92,53 @@ def _python_view(code: str) -> tuple[str, list[tuple[int, str]]]:
     return "".join(out), shell_lines
 
 
+_CHDIR = re.compile(r"^[ \t]*%cd\b|\bchdir\(", re.MULTILINE)
+"""`%cd DIR` or `os.chdir(...)`: the folder later cells run their commands in is no longer the notebook's."""
+
+
+class _Cell(NamedTuple):
+    cell: int
+    text: str
+
+
+def launch_texts(text: str) -> list[tuple[int, str, bool, str | None]]:
+    """(cell number, shell text of the cell's length, one shell per line, folder) of each code cell with shell in it:
+    its `!cmd` and `%run script ARGS` lines (each run by a shell of its own), or a `%%bash` cell's body, everything
+    else blanked; the folder is the notebook's (`""`), or `None` when a cell changes it. A notebook that does not
+    parse gives none (it is reported when it is checked itself)."""
+    try:
+        root = json.loads(text)  # only the cells' text is needed here, not where it is: the C parser is faster
+    except (ValueError, RecursionError):
+        return []
+    cells = root.get("cells") if isinstance(root, dict) else None
+    pieces = [
+        _Cell(number, "".join(s for s in source if isinstance(s, str)) if isinstance(source, list) else source)
+        for number, cell in enumerate(cells if isinstance(cells, list) else (), 1)
+        if isinstance(cell, dict) and cell.get("cell_type") == "code"
+        for source in [cell.get("source")]
+        if isinstance(source, (str, list))
+    ]
+    cwd = None if any(_CHDIR.search(p.text) for p in pieces) else ""
+    found = []
+    for piece in pieces:
+        code = piece.text
+        if "!" not in code and "%" not in code:
+            continue  # no escape: all Python
+        view = [c if c in "\r\n" else " " for c in code]
+        if _SHELL_CELL.match(code):
+            first = code.find("\n") + 1 if "\n" in code else len(code)
+            view[first:] = code[first:]
+        elif not code.startswith("%%") or _PYTHON_CELL.match(code):
+            for offset, line in _python_view(code)[1]:
+                view[offset : offset + len(line)] = line
+        else:
+            continue  # `%%writefile`, `%%html`, …: not run here
+        shown = "".join(view)
+        if shown.strip():
+            found.append((piece.cell, shown, not _SHELL_CELL.match(code), cwd))
+    return found
+
+
 def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
     """Hits in a notebook, with offsets into its JSON text; raises `ParseError` (also for a code cell that does not parse as Python)."""
     if options.rules.stem not in text:
@@ -111,6 +160,8 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
     context = python.context_of(
         [_python_view(p.text)[0] for p in code_cells if not p.text.startswith("%%") or _PYTHON_CELL.match(p.text)]
     )
+    # After `%cd DIR` (or `os.chdir`) in some cell, the folder a command runs in is not known: its script neither.
+    cwd = None if any(_CHDIR.search(p.text) for p in code_cells) else ""
     for piece in code_cells:
         code = piece.text
         if options.rules.stem not in code:
@@ -119,7 +170,7 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
         if code.startswith("%%") and not _PYTHON_CELL.match(code):
             first = code.find("\n") + 1
             if _SHELL_CELL.match(code):
-                found = [shift(h, first) for h in shell.analyse(code[first:], options, base)]
+                found = [shift(h, first) for h in shell.analyse(code[first:], options, base, cwd=cwd)]
             elif (written := _WRITEFILE.match(code)) is not None and first:
                 found = [shift(h, first) for h in _written(written["name"], code[first:], options, base)]
         else:
@@ -127,13 +178,17 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
             try:
                 found = python.analyse(view, options, context, base)
             except (SyntaxError, ValueError) as exc:
-                where = python.Source(view).starts[max((getattr(exc, "lineno", 1) or 1) - 1, 0)]
+                starts = python.Source(view).starts
+                line_start = starts[min(max(getattr(exc, "lineno", 1) or 1, 1), len(starts)) - 1]
+                at = min(line_start + max(getattr(exc, "offset", 1) or 1, 1) - 1, len(view))
+                reason = exc.msg if isinstance(exc, SyntaxError) else str(exc)
                 raise ParseError(
-                    piece.to_file(where) or cells.start,
-                    f"code cell {piece.cell} does not parse as Python: {exc}; fix the cell (or run it) first",
+                    piece.to_file(at) or piece.to_file(line_start) or cells.start,
+                    f"code cell {piece.cell} does not parse as Python: {reason}",
+                    piece.place(at),
                 ) from None
             for offset, line in shell_lines:
-                found += [shift(h, offset) for h in shell.analyse(line, options, base)]
+                found += [shift(h, offset) for h in shell.analyse(line, options, base, cwd=cwd)]
         hits += [piece.back(h, text, _ESCAPED_NAME, ESCAPED) for h in found]
     return hits
 

@@ -101,7 +101,8 @@ def _unwrap(result: Result, wrapped: Wrapped, code: str, encoding: str, data: by
 
     error = result.error
     if error is not None:
-        error = FileError(error.path, *place(error.line, error.column), error.message)
+        where = error.cell or Cell(wrapped.number, *place(error.line, error.column))
+        error = FileError(error.path, where.line, where.column, error.message, where)
     fixed = None
     if result.fixed is not None:  # the edits keep the JSON valid (`check_data` parsed it again): read the cell back
         fixed = "".join(json.loads(result.fixed)["cells"][wrapped.number - 1]["source"])

@@ -35,6 +35,14 @@ NEW_KEYWORDS = " and ".join(f"`{p}=`" for p in NEW_PARAMETERS)
 SWAPPERS = frozenset({"adapters.init"})
 """Calls that swap the class of the model passed to them (AdapterHub's `adapters.init(model)`): what the model's
 methods are afterwards is that library's business."""
+_MOCK_NAMES = ("Mock", "MagicMock", "NonCallableMock", "NonCallableMagicMock", "AsyncMock", "create_autospec")
+MOCKS = frozenset(f"{module}.{name}" for module in ("unittest.mock", "mock") for name in _MOCK_NAMES)
+"""Test doubles: every attribute of one is a mock too (unless the file assigns it), so an old name on it is no
+transformers method, and assigning one there no override of it."""
+NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
+"""Plain attribute bags: an old name on one is an attribute the code put there, not a method of a model."""
+DOUBLES = ("mock", "namespace")
+"""The `Kind`s of `MOCKS` and `NAMESPACES` instances: no evidence for a rename, nor against one (see `Kind`)."""
 _NEUTRAL_ROOTS = ("abc", "typing", "typing_extensions", "dataclasses", "enum", "builtins", "collections")
 """Import roots whose classes define none of the renamed names (a base from there is no evidence against)."""
 
@@ -56,6 +64,10 @@ class ReceiverKind(StrEnum):
     UNSURE = "unsure"
     """A transformers model, but something may have replaced what the old name does: a base from elsewhere, remote
     code, a class swap (`Kind.why` says what)."""
+    MOCK = "mock"
+    """A test double (`unittest.mock`): what its attributes are is what the code puts there."""
+    NAMESPACE = "namespace"
+    """A plain namespace: what its attributes are is what the code puts there."""
     UNKNOWN = "unknown"
     """No evidence either way."""
 
@@ -117,18 +129,28 @@ def _module_file(base: Path, module: str) -> Path | None:
 def _statements(tree: ast.Module, *, nested: bool) -> Iterator[ast.stmt]:
     """Every statement of the module, in source order; with `nested` False, not those inside functions or classes
     (the class statements themselves are yielded)."""
-    pending: list[ast.stmt] = list(tree.body)
+    pending: list[ast.stmt] = tree.body[::-1]  # a stack, next statement last: popping the front was quadratic
     while pending:
-        node = pending.pop(0)
+        node = pending.pop()
         yield node
         if not nested and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
+        if not isinstance(node, _BLOCKS):
+            continue  # a simple statement (most are) holds none
         inner: list[ast.stmt] = []
         for name in ("body", "orelse", "finalbody"):
             inner += [n for n in getattr(node, name, []) if isinstance(n, ast.stmt)]
         inner += [n for h in getattr(node, "handlers", []) for n in h.body]
         inner += [n for c in getattr(node, "cases", []) for n in c.body]
-        pending[:0] = inner
+        pending += reversed(inner)
+
+
+_BLOCKS = tuple(
+    t
+    for t in vars(ast).values()
+    if isinstance(t, type) and issubclass(t, ast.stmt) and {"body", "cases"} & set(t._fields)
+)
+"""The statements that hold statements (`if`, `try`, `match`, `def` ...), found from `ast` itself, so none is missed."""
 
 
 def narrow_override(func: ast.FunctionDef | ast.AsyncFunctionDef, enable: str) -> str | None:
@@ -189,8 +211,8 @@ class Receivers:
                         )
                     if isinstance(target, ast.Attribute) and target.attr in rules.members:
                         self._patched(target.value, target.attr, node.value)
-                        if isinstance(node.value, ast.Lambda) and node.value.args.kwarg is not None:
-                            continue  # `lambda **kwargs: ...` takes whatever the new name passes
+                        if self._takes_anything(node.value):
+                            continue
                         self.replaced.add((ast.unparse(target.value), target.attr))
             elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
                 self._call_statement(node.value)
@@ -203,6 +225,12 @@ class Receivers:
         if isinstance(owner, ast.Name) and owner.id in self.classes:
             self.patches.setdefault(owner.id, {})[name] = value
 
+    def _takes_anything(self, value: ast.expr) -> bool:
+        """`lambda **kwargs: ...` or a mock (`MagicMock()`): a replacement that takes whatever the new name passes."""
+        if isinstance(value, ast.Lambda):
+            return value.args.kwarg is not None
+        return isinstance(value, ast.Call) and self.qualified(value.func) in MOCKS
+
     def _call_statement(self, call: ast.Call) -> None:
         """`setattr(Tiny, "old", fn)` (a class patch) and `adapters.init(model)` (a class swap)."""
         func = self.qualified(call.func) or (call.func.id if isinstance(call.func, ast.Name) else "")
@@ -210,7 +238,7 @@ class Receivers:
             owner, name, value = call.args
             if isinstance(name, ast.Constant) and name.value in self.rules.members:
                 self._patched(owner, str(name.value), value)
-                if not (isinstance(value, ast.Lambda) and value.args.kwarg is not None):
+                if not self._takes_anything(value):
                     self.replaced.add((ast.unparse(owner), str(name.value)))
         elif func in SWAPPERS and call.args:
             self.swapped[ast.unparse(call.args[0])] = (
@@ -259,6 +287,8 @@ class Receivers:
             return UNKNOWN
         root, _, last = name.rpartition(".")
         top = name.split(".")[0]
+        if name in MOCKS or name in NAMESPACES:
+            return Kind("mock" if name in MOCKS else "namespace", f"a `{last}` (from {root})")
         if top in HF_ROOTS and last in self.rules.config_classes:
             return Kind(ReceiverKind.ARGS, f"`{last}` comes from {top}")
         if top == "transformers" and _MODEL_NAME.match(last):
@@ -520,6 +550,8 @@ class Receivers:
                 return self.expr_kind(expr.args[0], scopes, depth + 1)
             if isinstance(func, ast.Attribute) and func.attr == "set_training":
                 return self.expr_kind(func.value, scopes, depth + 1)
+            if isinstance(func, ast.Attribute) and func.attr == "parse_args":
+                return Kind("namespace", f"the namespace `{ast.unparse(func)}()` returns", expr.lineno)
             return self.class_kind(func)
         if isinstance(expr, ast.Name):
             return self.name_kind(expr.id, scopes, depth)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
-from checkpointing_migrate.located import Located
+from checkpointing_migrate.located import Located, ToolError
 
 T = TypeVar("T")
 
@@ -37,7 +37,7 @@ _KINDS: dict[type, str] = {
 JsonPath = tuple[str | int, ...]
 
 
-class DocumentError(Exception):
+class DocumentError(ToolError):
     """A JSON document that is missing, not valid JSON or not of the expected shape: every problem at its place."""
 
     def __init__(self, source: str, problems: list[Located], *, missing: bool = False) -> None:

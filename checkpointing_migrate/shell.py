@@ -49,6 +49,8 @@ class Word:
     end: int
     value: str
     """The word with quotes and escapes removed."""
+    through: str = ""
+    """The variable whose value it is, where a launch's words are expanded (`launches`); `""`: written as is."""
 
 
 def commands(text: str) -> list[list[Word]]:
@@ -266,24 +268,37 @@ def analyse(
     defined: dict[str, list[Word]] | None = None,
     image: str | None = None,
     each_line: bool = False,
+    joined: tuple[tuple[int, int], ...] = (),
     cwd: str | None = "",
 ) -> list[Hit]:
     """Hits in shell code `text`; `base` is the folder scripts named in it are looked up from. `defined`: variables
     set outside the text (a Makefile's), as the words of their values; `image`: the container image the text runs in
     (a Dockerfile's); `each_line`: every line runs in a shell of its own (a Makefile's recipe lines), so `cd` ends
-    with its line; `cwd`: the folder it runs in, relative to `base` (a workflow step's `working-directory`)."""
+    with its line, except in the `joined` stretches (a Dockerfile heredoc's script: from its first line's start to
+    its last line's); `cwd`: the folder it runs in, relative to `base` (a workflow step's `working-directory`)."""
     if options.rules.stem not in text and not defined:
         return []
     reader = _Reader(text, options, base, None, dict(defined or {}), Program("command", "", cwd, image))
-    reader.each_line = each_line
+    reader.each_line, reader.joined = each_line, joined
     return reader.run()
 
 
-def launches(text: str, options: Options, *, cwd: str | None = "", each_line: bool = False) -> list[Launch]:
+def launches(
+    text: str,
+    options: Options,
+    *,
+    cwd: str | None = "",
+    each_line: bool = False,
+    fixed: dict[str, list[Word]] | None = None,
+) -> list[Launch]:
     """Every training program the commands of `text` start, with the words it is given, followed as for the flags
-    (`cd`, `bash -c`, `sbatch --wrap`, loops): which config file a launch names (`checkpointing_migrate.launchreaders`)."""
-    reader = _Reader(text, options, None, None, {}, Program("command", "", cwd, None))
+    (`cd`, `pushd`, `bash -c`, `sbatch --wrap`, loops) and with each variable set once in the text expanded (`CFG=x.yaml`
+    then `python train.py $CFG`), and each of `fixed` (set once outside it for every line: a Makefile's `CFG = x.yaml`):
+    which config file a launch names (`checkpointing_migrate.launchreaders`)."""
+    reader = _Reader(text, options, None, None, dict(fixed or {}), Program("command", "", cwd, None))
     reader.each_line, reader.launches = each_line, []
+    reader.assigned = dict.fromkeys(fixed or {}, 1)
+    reader.everywhere = frozenset(fixed or {})
     reader.run()
     return reader.launches
 
@@ -309,26 +324,40 @@ class _Reader:
         """Variables set in this text: the words of their values (`A="--x 1"` gives two, an array one per item)."""
         self.uses: dict[str, list[Program | None]] = {}
         """Variable → the training programs that expand it (`None`: a command the tool cannot place)."""
+        self.assigned: dict[str, int] = {}
+        """Variable → how many assignments set it (`+=` counts): only one set once has a value known at every use."""
+        self.everywhere: frozenset[str] = frozenset()
+        """Variables set outside the text for every line of it, though each line is a shell of its own."""
+        self.origin = 0
+        """Where the text starts in the outermost one (a `bash -c` string's), so set-before-use can be told."""
         self.where = where
         self.each_line = False
+        self.joined: tuple[tuple[int, int], ...] = ()
         self.hits: list[Hit] = []
         self.launches: list[Launch] | None = None
         """Set by `launches`: every program started is recorded there, and no hit is made."""
 
     def run(self) -> list[Hit]:
         steps = self._assignments(parts(self.text))
-        cwd: list[str | None] = [self.where.cwd]
+        # The folder each (sub)shell is in, with its `pushd` stack: a subshell starts with a copy of both.
+        cwd: list[tuple[str | None, tuple[str | None, ...]]] = [(self.where.cwd, ())]
         for index, (words, separator) in enumerate(steps):
-            if words and words[0].value == "cd" and separator != "(":
-                cwd[-1] = self._cd(words, cwd[-1], steps[index + 1 :])
+            here, pushed = cwd[-1]
+            if words and words[0].value in ("cd", "pushd") and separator != "(":
+                folder = self._cd(_unredirected(words), here, steps[index + 1 :])
+                cwd[-1] = (folder, (*pushed, here) if words[0].value == "pushd" else pushed)
+            elif words and words[0].value == "popd" and separator != "(":
+                # `popd` goes back to the folder of the last `pushd`; with none, or `popd +N`, it is not known.
+                plain = pushed and len(_unredirected(words)) == 1
+                cwd[-1] = (pushed[-1], pushed[:-1]) if plain else (None, ())
             elif words:
-                self._command(words, cwd[-1], self.where.image)
+                self._command(words, here, self.where.image)
             if separator == "(":
                 cwd.append(cwd[-1])
             elif separator == ")" and len(cwd) > 1:
                 cwd.pop()
-            elif separator in "\r\n" and separator and self.each_line:
-                cwd = [self.where.cwd]
+            elif separator in "\r\n" and separator and self.each_line and not self._joined(words):
+                cwd = [(self.where.cwd, ())]
         if self.launches is None:
             self._variable_hits()
         return self.hits
@@ -349,6 +378,7 @@ class _Reader:
                 match = _VARIABLE.match(word.value)
                 assert match is not None
                 held = self.variables.setdefault(match[1], [])
+                self.assigned[match[1]] = self.assigned.get(match[1], 0) + 1
                 if word is last and separator == "(" and word.value == match[0]:
                     # `args=(…)`: the array's items are the words up to the closing parenthesis, across lines.
                     while i < len(found):
@@ -388,6 +418,39 @@ class _Reader:
         if any(c in target for c in "$`~*?") or target == "-":
             return None
         return os.path.normpath(os.path.join(cwd, target))
+
+    def _joined(self, words: list[Word]) -> bool:
+        """Whether the newline after `words` is inside a `joined` stretch, so the next line runs in the same shell."""
+        return bool(words) and any(start <= words[-1].end < end for start, end in self.joined)
+
+    def _expanded(self, words: list[Word]) -> list[Word]:
+        """`words` as the program gets them: each variable set once in the text expanded (`$CFG`, `"${CFG}"`,
+        `--config=$CFG`, `"${args[@]}"`), its words at the word that expands it; any other stays as it is written
+        (set twice, after the command, or in a text of one shell per line, its value there is not known; `"$ARGS"` of
+        several words is one word)."""
+        out: list[Word] = []
+        for word in words:
+            match = _EXPANSION.search(word.value)
+            name = (match[1] or match[2]) if match else ""
+            reader = self._lookup(name) if match else None
+            known = reader is not None and reader.assigned.get(name) == 1
+            # Where each line is a shell of its own (a recipe line, a notebook's `!` line) a value may not reach.
+            if match is None or reader is None or not known or reader.each_line and name not in reader.everywhere:
+                out.append(word)
+                continue
+            held = reader.variables[name]
+            if name not in reader.everywhere and held and reader.origin + held[0].start > self.origin + word.start:
+                out.append(word)  # set after the command: not yet when it runs
+                continue
+            raw = self.text[word.start : word.end]
+            if match.span() == (0, len(word.value)) and (len(held) == 1 or not raw.startswith('"') or "[" in raw):
+                out += [Word(word.start, word.end, w.value, name) for w in held]
+            elif len(held) == 1:
+                value = word.value[: match.start()] + held[0].value + word.value[match.end() :]
+                out.append(Word(word.start, word.end, value, name))
+            else:
+                out.append(word)
+        return out
 
     def _lookup(self, name: str) -> _Reader | None:
         reader: _Reader | None = self
@@ -450,7 +513,7 @@ class _Reader:
                 }
         target = Program(kind, name, cwd, image, frozenset(present))
         if self.launches is not None:
-            self.launches.append((target, args))
+            self.launches.append((target, self._expanded(args)))
             return
         for word, variable in expanded:
             self._use(variable, target if words.index(word) > index else None)
@@ -482,13 +545,13 @@ class _Reader:
         offset = word.start + skip + len(quote)
         if not code:
             inner = _Reader(word.value[skip:], self.options, self.base, self, {}, Program("command", "", cwd, image))
-            inner.launches = self.launches
+            inner.launches, inner.origin = self.launches, self.origin + word.start
             for hit in inner.run():
                 plain = hit.severity != "fix"
                 self.hits.append(replace(hit, start=word.start, edits=(), **({} if plain else _BY_HAND)))
             return
         inner = _Reader(code, self.options, self.base, self, {}, Program("command", "", cwd, image))
-        inner.launches = self.launches
+        inner.launches, inner.origin = self.launches, self.origin + offset
         for hit in inner.run():
             edits = tuple(Edit(e.start + offset, e.end + offset, e.new) for e in hit.edits)
             self.hits.append(replace(hit, start=hit.start + offset, edits=edits))
@@ -561,6 +624,19 @@ def _one_to_one(code: str, quote: str) -> bool:
     if quote == '"':
         return '"' not in code and "\\" not in code
     return not any(c in code for c in "'\"\\")
+
+
+def _unredirected(words: list[Word]) -> list[Word]:
+    """`words` without their redirections (`pushd legacy > /dev/null`, `popd >/dev/null`)."""
+    out, skip = [], False
+    for word in words:
+        if skip:
+            skip = False
+        elif re.match(r"\d*(?:[<>]|&>)", word.value):
+            skip = re.fullmatch(r"\d*(?:[<>]+|&>+)", word.value) is not None  # the target is the next word
+        else:
+            out.append(word)
+    return out
 
 
 def _program_name(word: Word) -> str:

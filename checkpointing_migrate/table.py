@@ -20,7 +20,7 @@ from typing import TypeVar
 import yaml
 from packaging.version import InvalidVersion, Version
 
-from checkpointing_migrate.located import Located, Position
+from checkpointing_migrate.located import Located, Position, ToolError
 
 
 class RenameKind(StrEnum):
@@ -108,7 +108,7 @@ class Problem(Located):
     """One thing wrong with the table, with where it is."""
 
 
-class TableError(Exception):
+class TableError(ToolError):
     """The table cannot be used; `problems` lists every reason, in file order."""
 
     def __init__(self, problems: list[Problem]) -> None:

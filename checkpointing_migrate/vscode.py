@@ -7,7 +7,9 @@ stay the file's. `${workspaceFolder}` is the folder above `.vscode`; a program n
 
 from __future__ import annotations
 
+import os
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from checkpointing_migrate import jsonpos, shell
@@ -59,6 +61,48 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
             located = text.startswith(flag, word.start)
             hits.append(shell.flag_hit(rules.flags[flag], flag, word.start, located, program, options, workspace))
     return hits
+
+
+def launches(text: str) -> list[shell.Launch]:
+    """The script each Python configuration runs, as `shell.launches` gives a command's (its name relative to the
+    folder it runs in, the `cwd`, where relative paths in its `args` are looked up), with `${workspaceFolder}` in the
+    `args` made relative to that folder: which config file it names (`checkpointing_migrate.launchreaders`). A
+    configuration whose script or folder is named through another variable is left out; bad JSON gives none."""
+    try:
+        root = jsonpos.parse(plain_json(text))
+    except ParseError:
+        return []  # reported when the file is checked itself
+    configurations = root.get("configurations") if isinstance(root, jsonpos.JObject) else None
+    found: list[shell.Launch] = []
+    for configuration in configurations.items if isinstance(configurations, jsonpos.JArray) else ():
+        if not isinstance(configuration, jsonpos.JObject):
+            continue
+        kind = configuration.get("type")
+        if not isinstance(kind, jsonpos.JString) or kind.value not in _PYTHON_TYPES:
+            continue
+        words = _args(text, configuration.get("args"))
+        program = _program(configuration, words)
+        folder, named = _folder(configuration), configuration.get("program")
+        absolute = isinstance(named, jsonpos.JString) and named.value.startswith("/")  # not the workspace's script
+        if program.kind != "script" or folder is None or program.cwd is None or absolute:
+            continue
+        workspace = os.path.relpath(".", folder) if folder else "."
+        script = os.path.relpath(os.path.join(program.cwd, program.name), folder or ".")
+        words = [replace(w, value=w.value.replace(_WORKSPACE, workspace)) for w in words]
+        found.append((replace(program, name=script, cwd=folder), words))
+    return found
+
+
+def _folder(configuration: jsonpos.JObject) -> str | None:
+    """The configuration's `cwd` relative to the workspace (`""` when it has none, VS Code's default being the
+    workspace); `None` when it is named through another variable or is not under the workspace."""
+    cwd = configuration.get("cwd")
+    if cwd is None:
+        return ""
+    if not isinstance(cwd, jsonpos.JString) or cwd.value.startswith("/"):
+        return None
+    folder = os.path.normpath(cwd.value.removeprefix(_WORKSPACE).lstrip("/") or ".")
+    return None if "${" in folder or folder.startswith("..") else "" if folder == "." else folder
 
 
 def _args(text: str, args: jsonpos.JNode | None) -> list[shell.Word]:

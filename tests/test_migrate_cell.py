@@ -133,11 +133,41 @@ def test_only_the_cell_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "explore.ipynb:cell 4:2:7: fix [call] gradient_checkpointing_disable" in out.decode()
 
 
-def test_a_cell_that_does_not_parse_is_an_error_at_its_line(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_cell_that_does_not_parse_is_an_error_at_its_line_and_column(monkeypatch: pytest.MonkeyPatch) -> None:
     text = b"!pip install transformers\nmodel.gradient_checkpointing_enable()\ndef f(:\n"
     code, out, err = _run(monkeypatch, text, "fix", "--stdin-cell", "2", "--stdin-filename", "nb.ipynb", *TARGET, "-")
     assert (code, out) == (1, text)  # an editor that replaces its cell with the output loses nothing
-    assert err.startswith("nb.ipynb:3:1: error: code cell 2 does not parse as Python: invalid syntax")
+    assert err.startswith(
+        "nb.ipynb:cell 2:3:7: error: code cell 2 does not parse as Python: invalid syntax; fix it, then run again\n"
+    )
+
+
+def test_a_notebook_cell_that_does_not_parse_is_named_by_cell_line_and_column(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The error is where the user edits (`cell N:LINE:COL`), with the parser's reason and no `(<unknown>, line 2)`;
+    `--format json` keeps the file's position and adds the cell, as for findings."""
+    cells = [
+        {"cell_type": "markdown", "metadata": {}, "source": ["# Train"]},
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "outputs": [],
+            "execution_count": None,
+            "source": ["x = (1,\n", "model.gradient_checkpointing_enable(\n"],
+        },
+    ]
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "nb.ipynb").write_text(json.dumps(notebook, indent=1), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run(monkeypatch, b"", "scan", "nb.ipynb")
+    assert code == 1
+    assert err.splitlines()[0] == (
+        "nb.ipynb:cell 2:2:36: error: code cell 2 does not parse as Python: '(' was never closed; fix it, then run again"
+    )
+    _, out, _ = _run(monkeypatch, b"", "scan", "--format", "json", "nb.ipynb")
+    (entry,) = json.loads(out)
+    assert entry["cell"] == {"number": 2, "line": 2, "column": 36} and entry["line"] > 1
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from migratekit import REQUIREMENT, run
+from migratekit import REQUIREMENT, SINCE, run
 
 from checkpointing_migrate.cli import main
 
@@ -183,6 +183,56 @@ class ScriptArguments:
 
 (script_args,) = HfArgumentParser(ScriptArguments).parse_args_into_dataclasses(["--gradient_checkpointing"])  # info own-flag
 """,
+    # 5. The old names read or set where they are no model's method (openrlhf 0.11.2, issue 18).
+    "own_namespace_flags": """
+import argparse
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--model.gradient_checkpointing_enable", action="store_true")
+parser.add_argument("--flag", dest="gradient_checkpointing_disable")
+args = parser.parse_args()
+if args.model.gradient_checkpointing_enable:  # info own-flag
+    pass
+if args.gradient_checkpointing_disable:  # info own-flag
+    pass
+trainer.args.model.gradient_checkpointing_enable = True  # info own-flag
+hook = args.other.gradient_checkpointing_enable  # hazard reference
+
+class Wrapper:
+    def hook(self):
+        return self.model.gradient_checkpointing_enable  # hazard reference
+""",
+    "doubles": """
+import argparse
+import types
+from unittest.mock import MagicMock, create_autospec
+from transformers import LlamaForCausalLM
+
+args = MagicMock()
+args.model.gradient_checkpointing_enable = False  # info not-transformers
+double = create_autospec(LlamaForCausalLM)
+double.gradient_checkpointing_enable()  # unsafe call
+double.gradient_checkpointing_enable.assert_called_once()  # info not-transformers
+ns = types.SimpleNamespace(flag=True)
+ns.gradient_checkpointing_enable = print  # info not-transformers
+parsed = argparse.ArgumentParser().parse_args()
+parsed.is_gradient_checkpointing  # info not-transformers
+holder = MagicMock()
+holder.model = LlamaForCausalLM(cfg)
+holder.model.gradient_checkpointing_enable = print  # hazard instance-override
+""",
+    # A mock put in place of the method takes whatever the new name passes: no `replaced-method` for the calls.
+    "mock_in_place_of_the_method": """
+from unittest.mock import MagicMock
+
+def train(args, model):
+    model.gradient_checkpointing_enable()  # unsafe call
+
+def test_train():
+    model = MagicMock()
+    model.gradient_checkpointing_enable = MagicMock()  # info not-transformers
+    train(MagicMock(), model)
+""",
 }
 
 
@@ -287,6 +337,54 @@ def test_unsafe_fixes_are_marked_in_text_output(tmp_path: Path, capsys: pytest.C
     main(["scan", "--format", "json", str(tmp_path)])
     messages = [e["message"] for e in json.loads(capsys.readouterr().out) if e["applicability"] == "unsafe"]
     assert any("nothing in this file shows that `model` is a transformers model" in m for m in messages)
+
+
+def test_a_flag_declared_in_another_module_of_an_unpacked_wheel_is_the_projects_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """openrlhf 0.11.2 (a wheel: no `pyproject.toml`, no `.git`): `trainer/ray/ppo_actor.py` reads
+    `args.actor.gradient_checkpointing_enable`, the flag `cli/train_ppo_ray.py` declares; each was a `reference`
+    hazard. The project is the outermost package; a flag declared nowhere stays a hazard that says where it looked."""
+    package = tmp_path / "openrlhf"
+    for folder in (package, package / "cli", package / "trainer" / "ray"):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "__init__.py").write_text("")
+    (package / "trainer" / "__init__.py").write_text("")
+    (package / "cli" / "train_ppo_ray.py").write_text(
+        'import argparse\n\nparser = argparse.ArgumentParser()\n\n\nparser.add_argument(\n    "--actor.gradient_checkpointing_enable", action="store_true"\n)\n'
+    )
+    reader = package / "trainer" / "ray" / "ppo_actor.py"
+    reader.write_text(
+        "def init(strategy):\n    args = strategy.args\n    if args.actor.gradient_checkpointing_enable:\n        pass\n"
+        "    if args.critic.gradient_checkpointing_enable:\n        pass\n"
+    )
+    findings = _scan(reader, capsys, "--target", f"transformers>={SINCE}")
+    by_line = {f["line"]: f for f in findings}
+    assert {line: (f["severity"], f["code"]) for line, f in by_line.items()} == {
+        3: ("info", "own-flag"),
+        5: ("hazard", "reference"),
+    }
+    assert (
+        "the project's own flag `--actor.gradient_checkpointing_enable` (`add_argument` at `cli/train_ppo_ray.py:6`)"
+        in (by_line[3]["message"])
+    )
+    assert (
+        "no `add_argument('--critic.gradient_checkpointing_enable')` declares it in `openrlhf/`"
+        in by_line[5]["message"]
+    )
+
+
+def test_an_attribute_of_a_test_double_says_what_holds_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """openrlhf's `args = MagicMock()` then `args.model.gradient_checkpointing_enable = False` was an
+    `instance-override` hazard, "a function assigned to the old method on an instance"."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "case.py").write_text(CASES["doubles"].lstrip("\n"))
+    messages = {f["line"]: f["message"] for f in _scan(tmp_path, capsys)}
+    assert messages[7].startswith(
+        "sets `gradient_checkpointing_enable` on a test double (`args.model` is an attribute of `args`, which holds a "
+        "`MagicMock` (from unittest.mock)): a mock's attribute, not the deprecated method nor an override of it"
+    )
+    assert "on a plain namespace (`ns` holds a `SimpleNamespace` (from types))" in messages[12]
 
 
 # --- what the verdicts rest on, measured on the installed transformers ------------------------------------------------

@@ -53,9 +53,11 @@ def test_fix_turns_before_into_after(fixed: dict[str, Path], before: Path, mode:
 
 def test_the_launch_kinds_and_the_unproven_case_are_covered() -> None:
     assert {p.name.split(".")[0] for p in BEFORE} == {
-        "proven_sh", "proven_make", "proven_md", "proven_ci", "proven_trl", "trl_eq", "unproven"
+        "proven_sh", "proven_make", "proven_md", "proven_ci", "proven_trl", "trl_eq", "unproven",
+        "proven_var", "unproven_var", "proven_pushd", "proven_vscode", "proven_nb", "proven_run", "unproven_nb",
+        "proven_makevar", "unproven_makevar",
     }  # fmt: skip
-    for name in ("unproven", "trl_eq"):
+    for name in ("unproven", "trl_eq", "unproven_var", "unproven_nb", "unproven_makevar"):
         assert (TREE / f"{name}.after.yaml").read_bytes() == (TREE / f"{name}.before.yaml").read_bytes()
 
 
@@ -76,6 +78,18 @@ def test_each_verdict_says_who_reads_the_file(tmp_path: Path, capsys: pytest.Cap
         "trl_eq.yaml": ("config-key", "fix", "unsafe"),
         "unproven.yaml": ("config-key", "fix", "unsafe"),
         "own.yaml": ("own-reader", "hazard", None),
+        "proven_var.yaml": ("config-key", "fix", "safe"),  # `CFG=proven_var.yaml` then `--config "${CFG}"`
+        "own_var.yaml": ("own-reader", "hazard", None),  # through `$OWN_CFG` to a script that loads it itself
+        "unproven_var.yaml": ("config-key", "fix", "unsafe"),  # `$TWICE` is set twice
+        "proven_pushd.yaml": ("config-key", "fix", "safe"),  # `pushd scripts` then `--config ../proven_pushd.yaml`
+        "proven_vscode.yaml": ("config-key", "fix", "safe"),  # launch.json `args`, run from its `cwd`
+        "own_vscode.yaml": ("own-reader", "hazard", None),
+        "proven_nb.yaml": ("config-key", "fix", "safe"),  # `!python scripts/train_cfg.py --config …`
+        "proven_run.yaml": ("config-key", "fix", "safe"),  # `%run scripts/train_cfg.py --config …`
+        "unproven_nb.yaml": ("config-key", "fix", "unsafe"),  # after `%cd scripts`
+        "own_nb.yaml": ("own-reader", "hazard", None),  # `!python read_own.py own_nb.yaml`
+        "proven_makevar.yaml": ("config-key", "fix", "safe"),  # Makefile `CFG = …` then `--config $(CFG)`
+        "unproven_makevar.yaml": ("config-key", "fix", "unsafe"),  # `TWICE += …`
     }
     assert (
         "(read by `parser.parse_json_file` (train_cfg.py:11), run as `train_cfg.py --config=../proven_make.json` (Makefile:3))"
@@ -87,3 +101,70 @@ def test_each_verdict_says_who_reads_the_file(tmp_path: Path, capsys: pytest.Cap
     )
     own = found["own.yaml"]["message"]
     assert "start.sh:5 runs `read_own.py own.yaml`, and read_own.py:7 loads this file with `yaml.safe_load`" in own
+    for name, says in {
+        "proven_var.yaml": "run as `scripts/train_cfg.py --config proven_var.yaml` (start.sh:9, through `$CFG`)",
+        "own_var.yaml": "start.sh:11 runs `read_own.py own_var.yaml` (through `$OWN_CFG`), and read_own.py:7 loads",
+        "proven_pushd.yaml": "run as `train_cfg.py --config ../proven_pushd.yaml` (start.sh:17)",
+        "proven_vscode.yaml": "run as `train_cfg.py --config ../proven_vscode.yaml` (launch.json:11)",
+        "own_vscode.yaml": "launch.json:18 runs `read_own.py own_vscode.yaml`, and read_own.py:7 loads",
+        "proven_nb.yaml": "run as `scripts/train_cfg.py --config proven_nb.yaml` (train.ipynb:cell 1:2)",
+        "proven_run.yaml": "run as `scripts/train_cfg.py --config proven_run.yaml` (train.ipynb:cell 2:1)",
+        "proven_makevar.yaml": "run as `scripts/train_cfg.py --config proven_makevar.yaml` (Makefile:10, through `$CFG`)",
+        "unproven_makevar.yaml": "no launch command or Python file of the project was found reading this file",
+        "own_nb.yaml": "train.ipynb:cell 3:1 runs `read_own.py own_nb.yaml`, and read_own.py:7 loads this file",
+        "unproven_var.yaml": "no launch command or Python file of the project was found reading this file",
+        "unproven_nb.yaml": "no launch command or Python file of the project was found reading this file",
+    }.items():
+        assert says in found[name]["message"], name
+
+
+def test_broken_launch_files_prove_nothing_and_never_raise(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copy(TREE / "pyproject.toml", tmp_path)
+    shutil.copytree(TREE / "scripts", tmp_path / "scripts")
+    (tmp_path / "cfg.yaml").write_text("output_dir: out\ngradient_checkpointing: true\n")
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode" / "launch.json").write_text('{"configurations": [{"type": "debugpy", "args": ["cfg.yaml"')
+    (tmp_path / "cells.ipynb").write_text(
+        '{"cells": [{"cell_type": "code", "source": "!python scripts/train_cfg.py cfg.yaml'
+    )
+    (tmp_path / "run.sh").write_text('CFG="cfg.yaml\npython scripts/train_cfg.py --config $CFG\n')  # an unclosed quote
+    capsys.readouterr()
+    assert main(["scan", "--format", "json", str(tmp_path)]) == 1  # no traceback: they hold no old name to report
+    (entry,) = [e for e in json.loads(capsys.readouterr().out) if Path(e["path"]).name == "cfg.yaml"]
+    assert (entry["severity"], entry["applicability"]) == ("fix", "unsafe")
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("Makefile", "train:\n\tCFG=cfg.yaml\n\tpython scripts/train_cfg.py --config $$CFG\n"),
+        ("late.sh", "python scripts/train_cfg.py --config $CFG\nCFG=cfg.yaml\n"),  # set after the launch
+        # not the workspace's `scripts/`, and a folder named through a variable VS Code fills in
+        (
+            ".vscode/launch.json",
+            '{"configurations": [{"type": "debugpy", "program": "/scripts/train_cfg.py", "args": ["--config", "cfg.yaml"]}]}',
+        ),
+        (
+            ".vscode/launch.json",
+            '{"configurations": [{"type": "debugpy", "program": "scripts/train_cfg.py", "cwd": "${fileDirname}", "args": ["--config", "cfg.yaml"]}]}',
+        ),
+        (
+            "nb.ipynb",
+            '{"cells": [{"cell_type": "code", "source": ["!CFG=cfg.yaml\\n", "!python scripts/train_cfg.py --config $CFG"]}]}',
+        ),
+    ],
+)
+def test_a_variable_not_set_when_the_launch_runs_proves_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str
+) -> None:
+    """Each recipe line and each `!` line is a shell of its own: a variable set on one is not set on the next; a
+    variable set after the command is not set yet."""
+    shutil.copy(TREE / "pyproject.toml", tmp_path)
+    shutil.copytree(TREE / "scripts", tmp_path / "scripts")
+    (tmp_path / "cfg.yaml").write_text("output_dir: out\ngradient_checkpointing: true\n")
+    (tmp_path / name).parent.mkdir(exist_ok=True)
+    (tmp_path / name).write_text(text)
+    capsys.readouterr()
+    main(["scan", "--format", "json", str(tmp_path)])
+    (entry,) = [e for e in json.loads(capsys.readouterr().out) if Path(e["path"]).name == "cfg.yaml"]
+    assert entry["applicability"] == "unsafe"

@@ -1,6 +1,6 @@
 """Launch commands and the files that hold them (issue 18): shell variables and arrays, `bash -c`, `sbatch --wrap`,
-`docker run`, `cd DIR &&`, notebook `%run` and `%%writefile`, Makefiles, Dockerfiles, `.vscode/launch.json` and
-workflow `run:` steps. Each `X.before.EXT` under tests/fixtures/migrate/launchers becomes `X.after.EXT` after
+`docker run`, `cd DIR &&`, `pushd`/`popd`, notebook `%run` and `%%writefile`, Makefiles (with `define` blocks),
+Dockerfiles (with heredocs), `.vscode/launch.json` and workflow `run:` steps. Each `X.before.EXT` under tests/fixtures/migrate/launchers becomes `X.after.EXT` after
 `fix --write` (and `X.unsafe.EXT`, where there is one, with `--unsafe-fixes`), byte for byte; a second run changes nothing.
 """
 
@@ -84,6 +84,14 @@ EXPECTED = {
     ("run.sh", 17, 89): ("flag", "fix", "unsafe"),  # docker run IMAGE python train_hf.py
     ("run.sh", 18, 34): ("own-flag", "info", None),  # (cd legacy && python train_hf.py …)
     ("run.sh", 21, 20): ("own-flag", "info", None),  # after `cd legacy` on its own line
+    ("Dockerfile", 13, 20): ("own-flag", "info", None),  # `RUN <<EOF`: after `cd legacy` in the same heredoc
+    ("Dockerfile", 17, 3): ("flag", "fix", "unsafe"),  # `RUN <<-EOT bash`, continued
+    ("Dockerfile", 23, 20): ("flag", "fix", "unsafe"),  # `COPY <<EOF /app/train.sh`
+    ("Dockerfile", 25, 24): ("flag", "fix", "unsafe"),  # the next instruction: back in the build's folder
+    ("dirs.sh", 4, 20): ("own-flag", "info", None),  # after `pushd legacy`
+    ("dirs.sh", 7, 48): ("own-flag", "info", None),  # `pushd legacy > /dev/null && python …`
+    ("dirs.sh", 10, 20): ("unknown-program", "info", None),  # a `popd` with no `pushd` left: the folder is not known
+    ("moved.ipynb", 19, 26): ("unknown-program", "info", None),  # `!python train_hf.py` after a cell's `%cd legacy`
 }
 
 
@@ -159,3 +167,26 @@ def test_fix_stdin_prints_the_fixed_text(
     main(["fix", "--stdin-filename", str(TREE / _plain(before)), "-"])
     after = TREE / before.with_name(before.name.replace(".before", ".after"))
     assert capsysbinary.readouterr().out == after.read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "where"),
+    [
+        ("Dockerfile", "RUN <<EOF\npython train_hf.py --gradient_checkpointing\n", "Dockerfile:2:20"),  # not closed
+        ("Dockerfile", "RUN <<A <<B\nB\nA\n  python train_hf.py --gradient_checkpointing\n", "Dockerfile:4:22"),
+        ("Dockerfile", "COPY <<EOF\npython train_hf.py --gradient_checkpointing\nEOF\n", ""),  # no file: not read
+        ("Dockerfile", "RUN <<\nRUN <<'EOF\n--gradient_checkpointing\n", ""),
+        ("Makefile", "define A\n\t$(A)\npython train_hf.py --gradient_checkpointing\n", "Makefile:3:20"),
+        ("Makefile", "endef\ndefine\n$(eval $(eval A\ndefine A\n--gradient_checkpointing\nendef endef\n", ""),
+        ("run.sh", "popd\npopd +1\npushd\npushd -n a b\npython train_hf.py --gradient_checkpointing\n", "run.sh:5:20"),
+    ],
+)
+def test_broken_heredocs_defines_and_folder_stacks_never_raise(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str, where: str
+) -> None:
+    shutil.copy(TREE / "pyproject.toml", tmp_path)
+    shutil.copy(TREE / "train_hf.py", tmp_path)
+    (tmp_path / name).write_text(text)
+    assert main(["scan", str(tmp_path)]) in (0, 1)
+    out = capsys.readouterr().out
+    assert (f"{where}: " in out) if where else "0 findings" in out

@@ -16,7 +16,10 @@ import pytest
 
 from checkpointing_migrate import NAME, codes, commands, findings
 from checkpointing_migrate.cli import main
-from checkpointing_migrate.table import load
+from checkpointing_migrate.config import ConfigError
+from checkpointing_migrate.located import Located, LocatedError, ParseError, ToolError
+from checkpointing_migrate.records import DocumentError
+from checkpointing_migrate.table import TableError, load
 from generator.paths import ROOT, TABLE_PATH
 from tests.migratekit import REQUIREMENT, SINCE, run
 
@@ -239,6 +242,22 @@ def test_an_unexpected_exception_is_one_line_and_exit_2(
     assert code == 2 and out == ""
     assert err.startswith("internal error: KeyError: 'boom'; please report it with the command (")
     assert "Traceback" not in err and len(err.splitlines()) == 1
+
+
+def test_a_problem_of_the_input_that_escapes_a_command_is_a_usage_error_not_a_bug(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every error a user can act on derives from `ToolError`: one that no command caught is printed as it is (it
+    says where and what to do), with the usage-error exit, not as an internal error to report."""
+
+    def unreadable(*_: object, **__: object) -> None:
+        raise DocumentError("data/training-arguments.json", [Located("data/training-arguments.json", 3, 5, "bad")])
+
+    monkeypatch.setattr(commands, "check_all", unreadable)
+    code, out, err = _run(capsys, "scan", str(project))
+    assert code == 2 and out == ""
+    assert err.startswith("error: ") and "data/training-arguments.json:3:5" in err and "internal error" not in err
+    assert all(issubclass(e, ToolError) for e in (DocumentError, ConfigError, TableError, ParseError, LocatedError))
 
 
 def test_a_reader_that_closes_the_pipe_ends_the_output_not_the_run(project: Path) -> None:

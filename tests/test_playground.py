@@ -6,6 +6,7 @@ with it, in Chromium, is in tests/test_browser.py.)
 from __future__ import annotations
 
 import json
+import os
 import zipfile
 from pathlib import Path
 
@@ -87,3 +88,23 @@ def test_without_the_downloads_the_build_publishes_no_runtime(tmp_path: Path, mo
     monkeypatch.setattr(playground, "CACHE", tmp_path)
     assert [p.name for p in playground.missing()] == list(playground.pins())
     assert "this build has no Python runtime" in (ROOT / "docs/assets/javascripts/playground.js").read_text()
+
+
+def test_building_a_wheel_keeps_the_recent_wheels_of_other_sources(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Checkouts and test workers sharing the cache each build their own source: a build evicts only the least
+    recently used wheels, never one another checkout built a moment ago."""
+    monkeypatch.setattr(playground, "CACHE", tmp_path)
+    folders = []
+    for age in range(6):  # the oldest last
+        folder = tmp_path / f"wheel-other{age}"
+        folder.mkdir()
+        (folder / "x.whl").write_bytes(b"")
+        os.utime(folder, (1_000_000 - age * 1000, 1_000_000 - age * 1000))
+        folders.append(folder)
+    wheel = playground.tool_wheel()
+    kept = sorted(p.name for p in tmp_path.glob("wheel-*"))
+    assert wheel.parent.name in kept and len(kept) == playground.KEPT_WHEELS
+    assert [f.name for f in folders[: playground.KEPT_WHEELS - 1]] == [n for n in kept if n != wheel.parent.name]
+    assert playground.tool_wheel() == wheel  # the same source: built once

@@ -16,6 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from types import ModuleType
 
+from checkpointing_migrate.argflags import Declared, dests
 from checkpointing_migrate.dictflow import Dicts
 from checkpointing_migrate.hits import Hit, Options
 from checkpointing_migrate.pylex import Source, config_subclasses
@@ -144,6 +145,16 @@ class File:
     def own_flags(self) -> frozenset[str]:
         """Flags the file defines itself with `add_argument`."""
         return frozenset(f for f in self.run.flags if f in self.text and self.run.defines_flag[f].search(self.text))
+
+    @cached_property
+    def member_names(self) -> frozenset[str]:
+        return frozenset(self.rules.members)
+
+    @cached_property
+    def own_dests(self) -> dict[str, Declared]:
+        """The flags this text declares with `add_argument` whose dest ends in an old member name
+        (`checkpointing_migrate.argflags`)."""
+        return dests(self.context or self.tree, self.member_names)
 
     @cached_property
     def own_fields(self) -> frozenset[str]:

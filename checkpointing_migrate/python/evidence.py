@@ -12,10 +12,11 @@ import dataclasses
 
 from packaging.version import Version
 
+from checkpointing_migrate.argflags import Declared, Parsers, project_folder
 from checkpointing_migrate.pylex import CONVENTIONAL_ARGS
 from checkpointing_migrate.python.context import At, File
 from checkpointing_migrate.python.syntax import FUNCTIONS, names_in_bases, old_release_only, parameters
-from checkpointing_migrate.receivers import UNKNOWN, Kind, ReceiverKind
+from checkpointing_migrate.receivers import DOUBLES, UNKNOWN, Kind, ReceiverKind
 from checkpointing_migrate.table import Rename
 
 
@@ -67,11 +68,33 @@ def attribute_kind(file: File, at: At, expr: ast.Attribute) -> Kind:
     return UNKNOWN
 
 
+def mock_attribute(file: File, at: At, expr: ast.Attribute) -> Kind:
+    """`args.model` where `args` holds a mock and the scope assigns neither `args.model` nor a longer prefix of it:
+    a mock too (a mock makes every attribute it is asked for); anything else is unknown."""
+    chain: list[ast.Attribute] = []
+    root: ast.expr = expr
+    while isinstance(root, ast.Attribute):
+        chain.append(root)
+        root = root.value
+    if not isinstance(root, ast.Name) or (found := kind(file, at, root)).kind != "mock":
+        return UNKNOWN
+    prefixes = {ast.unparse(a) for a in chain}
+    for node in ast.walk(scopes(file, at)[0]):
+        targets = (
+            node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        )
+        if any(isinstance(t, ast.Attribute) and ast.unparse(t) in prefixes for t in targets):
+            return UNKNOWN
+    return Kind("mock", f"an attribute of `{root.id}`, which holds {found.why}", found.line)
+
+
 def kind(file: File, at: At, expr: ast.expr) -> Kind:
     """What `expr` holds (see `checkpointing_migrate.receivers`); the first parameter of a method holds an
-    instance of its class (`instance_of`), an attribute of it what the class assigns it (`attribute_kind`)."""
+    instance of its class (`instance_of`), an attribute of it what the class assigns it (`attribute_kind`), an
+    attribute of a mock a mock (`mock_attribute`)."""
     if isinstance(expr, ast.Attribute):
-        return attribute_kind(file, at, expr)
+        found = attribute_kind(file, at, expr)
+        return found if found.kind != "unknown" else mock_attribute(file, at, expr)
     if isinstance(expr, ast.Name):
         if (cls := instance_of(at, expr.id)) is not None:
             return file.receivers.class_kind(ast.Name(cls.name))
@@ -120,7 +143,7 @@ def unsafe(receiver: ast.expr, row: Rename, found: Kind) -> str | None:
     """Why a rename on `receiver` is an unsafe fix (no evidence, or evidence that something else may answer)."""
     if found.kind == ReceiverKind.UNSURE:
         return found.why
-    return no_evidence(receiver, row) if found.kind == ReceiverKind.UNKNOWN else None
+    return no_evidence(receiver, row) if found.kind in (ReceiverKind.UNKNOWN, *DOUBLES) else None
 
 
 def no_evidence(receiver: ast.expr, row: Rename) -> str:
@@ -133,3 +156,59 @@ def dead_before(at: At) -> Version | None:
         if isinstance(node, ast.If) and child_field == "body" and (v := old_release_only(node.test)):
             return v
     return None
+
+
+NAMESPACE_NAMES = ("args", "opt", "opts", "flags", "hparams", "namespace")
+"""Names that conventionally hold a parsed command line (and any `*_args`): what follows one of them in an attribute
+chain may be a flag's dest (`strategy.args.actor.<name>` reads `--actor.<name>`)."""
+
+
+def _conventional(name: str) -> bool:
+    return name in NAMESPACE_NAMES or name.endswith("_args")
+
+
+def _dests(file: File, at: At, node: ast.Attribute) -> list[str]:
+    """The flag dests `node` may read, longest first: what follows a conventional name (`args.x` → `x`,
+    `strategy.args.actor.x` → `actor.x`), a dotted rest of the chain unless its root is a method's own instance
+    (`cfg.model.x` → `model.x`, but not `self.model.x`), and the bare name on a namespace `parse_args()` returned."""
+    parts = [node.attr]
+    inner: ast.expr = node.value
+    while isinstance(inner, ast.Attribute):
+        parts.insert(0, inner.attr)
+        inner = inner.value
+    root = inner.id if isinstance(inner, ast.Name) else ""
+    before = [root, *parts[:-1]]  # before[i] is the name right before parts[i:]
+    found = [
+        ".".join(parts[i:])
+        for i in range(len(parts))
+        if _conventional(before[i]) or (i == 0 and len(parts) > 1 and instance_of(at, root) is None)
+    ]
+    if node.attr not in found and kind(file, at, node.value).kind == "namespace":
+        found.append(node.attr)
+    return found
+
+
+def own_flag(file: File, at: At, node: ast.Attribute) -> Declared | None:
+    """The `add_argument` of the flag `node` reads (`args.model.gradient_checkpointing_enable`, `--model.…`) when the
+    project's own parser declares it: in this text, else in any Python file of the project (`argflags`). Never for
+    a receiver with evidence that it is a transformers model."""
+    wanted = _dests(file, at, node)
+    if not wanted or kind(file, at, node.value).kind in ("model", "override", "unsure"):
+        return None
+    declared = file.own_dests
+    if not any(d in declared for d in wanted) and file.base is not None:
+        declared = file.options.memo.once(Parsers, Parsers).declared(file.base, file.member_names)[1]
+    return next((declared[d] for d in wanted if d in declared), None)
+
+
+def flag_note(file: File, at: At, node: ast.Attribute) -> str:
+    """Where `own_flag` looked, for a use on a conventional name or a namespace (`args.critic.x`) whose flag it did
+    not find: `""` for any other (`trainer.model.x` is no more likely a flag than a method)."""
+    chain = ast.unparse(node.value).replace("(", ".").split(".")
+    namespace = any(_conventional(n) for n in chain) or kind(file, at, node.value).kind == "namespace"
+    wanted = _dests(file, at, node)
+    if not (wanted and namespace) or kind(file, at, node.value).kind in ("model", "override", "unsure"):
+        return ""
+    where = f"`{project_folder(file.base)[0].name}/`" if file.base is not None else "this text"
+    dest = min(wanted, key=len)
+    return f"; if `{ast.unparse(node.value)}` is a parsed command line, no `add_argument('--{dest}')` declares it in {where}"

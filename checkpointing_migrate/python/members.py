@@ -1,8 +1,8 @@
 """Rule family: model members, `x.old_method(...)` (with the method's renamed keywords) and `x.old_property`.
 
-Looks at attributes named like a renamed model method or property; the verdict comes from what the receiver holds
-(`checkpointing_migrate.python.verdicts.model_member`). Assignments to the old member, references without a call and
-`**` unpacking into the call are hazards.
+Looks at attributes named like a renamed model method or property; the verdict comes from the receiver
+(`verdicts.model_member`). Assignments, references without a call and `**` unpacking are hazards, except where the
+name is no model's method (the project's own flag on its parsed namespace, a mock's or a namespace's attribute: `info`).
 """
 
 from __future__ import annotations
@@ -10,14 +10,16 @@ from __future__ import annotations
 import ast
 import dataclasses
 from collections.abc import Iterator
+from pathlib import Path
 
-from checkpointing_migrate.hits import Hit, hazard, registered, rename
+from checkpointing_migrate.argflags import project_folder
+from checkpointing_migrate.hits import Hit, hazard, info, registered, rename
 from checkpointing_migrate.python import evidence
 from checkpointing_migrate.python.context import At, File, register
 from checkpointing_migrate.python.syntax import callee, up_call
 from checkpointing_migrate.python.verdicts import class_patch, edit, model_member, new_keywords, takes
-from checkpointing_migrate.receivers import ReceiverKind
-from checkpointing_migrate.table import RenameKind
+from checkpointing_migrate.receivers import DOUBLES, ReceiverKind
+from checkpointing_migrate.table import Rename, RenameKind
 
 
 @register(ast.Attribute)
@@ -37,6 +39,10 @@ def member(file: File, node: ast.Attribute, at: At) -> Iterator[Hit]:
     if isinstance(node.ctx, ast.Store) and evidence.is_model_class(file, node.value):
         yield class_patch(row, start, f"{ast.unparse(node.value)}.{node.attr}")
         return
+    called = isinstance(parent, ast.Call) and parent.func is node
+    if not called and (hit := _not_a_method(file, node, at, row, start)) is not None:
+        yield hit
+        return
     if isinstance(node.ctx, ast.Store):
         removal = row.removal or "the old name is removed"
         keywords = new_keywords(file, row)
@@ -52,17 +58,38 @@ def member(file: File, node: ast.Attribute, at: At) -> Iterator[Hit]:
         libs = ", ".join(rules.shared[node.attr])
         yield registered(row, start, code="shared-name", old=node.attr, libs=libs)
         return
-    if not (isinstance(parent, ast.Call) and parent.func is node):
+    if not called:
         if row.kind == RenameKind.PROPERTY:
             edits = (edit(start, row.old, row.new),)
             yield model_member(file, at, node.value, row, start, edits, f"reads `{row.old}`", section)
         else:
             names = {"old": row.old, "new": row.new, "removal": str(row.removal), "takes": takes(file, row)}
-            yield registered(row, start, code="reference", **names)
+            yield registered(row, start, code="reference", note=evidence.flag_note(file, at, node), **names)
         return
     if _inside_override(file, node, parent, at):
         return  # part of an override, reported at its `def`
     yield from _call(file, node, parent, at, section)
+
+
+def _not_a_method(file: File, node: ast.Attribute, at: At, row: Rename, start: int) -> Hit | None:
+    """The old name read or set, not called, where it is no model's method: the project's own command-line flag
+    (`args.model.gradient_checkpointing_enable` for `--model.gradient_checkpointing_enable`), or an attribute of a
+    mock or a plain namespace (a test's `args = MagicMock()`). `None` elsewhere."""
+    who = "sets" if isinstance(node.ctx, ast.Store) else "reads"
+    receiver = ast.unparse(node.value)
+    if (declared := evidence.own_flag(file, at, node)) is not None:
+        folder = project_folder(file.base)[0] if file.base is not None else Path()
+        names = {"who": who, "use": f"{receiver}.{node.attr}", "flag": declared.flag, "where": declared.where(folder)}
+        return registered(row, start, code="own-flag", form="namespace", section="library", **names)
+    held = evidence.kind(file, at, node.value)
+    if held.kind not in DOUBLES:
+        return None
+    holds = f"`{receiver}` is {held.why}" if isinstance(node.value, ast.Attribute) else f"`{receiver}` holds {held.why}"
+    if held.kind == "mock":
+        what = f"{who} `{row.old}` on a test double ({holds}): a mock's attribute, not the deprecated method nor an override of it, so nothing is rewritten; where the double stands in for a model, rename it together with the code it tests"
+    else:
+        what = f"{who} `{row.old}` on a plain namespace ({holds}): an attribute the code puts there, not the deprecated method nor an override of it, so nothing is rewritten"
+    return info(row, start, code="not-transformers", what=what, section="library")
 
 
 def _inside_override(file: File, node: ast.Attribute, call: ast.Call, at: At) -> bool:

@@ -14,7 +14,7 @@ from checkpointing_migrate.findings import Edit
 from checkpointing_migrate.hits import Hit, info, registered, rename
 from checkpointing_migrate.python import evidence
 from checkpointing_migrate.python.context import At, File
-from checkpointing_migrate.receivers import NEW_KEYWORDS, ReceiverKind
+from checkpointing_migrate.receivers import DOUBLES, NEW_KEYWORDS, ReceiverKind
 from checkpointing_migrate.table import Rename, RenameKind
 
 
@@ -56,9 +56,15 @@ def model_member(
         form = "read" if file.rules.members[kind.overridden].kind == RenameKind.PROPERTY else "call"
         return registered(row, start, code="narrow-override", form=form, enable=new_enable(file), **names)
     unsafe = evidence.unsafe(receiver, row, kind)
-    if kind.kind in (ReceiverKind.MODEL, ReceiverKind.UNKNOWN, ReceiverKind.UNSURE) and row.kind == RenameKind.PROPERTY:
+    renamable = (
+        ReceiverKind.MODEL,
+        ReceiverKind.UNKNOWN,
+        ReceiverKind.UNSURE,
+        *DOUBLES,
+    )  # a double's call: no evidence either way
+    if kind.kind in renamable and row.kind == RenameKind.PROPERTY:
         return rename(row, start, edits, file.options, code="property", what=what, section=section, unsafe=unsafe)
-    if kind.kind in (ReceiverKind.MODEL, ReceiverKind.UNKNOWN, ReceiverKind.UNSURE):
+    if kind.kind in renamable:
         return rename(row, start, edits, file.options, code="call", what=what, section=section, unsafe=unsafe)
     why = kind.why if kind.kind == ReceiverKind.FOREIGN else f"it holds training arguments: {kind.why}"
     names = {"subject": what, "receiver": text, "why": why, "old": row.old}

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from checkpointing_migrate.located import ToolError
 from checkpointing_migrate.paths import TABLE_PATH
 from checkpointing_migrate.rehearse import ENV_VAR
 from checkpointing_migrate.table import Rename, RenameKind, Table, field_name, load
@@ -33,7 +34,7 @@ _MEMBER_KINDS = (RenameKind.METHOD, RenameKind.PROPERTY, RenameKind.CLASS, Renam
 _MISSING = object()
 
 
-class PreviewError(Exception):
+class PreviewError(ToolError):
     """The preview cannot be applied; the message says why and what to do."""
 
 

@@ -143,12 +143,24 @@ def _inputs_hash() -> str:
     return digest.hexdigest()[:16]
 
 
+def _last_used(folder: Path) -> float:
+    try:
+        return folder.stat().st_mtime
+    except OSError:  # removed meanwhile by another process
+        return 0.0
+
+
+KEPT_WHEELS = 4
+"""How many wheels of different sources the cache keeps (the most recently used)."""
+
+
 def tool_wheel() -> Path:
     """The tool's wheel, built from this checkout by hatchling (the build backend pyproject.toml names), once per
     content: a page edit rebuilds nothing."""
     folder = CACHE / f"wheel-{_inputs_hash()}"
     built = sorted(folder.glob("*.whl")) if folder.is_dir() else []
     if built:
+        os.utime(folder)  # used now: the last to be evicted
         return built[0]
     from hatchling.builders.wheel import WheelBuilder
 
@@ -156,7 +168,10 @@ def tool_wheel() -> Path:
         (wheel,) = WheelBuilder(str(ROOT)).build(directory=tmp, versions=["standard"])
         folder.mkdir(parents=True, exist_ok=True)
         os.replace(wheel, folder / Path(wheel).name)
-    for old in CACHE.glob("wheel-*"):  # the wheels of earlier sources: one per edit would pile up
+    # The wheels of earlier sources: one per edit would pile up. The most recently used few stay, so checkouts and
+    # test workers that share this cache (each building its own source) do not delete each other's wheel mid-build.
+    earlier = sorted(CACHE.glob("wheel-*"), key=_last_used, reverse=True)
+    for old in earlier[KEPT_WHEELS:]:
         if old != folder:
             shutil.rmtree(old, ignore_errors=True)
     return folder / Path(wheel).name

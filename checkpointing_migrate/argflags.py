@@ -1,0 +1,107 @@
+"""Which command-line flags the project's own argparse parsers declare, found across its Python files.
+
+`args.model.gradient_checkpointing_enable` read off a namespace is the project's flag `--model.gradient_checkpointing_enable`
+when some module of the project declares it with `add_argument` (openrlhf reads in `trainer/ray/ppo_actor.py` a flag
+that `cli/train_ppo_ray.py` declares): not the transformers method. Each project folder is read once per run.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from checkpointing_migrate.configreaders import MAX_FOLDERS, SKIP, root_of
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One `add_argument` of a flag: its option string, and where it is."""
+
+    flag: str
+    """The option string as written (`--model.gradient_checkpointing_enable`)."""
+    path: Path | None
+    """The file, `None` for the text being checked itself."""
+    line: int
+
+    def where(self, folder: Path) -> str:
+        """`line 168` in the checked text, else the file relative to `folder` (`cli/train_ppo_ray.py:328`)."""
+        if self.path is None:
+            return f"line {self.line}"
+        try:
+            shown = self.path.relative_to(folder).as_posix()
+        except ValueError:
+            shown = self.path.name
+        return f"`{shown}:{self.line}`"
+
+
+def dests(tree: ast.AST, names: Iterable[str], path: Path | None = None) -> dict[str, Declared]:
+    """The dest (`model.gradient_checkpointing_enable`) of every `add_argument` in `tree` whose last dotted part is one
+    of `names`, as argparse makes it: `dest=`, else the first long option without its dashes, `-` turned into `_`."""
+    wanted = frozenset(names)
+    found: dict[str, Declared] = {}
+    for node in ast.walk(tree):
+        if not (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument"
+        ):
+            continue
+        options = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        given = next((k.value for k in node.keywords if k.arg == "dest"), None)
+        long = next((o for o in options if o.startswith("--")), None)
+        flag = long or next(iter(options), None)
+        if isinstance(given, ast.Constant) and isinstance(given.value, str):
+            dest = given.value
+        elif flag is not None:
+            dest = flag.lstrip("-").replace("-", "_")
+        else:
+            continue
+        if flag is not None and dest.rpartition(".")[2] in wanted:
+            found.setdefault(dest, Declared(flag, path, node.lineno))
+    return found
+
+
+def project_folder(base: Path) -> tuple[Path, bool]:
+    """The folder whose Python files are the project's: the nearest with `.git` or `pyproject.toml` (`root_of`);
+    without one (an unpacked wheel), the outermost package holding `base`; else `base` alone (not walked whole)."""
+    root, whole = root_of(base)
+    if whole or not (base / "__init__.py").is_file():
+        return root, whole
+    top = base
+    while (top.parent / "__init__.py").is_file() and top.parent != top:
+        top = top.parent
+    return top, True
+
+
+@dataclass(eq=False)
+class Parsers:
+    """The flags each project folder declares, read the first time a file of it asks (one per run: `Memo.once`)."""
+
+    folders: dict[tuple[Path, frozenset[str]], dict[str, Declared]] = field(default_factory=dict)
+
+    def declared(self, base: Path, names: frozenset[str]) -> tuple[Path, dict[str, Declared]]:
+        """(the project folder of `base`, dest → declaration of the flags ending in one of `names` there)."""
+        root, whole = project_folder(base)
+        if (root, names) not in self.folders:
+            self.folders[root, names] = _walk(root, whole, names)
+        return root, self.folders[root, names]
+
+
+def _walk(root: Path, whole: bool, names: frozenset[str]) -> dict[str, Declared]:
+    found: dict[str, Declared] = {}
+    needles = [n.encode() for n in names]
+    for count, (here, dirs, files) in enumerate(os.walk(root)):
+        dirs[:] = sorted(d for d in dirs if whole and not d.startswith(".") and d not in SKIP)
+        for name in sorted(f for f in files if f.endswith(".py")):
+            path = Path(here, name)
+            try:
+                data = path.read_bytes()
+                if b"add_argument" in data and any(n in data for n in needles):
+                    for dest, declared in dests(ast.parse(data), names, path).items():
+                        found.setdefault(dest, declared)
+            except (OSError, SyntaxError, ValueError, RecursionError):
+                continue  # a file that cannot be read or parsed declares nothing; it is reported when checked itself
+        if count > MAX_FOLDERS:
+            break
+    return found
