@@ -15,14 +15,17 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
-from checkpointing_migrate.argflags import Declared, dests
 from checkpointing_migrate.dictflow import Dicts
 from checkpointing_migrate.hits import Hit, Options
 from checkpointing_migrate.pylex import Source, config_subclasses
 from checkpointing_migrate.receivers import ModuleCache, Receivers
 from checkpointing_migrate.rules import Rules
 from checkpointing_migrate.table import field_name
+
+if TYPE_CHECKING:
+    from checkpointing_migrate.argflags import Declared
 
 Check = Callable[["File", ast.AST, "At"], Iterator[Hit]]
 
@@ -154,6 +157,8 @@ class File:
     def own_dests(self) -> dict[str, Declared]:
         """The flags this text declares with `add_argument` whose dest ends in an old member name
         (`checkpointing_migrate.argflags`)."""
+        from checkpointing_migrate.argflags import dests  # only for a file that reads an old name off an object
+
         return dests(self.context or self.tree, self.member_names)
 
     @cached_property

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
-from checkpointing_migrate.argflags import Declared, Parsers, project_folder
 from checkpointing_migrate.pylex import CONVENTIONAL_ARGS
 from checkpointing_migrate.python.context import At, File
 from checkpointing_migrate.python.syntax import FUNCTIONS, names_in_bases, old_release_only, parameters
 from checkpointing_migrate.receivers import DOUBLES, UNKNOWN, Kind, ReceiverKind
 from checkpointing_migrate.table import Rename
+
+if TYPE_CHECKING:
+    from checkpointing_migrate.argflags import Declared
 
 
 def scopes(file: File, at: At) -> list[ast.AST]:
@@ -197,6 +200,8 @@ def own_flag(file: File, at: At, node: ast.Attribute) -> Declared | None:
         return None
     declared = file.own_dests
     if not any(d in declared for d in wanted) and file.base is not None:
+        from checkpointing_migrate.argflags import Parsers  # the project's other files: only for such a use
+
         declared = file.options.memo.once(Parsers, Parsers).declared(file.base, file.member_names)[1]
     return next((declared[d] for d in wanted if d in declared), None)
 
@@ -209,6 +214,8 @@ def flag_note(file: File, at: At, node: ast.Attribute) -> str:
     wanted = _dests(file, at, node)
     if not (wanted and namespace) or kind(file, at, node.value).kind in ("model", "override", "unsure"):
         return ""
+    from checkpointing_migrate.argflags import project_folder
+
     where = f"`{project_folder(file.base)[0].name}/`" if file.base is not None else "this text"
     dest = min(wanted, key=len)
     return f"; if `{ast.unparse(node.value)}` is a parsed command line, no `add_argument('--{dest}')` declares it in {where}"
