@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -41,17 +42,9 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
         root = jsonpos.parse(plain_json(text))
     except ParseError as exc:
         raise ParseError(exc.offset, f"not a valid launch.json (JSON with comments): {exc}") from None
-    configurations = root.get("configurations") if isinstance(root, jsonpos.JObject) else None
     workspace = base.parent if base is not None else None
     hits: list[Hit] = []
-    for configuration in configurations.items if isinstance(configurations, jsonpos.JArray) else ():
-        if not isinstance(configuration, jsonpos.JObject):
-            continue
-        kind = configuration.get("type")
-        if not isinstance(kind, jsonpos.JString) or kind.value not in _PYTHON_TYPES:
-            continue
-        words = _args(text, configuration.get("args"))
-        program = _program(configuration, words)
+    for _, words, program in _python_configurations(text, root):
         for word in words:
             flag = word.value.split("=")[0]
             if flag not in rules.flags:
@@ -72,16 +65,8 @@ def launches(text: str) -> list[shell.Launch]:
         root = jsonpos.parse(plain_json(text))
     except ParseError:
         return []  # reported when the file is checked itself
-    configurations = root.get("configurations") if isinstance(root, jsonpos.JObject) else None
     found: list[shell.Launch] = []
-    for configuration in configurations.items if isinstance(configurations, jsonpos.JArray) else ():
-        if not isinstance(configuration, jsonpos.JObject):
-            continue
-        kind = configuration.get("type")
-        if not isinstance(kind, jsonpos.JString) or kind.value not in _PYTHON_TYPES:
-            continue
-        words = _args(text, configuration.get("args"))
-        program = _program(configuration, words)
+    for configuration, words, program in _python_configurations(text, root):
         folder, named = _folder(configuration), configuration.get("program")
         absolute = isinstance(named, jsonpos.JString) and named.value.startswith("/")  # not the workspace's script
         if program.kind != "script" or folder is None or program.cwd is None or absolute:
@@ -91,6 +76,20 @@ def launches(text: str) -> list[shell.Launch]:
         words = [replace(w, value=w.value.replace(_WORKSPACE, workspace)) for w in words]
         found.append((replace(program, name=script, cwd=folder), words))
     return found
+
+
+def _python_configurations(
+    text: str, root: jsonpos.JNode
+) -> Iterator[tuple[jsonpos.JObject, list[shell.Word], shell.Program]]:
+    """Each Python configuration of the parsed launch.json `root`, with its `args` words and the program it runs."""
+    configurations = root.get("configurations") if isinstance(root, jsonpos.JObject) else None
+    for configuration in configurations.items if isinstance(configurations, jsonpos.JArray) else ():
+        if not isinstance(configuration, jsonpos.JObject):
+            continue
+        kind = configuration.get("type")
+        if isinstance(kind, jsonpos.JString) and kind.value in _PYTHON_TYPES:
+            words = _args(text, configuration.get("args"))
+            yield configuration, words, _program(configuration, words)
 
 
 def _folder(configuration: jsonpos.JObject) -> str | None:
