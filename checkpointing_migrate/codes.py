@@ -86,6 +86,10 @@ class Code:
         return self.severity == "fix"
 
 
+ESCAPED = "written with escapes: rename it by hand"
+"""The short reason of a `fix` code reported as `info` because the name is spelt with escapes (a JSON or YAML string);
+`unknown-program`'s escaped form ends with it."""
+
 _NEW_WINS = "the new one wins and the old value is dropped without a word; remove one"
 """What both names given together do where the new one is kept: `both-names`' clause, in each form that says it."""
 
@@ -138,6 +142,14 @@ _CODES = (
         explanation="The flag was renamed; the old spelling still parses but warns. `fix` rewrites the flag only after a "
         "program known to parse it with HfArgumentParser (a script that does, or a command such as `trl sft`).",
         example=("run.sh", "trl sft --model_name_or_path Qwen/Qwen2-0.5B --gradient_checkpointing true\n"),
+        messages={
+            "gets": "`{name}` gets the flag `{flag}`{via}",
+            "variable": "the shell variable `{variable}` holds the flag `{flag}`",
+            "unsafe-image": "`{name}` runs inside {image}, whose files the tool cannot tell are this project's",
+            "unsafe-variable": "`${variable}` is {where}, so what parses `{flag}` is not known",
+            "unexpanded": "not expanded by any command in this file",
+            "also-expanded": "also expanded by a command the tool cannot tell reads training flags",
+        },
     ),
     Code(
         code="config-key",
@@ -155,7 +167,7 @@ _CODES = (
         messages={
             "": "top-level {fmt} key `{old}`",
             "read-by": "top-level {fmt} key `{old}` (read by {why})",
-            "escaped": "the key `{old}` is written with escapes: rename it by hand",
+            "escaped": "the key `{old}` is " + ESCAPED,
         },
     ),
     Code(
@@ -416,6 +428,9 @@ _CODES = (
             "field": "this file declares a dataclass field `{field}`, which HfArgumentParser turns into `{flag}`: it may "
             "be the file's own flag, not TrainingArguments', so it is not rewritten",
             "add_argument": "{who} defines its own `{flag}` with `add_argument`: not the TrainingArguments flag, not rewritten",
+            "dataclass": "{who} declares its own dataclass field `{field}`: its HfArgumentParser may read `{flag}` into "
+            "that dataclass, not TrainingArguments (renaming it would be refused as an unused argument), so it is not "
+            "rewritten",
             "namespace": "{who} `{use}`, the project's own flag `{flag}` (`add_argument` at {where}), "
             "not the transformers method, so it is not rewritten",
         },
@@ -429,6 +444,11 @@ _CODES = (
         explanation="The program was not found from here, or does not parse its arguments with HfArgumentParser, so the tool "
         "cannot tell whether the flag is the TrainingArguments one. Rename it by hand if it is.",
         example=("run.sh", "python missing_script.py --gradient_checkpointing true\n"),
+        messages={
+            "": "cannot tell whether `{name}` reads `{flag}` with HfArgumentParser (it was not found from here, or does "
+            "not use it): rename it by hand if it does",
+            "escaped": "{subject}, " + ESCAPED,
+        },
     ),
     Code(
         code="string",

@@ -140,8 +140,8 @@ _BOTH_VERSIONS: dict[RenameKind, tuple[str, str]] = {
 }
 
 
-ESCAPED = "written with escapes: rename it by hand"
-"""The short reason of a `fix` code reported as `info` because the name is spelt with escapes (a JSON or YAML string)."""
+ESCAPED = codes.ESCAPED
+"""The short reason of a `fix` code reported as `info` because the name is spelt with escapes (see `codes.ESCAPED`)."""
 
 
 def gate_reason(row: Rename, options: Options) -> str | None:
