@@ -303,6 +303,18 @@ _CODES = (
                 "        super().gradient_checkpointing_enable(gradient_checkpointing_kwargs, **kwargs)\n"
             ),
         ),
+        # The subject (a class of transformers', or another library's), then what the Trainer's fallback does with a
+        # class that defines only the old method: `warns` opens it, `inherits` only for a transformers class.
+        messages={
+            "": "class `{cls}` overrides `{old}`: it stays the entry point until {removal} (`{new}` calls it, and it "
+            "warns when it calls up); override `{new}` instead",
+            "foreign": "{why} (not a transformers model), and has no `{new}`",
+            "inherits": "if `{cls}` does not inherit `{new}` (it is not a `{owner}`), ",
+            "warns": "; {inherits}the {who} warns `{category}: {text}` and ",
+            "refuses": "{warns}calls it with {keywords}, but it {refuses}: a TypeError on transformers ≥ {since}, not "
+            "something that keeps working until {removal}; define `{new}`, or add `**kwargs`",
+            "fallback": "{warns}calls it (with {keywords}) until {removal}; define `{new}` as well",
+        },
     ),
     Code(
         code="instance-override",
@@ -626,6 +638,8 @@ _CODES = (
             "deprecated one, so it is not rewritten",
             "args": "passes `{old}` to `{callee}`, which is not training arguments ({why}): not rewritten",
             "object": "passes `{old}` to `{callee}()` of an object that is not training arguments ({why}): not rewritten",
+            "defines": "{why}, not a transformers model: its own `{old}` is not the deprecated method, so nothing is "
+            "renamed",
         },
     ),
     Code(
