@@ -96,6 +96,9 @@ _NEW_WINS = "the new one wins and the old value is dropped without a word; remov
 _MIXIN_TOGETHER = "rename the mixin's field and its reads together"
 """What to do about an old field a mixin declares: `mixin-field`'s closing clause, in each form."""
 
+_NOT_THE_METHOD = "not the deprecated method nor an override of it, so nothing is rewritten"
+"""What an old name on a test double or a plain namespace is not: `not-transformers`' clause, in both forms."""
+
 _CODES = (
     Code(
         code="call",
@@ -110,6 +113,7 @@ _CODES = (
             "train.py",
             "model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={'use_reentrant': False})\n",
         ),
+        messages={"": "calls `{old}()`"},  # the subject `hits.rename` extends
     ),
     Code(
         code="keyword",
@@ -123,6 +127,13 @@ _CODES = (
             "train.py",
             "from transformers import TrainingArguments\n\nargs = TrainingArguments(output_dir='out', gradient_checkpointing=True)\n",
         ),
+        # The subjects `hits.rename` extends: to a class or function, a method's own keyword, one renamed with its call.
+        messages={
+            "": "passes `{old}=` to `{callee}`",
+            "method": "passes `{old}=` to `{callee}()`",
+            "new-only": "passes `{old}=` to `{callee}()`, which takes only the new keyword",
+            "with-call": "passes `{old}=` to `{callee}()` (renamed with it)",
+        },
     ),
     Code(
         code="property",
@@ -132,6 +143,7 @@ _CODES = (
         summary="a read of a renamed model property",
         explanation="The property was renamed; the old one still works but warns on every read. `fix` rewrites the read.",
         example=("train.py", "print(model.is_gradient_checkpointing)\n"),
+        messages={"": "reads `{old}`"},  # the subject `hits.rename` extends
     ),
     Code(
         code="flag",
@@ -388,6 +400,7 @@ _CODES = (
             "(`to_dict()` does): then the new one wins and this value is dropped without a word; set `{new}` instead",
             "keyword": "passes `{old}=` to `{callee}` next to `**` unpacking, which may set `{new}` too (then the new one "
             "wins, or the rename makes it a duplicate keyword)",
+            "call": "calls `{old}` with `**` unpacking, which may pass `{kwarg}`: `{new}` accepts only `{takes}`",
         },
     ),
     Code(
@@ -640,6 +653,10 @@ _CODES = (
             "object": "passes `{old}` to `{callee}()` of an object that is not training arguments ({why}): not rewritten",
             "defines": "{why}, not a transformers model: its own `{old}` is not the deprecated method, so nothing is "
             "renamed",
+            "mock": "{who} `{old}` on a test double ({holds}): a mock's attribute, " + _NOT_THE_METHOD + "; where the "
+            "double stands in for a model, rename it together with the code it tests",
+            "namespace": "{who} `{old}` on a plain namespace ({holds}): an attribute the code puts there, "
+            + _NOT_THE_METHOD,
         },
     ),
     Code(
