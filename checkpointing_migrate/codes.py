@@ -133,6 +133,9 @@ _CODES = (
             "method": "passes `{old}=` to `{callee}()`",
             "new-only": "passes `{old}=` to `{callee}()`, which takes only the new keyword",
             "with-call": "passes `{old}=` to `{callee}()` (renamed with it)",
+            # The unsafe reason of a keyword (or a dict key) passed to a class only named like a config class.
+            "not-imported": "`{callee}` is not imported from transformers or trl in this file (it may be another "
+            "class of that name)",
         },
     ),
     Code(
@@ -161,6 +164,7 @@ _CODES = (
             "unsafe-variable": "`${variable}` is {where}, so what parses `{flag}` is not known",
             "unexpanded": "not expanded by any command in this file",
             "also-expanded": "also expanded by a command the tool cannot tell reads training flags",
+            "by-hand": "quoted with escapes inside the string: rename it by hand",  # the short reason, not a message
         },
     ),
     Code(
@@ -754,6 +758,33 @@ _CODES = (
         example=("train.py", "model.gradient_checkpointing_enable(\n"),
     ),
 )
+
+SHARED: Mapping[str, str] = {
+    "fix": "{what}, {deprecation}: use `{new}`",
+    "unsafe": "{what}, {deprecation}: use `{new}`; unsafe fix: {unsafe}, so it is applied only with --unsafe-fixes",
+    "deprecated": "deprecated since transformers {since}{warns}{removal}",
+    "warns": " and emits a {category}",
+    "removal": ", removal planned in {removal}",
+    "gated": "not rewritten: {allowed}, and releases before {since} have no `{new}`. To support both, {pattern}; {how}",
+    "gated-why": "not rewritten: {allowed}, and releases before {since} lack the new name",
+    "declare": "declare transformers>={since} ({places}) or pass --target transformers=={since}",
+    "once": "once the requirement is transformers>={since} this becomes a fix",
+    # What to write when releases before `since` must keep working (`gated`'s `pattern`), by the rename's kind.
+    "both-method": "look the new method up on the class: `if hasattr(type(model), '{new}')` call it, else the old one",
+    "both-property": "read `model.{new}` only when `hasattr(type(model), '{new}')`, else the old property",
+    "both-argument": "pass the keyword the installed release has (test for it on the class first)",
+    "both-field": "pick the field name the installed release has from `dataclasses.fields(TrainingArguments)`",
+    "both-cli-flag": "keep the old flag until every environment that runs it has transformers {since} or newer",
+    "both-config-key": "keep the old key until every environment that reads the file has transformers {since} or newer",
+}
+"""The sentences every `fix` code says (`hits.rename`, `hits.gate_reason`): its subject, the deprecation and the new
+name, an unsafe fix's reason, and why the version gate keeps the old name; `shared` fills them in."""
+
+
+def shared(form: str, **names: object) -> str:
+    """The `SHARED` sentence `form` with `names` filled in."""
+    return SHARED[form].format(**names)
+
 
 CODES: dict[str, Code] = {c.code: c for c in _CODES}
 """Every code, in the order `rules` lists them (the renames first, then hazards, then infos, then file errors)."""

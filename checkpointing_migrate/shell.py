@@ -610,7 +610,7 @@ class _Reader:
 _BY_HAND = {
     "severity": "info",
     "applicability": None,
-    "why": "quoted with escapes inside the string: rename it by hand",
+    "why": codes.message("flag", "by-hand"),
 }
 """What a fix inside a string whose quoting does not map one to one becomes (reported at the string)."""
 

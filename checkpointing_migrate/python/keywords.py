@@ -20,9 +20,6 @@ from checkpointing_migrate.python.verdicts import edit, model_member
 from checkpointing_migrate.receivers import UNKNOWN, ReceiverKind
 from checkpointing_migrate.table import Rename, RenameKind
 
-NOT_IMPORTED = "`{callee}` is not imported from transformers or trl in this file (it may be another class of that name)"
-"""Why a keyword of a call to a class named like a training-arguments class is an unsafe fix."""
-
 
 @register(ast.keyword)
 def keyword(file: File, node: ast.keyword, at: At) -> Iterator[Hit]:
@@ -88,7 +85,7 @@ def _field_keyword(file: File, call: ast.Call, row: Rename, start: int, callee: 
         if callee not in file.config_classes:
             yield from _unknown(file, arg, start, callee)
             return
-        unsafe = NOT_IMPORTED.format(callee=callee)
+        unsafe = codes.message("keyword", "not-imported", callee=callee)
     what = codes.message("keyword", old=arg, callee=callee)
     yield _verdict(file, call, row, start, callee, what, "config", unsafe)
 
