@@ -184,6 +184,7 @@ _CODES = (
             "": "top-level {fmt} key `{old}`",
             "read-by": "top-level {fmt} key `{old}` (read by {why})",
             "escaped": "the key `{old}` is " + ESCAPED,
+            "unsure-parser": "{where} parses it with `{parse}`, but {why}",  # an unsafe fix's reason
         },
     ),
     Code(
@@ -362,6 +363,9 @@ _CODES = (
         messages={
             "": "refers to `{old}` without calling it (silent now, an AttributeError in {removal}); `{new}` has a "
             "different signature{takes}, so check what the reference is used for{note}",
+            # `note`: where the project's own flag was looked for, on a name that may hold a parsed command line.
+            "flag-note": "; if `{receiver}` is a parsed command line, no `add_argument('--{dest}')` declares it in "
+            "{where}",
         },
     ),
     Code(
@@ -745,7 +749,16 @@ _CODES = (
                 "args = TrainingArguments(**cfg)\n"
             ),
         ),
-        messages={"": "{subject}: not rewritten, {why}"},
+        # `loads` and `dataclass` are the `why` of a config file the project reads itself (`configreaders`).
+        messages={
+            "": "{subject}: not rewritten, {why}",
+            "loads": "{where} loads this file with `{callee}` and the project's code reads its keys itself: renamed, "
+            "a read of `{old}` raises KeyError (or `.get` gives None: checkpointing silently off); rename the key and "
+            "its reads together",
+            "dataclass": "{where} parses this file with `{parse}` into the project's own dataclass: {why}, so the key "
+            "is its field, not TrainingArguments'; renamed, the parser raises ValueError (`Some keys are not used by "
+            "the HfArgumentParser`, measured)",
+        },
     ),
     Code(
         code="file-error",
@@ -765,6 +778,8 @@ SHARED: Mapping[str, str] = {
     "deprecated": "deprecated since transformers {since}{warns}{removal}",
     "warns": " and emits a {category}",
     "removal": ", removal planned in {removal}",
+    "no-evidence": "nothing in this file shows that `{receiver}` is a transformers model (another library's "
+    "`{old}` has no `{new}`)",  # an unsafe fix's reason
     "gated": "not rewritten: {allowed}, and releases before {since} have no `{new}`. To support both, {pattern}; {how}",
     "gated-why": "not rewritten: {allowed}, and releases before {since} lack the new name",
     "declare": "declare transformers>={since} ({places}) or pass --target transformers=={since}",
