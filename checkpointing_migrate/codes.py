@@ -386,6 +386,12 @@ _CODES = (
         messages={
             "": "looks up `{old}` by string with `{function}` ({effect}); test `hasattr(type(model), '{new}')` and use "
             "the new name",
+            # The `effect` of the lookup, by what it looks up (measured: see `forms`).
+            "setattr-property": "on a transformers model this raises AttributeError: the property has no setter",
+            "setattr-method": "this assigns a method under the old name, an instance override: `explain "
+            "instance-override`",
+            "property": "on a transformers model this warns like a direct use",
+            "method": "this does not warn, only a call does; it fails once `{old}` is removed in {removal}",
         },
     ),
     Code(
