@@ -755,7 +755,8 @@ _CODES = (
                 "args = TrainingArguments(**cfg)\n"
             ),
         ),
-        # `loads` and `dataclass` are the `why` of a config file the project reads itself (`configreaders`).
+        # `loads` and `dataclass`: the `why` of a config file the project reads itself (`configreaders`); `read-back`
+        # of a dict read back by the old key (`dictflow`).
         messages={
             "": "{subject}: not rewritten, {why}",
             "loads": "{where} loads this file with `{callee}` and the project's code reads its keys itself: renamed, "
@@ -764,6 +765,8 @@ _CODES = (
             "dataclass": "{where} parses this file with `{parse}` into the project's own dataclass: {why}, so the key "
             "is its field, not TrainingArguments'; renamed, the parser raises ValueError (`Some keys are not used by "
             "the HfArgumentParser`, measured)",
+            "read-back": "line {line} reads it back by the old key (`{read}`): renamed here, that read raises KeyError "
+            "(`.get` gives None: checkpointing silently off); rename the reads with it",
         },
     ),
     Code(
