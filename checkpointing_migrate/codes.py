@@ -86,11 +86,18 @@ class Code:
         return self.severity == "fix"
 
 
+ESCAPED = "written with escapes: rename it by hand"
+"""The short reason of a `fix` code reported as `info` because the name is spelt with escapes (a JSON or YAML string);
+`unknown-program`'s escaped form ends with it."""
+
 _NEW_WINS = "the new one wins and the old value is dropped without a word; remove one"
 """What both names given together do where the new one is kept: `both-names`' clause, in each form that says it."""
 
 _MIXIN_TOGETHER = "rename the mixin's field and its reads together"
 """What to do about an old field a mixin declares: `mixin-field`'s closing clause, in each form."""
+
+_NOT_THE_METHOD = "not the deprecated method nor an override of it, so nothing is rewritten"
+"""What an old name on a test double or a plain namespace is not: `not-transformers`' clause, in both forms."""
 
 _CODES = (
     Code(
@@ -106,6 +113,7 @@ _CODES = (
             "train.py",
             "model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={'use_reentrant': False})\n",
         ),
+        messages={"": "calls `{old}()`"},  # the subject `hits.rename` extends
     ),
     Code(
         code="keyword",
@@ -119,6 +127,16 @@ _CODES = (
             "train.py",
             "from transformers import TrainingArguments\n\nargs = TrainingArguments(output_dir='out', gradient_checkpointing=True)\n",
         ),
+        # The subjects `hits.rename` extends: to a class or function, a method's own keyword, one renamed with its call.
+        messages={
+            "": "passes `{old}=` to `{callee}`",
+            "method": "passes `{old}=` to `{callee}()`",
+            "new-only": "passes `{old}=` to `{callee}()`, which takes only the new keyword",
+            "with-call": "passes `{old}=` to `{callee}()` (renamed with it)",
+            # The unsafe reason of a keyword (or a dict key) passed to a class only named like a config class.
+            "not-imported": "`{callee}` is not imported from transformers or trl in this file (it may be another "
+            "class of that name)",
+        },
     ),
     Code(
         code="property",
@@ -128,6 +146,7 @@ _CODES = (
         summary="a read of a renamed model property",
         explanation="The property was renamed; the old one still works but warns on every read. `fix` rewrites the read.",
         example=("train.py", "print(model.is_gradient_checkpointing)\n"),
+        messages={"": "reads `{old}`"},  # the subject `hits.rename` extends
     ),
     Code(
         code="flag",
@@ -138,6 +157,15 @@ _CODES = (
         explanation="The flag was renamed; the old spelling still parses but warns. `fix` rewrites the flag only after a "
         "program known to parse it with HfArgumentParser (a script that does, or a command such as `trl sft`).",
         example=("run.sh", "trl sft --model_name_or_path Qwen/Qwen2-0.5B --gradient_checkpointing true\n"),
+        messages={
+            "gets": "`{name}` gets the flag `{flag}`{via}",
+            "variable": "the shell variable `{variable}` holds the flag `{flag}`",
+            "unsafe-image": "`{name}` runs inside {image}, whose files the tool cannot tell are this project's",
+            "unsafe-variable": "`${variable}` is {where}, so what parses `{flag}` is not known",
+            "unexpanded": "not expanded by any command in this file",
+            "also-expanded": "also expanded by a command the tool cannot tell reads training flags",
+            "by-hand": "quoted with escapes inside the string: rename it by hand",  # the short reason, not a message
+        },
     ),
     Code(
         code="config-key",
@@ -155,7 +183,8 @@ _CODES = (
         messages={
             "": "top-level {fmt} key `{old}`",
             "read-by": "top-level {fmt} key `{old}` (read by {why})",
-            "escaped": "the key `{old}` is written with escapes: rename it by hand",
+            "escaped": "the key `{old}` is " + ESCAPED,
+            "unsure-parser": "{where} parses it with `{parse}`, but {why}",  # an unsafe fix's reason
         },
     ),
     Code(
@@ -291,6 +320,18 @@ _CODES = (
                 "        super().gradient_checkpointing_enable(gradient_checkpointing_kwargs, **kwargs)\n"
             ),
         ),
+        # The subject (a class of transformers', or another library's), then what the Trainer's fallback does with a
+        # class that defines only the old method: `warns` opens it, `inherits` only for a transformers class.
+        messages={
+            "": "class `{cls}` overrides `{old}`: it stays the entry point until {removal} (`{new}` calls it, and it "
+            "warns when it calls up); override `{new}` instead",
+            "foreign": "{why} (not a transformers model), and has no `{new}`",
+            "inherits": "if `{cls}` does not inherit `{new}` (it is not a `{owner}`), ",
+            "warns": "; {inherits}the {who} warns `{category}: {text}` and ",
+            "refuses": "{warns}calls it with {keywords}, but it {refuses}: a TypeError on transformers ≥ {since}, not "
+            "something that keeps working until {removal}; define `{new}`, or add `**kwargs`",
+            "fallback": "{warns}calls it (with {keywords}) until {removal}; define `{new}` as well",
+        },
     ),
     Code(
         code="instance-override",
@@ -322,6 +363,9 @@ _CODES = (
         messages={
             "": "refers to `{old}` without calling it (silent now, an AttributeError in {removal}); `{new}` has a "
             "different signature{takes}, so check what the reference is used for{note}",
+            # `note`: where the project's own flag was looked for, on a name that may hold a parsed command line.
+            "flag-note": "; if `{receiver}` is a parsed command line, no `add_argument('--{dest}')` declares it in "
+            "{where}",
         },
     ),
     Code(
@@ -342,6 +386,12 @@ _CODES = (
         messages={
             "": "looks up `{old}` by string with `{function}` ({effect}); test `hasattr(type(model), '{new}')` and use "
             "the new name",
+            # The `effect` of the lookup, by what it looks up (measured: see `forms`).
+            "setattr-property": "on a transformers model this raises AttributeError: the property has no setter",
+            "setattr-method": "this assigns a method under the old name, an instance override: `explain "
+            "instance-override`",
+            "property": "on a transformers model this warns like a direct use",
+            "method": "this does not warn, only a call does; it fails once `{old}` is removed in {removal}",
         },
     ),
     Code(
@@ -364,6 +414,7 @@ _CODES = (
             "(`to_dict()` does): then the new one wins and this value is dropped without a word; set `{new}` instead",
             "keyword": "passes `{old}=` to `{callee}` next to `**` unpacking, which may set `{new}` too (then the new one "
             "wins, or the rename makes it a duplicate keyword)",
+            "call": "calls `{old}` with `**` unpacking, which may pass `{kwarg}`: `{new}` accepts only `{takes}`",
         },
     ),
     Code(
@@ -416,6 +467,9 @@ _CODES = (
             "field": "this file declares a dataclass field `{field}`, which HfArgumentParser turns into `{flag}`: it may "
             "be the file's own flag, not TrainingArguments', so it is not rewritten",
             "add_argument": "{who} defines its own `{flag}` with `add_argument`: not the TrainingArguments flag, not rewritten",
+            "dataclass": "{who} declares its own dataclass field `{field}`: its HfArgumentParser may read `{flag}` into "
+            "that dataclass, not TrainingArguments (renaming it would be refused as an unused argument), so it is not "
+            "rewritten",
             "namespace": "{who} `{use}`, the project's own flag `{flag}` (`add_argument` at {where}), "
             "not the transformers method, so it is not rewritten",
         },
@@ -429,6 +483,11 @@ _CODES = (
         explanation="The program was not found from here, or does not parse its arguments with HfArgumentParser, so the tool "
         "cannot tell whether the flag is the TrainingArguments one. Rename it by hand if it is.",
         example=("run.sh", "python missing_script.py --gradient_checkpointing true\n"),
+        messages={
+            "": "cannot tell whether `{name}` reads `{flag}` with HfArgumentParser (it was not found from here, or does "
+            "not use it): rename it by hand if it does",
+            "escaped": "{subject}, " + ESCAPED,
+        },
     ),
     Code(
         code="string",
@@ -606,6 +665,12 @@ _CODES = (
             "deprecated one, so it is not rewritten",
             "args": "passes `{old}` to `{callee}`, which is not training arguments ({why}): not rewritten",
             "object": "passes `{old}` to `{callee}()` of an object that is not training arguments ({why}): not rewritten",
+            "defines": "{why}, not a transformers model: its own `{old}` is not the deprecated method, so nothing is "
+            "renamed",
+            "mock": "{who} `{old}` on a test double ({holds}): a mock's attribute, " + _NOT_THE_METHOD + "; where the "
+            "double stands in for a model, rename it together with the code it tests",
+            "namespace": "{who} `{old}` on a plain namespace ({holds}): an attribute the code puts there, "
+            + _NOT_THE_METHOD,
         },
     ),
     Code(
@@ -690,7 +755,19 @@ _CODES = (
                 "args = TrainingArguments(**cfg)\n"
             ),
         ),
-        messages={"": "{subject}: not rewritten, {why}"},
+        # `loads` and `dataclass`: the `why` of a config file the project reads itself (`configreaders`); `read-back`
+        # of a dict read back by the old key (`dictflow`).
+        messages={
+            "": "{subject}: not rewritten, {why}",
+            "loads": "{where} loads this file with `{callee}` and the project's code reads its keys itself: renamed, "
+            "a read of `{old}` raises KeyError (or `.get` gives None: checkpointing silently off); rename the key and "
+            "its reads together",
+            "dataclass": "{where} parses this file with `{parse}` into the project's own dataclass: {why}, so the key "
+            "is its field, not TrainingArguments'; renamed, the parser raises ValueError (`Some keys are not used by "
+            "the HfArgumentParser`, measured)",
+            "read-back": "line {line} reads it back by the old key (`{read}`): renamed here, that read raises KeyError "
+            "(`.get` gives None: checkpointing silently off); rename the reads with it",
+        },
     ),
     Code(
         code="file-error",
@@ -703,6 +780,35 @@ _CODES = (
         example=("train.py", "model.gradient_checkpointing_enable(\n"),
     ),
 )
+
+SHARED: Mapping[str, str] = {
+    "fix": "{what}, {deprecation}: use `{new}`",
+    "unsafe": "{what}, {deprecation}: use `{new}`; unsafe fix: {unsafe}, so it is applied only with --unsafe-fixes",
+    "deprecated": "deprecated since transformers {since}{warns}{removal}",
+    "warns": " and emits a {category}",
+    "removal": ", removal planned in {removal}",
+    "no-evidence": "nothing in this file shows that `{receiver}` is a transformers model (another library's "
+    "`{old}` has no `{new}`)",  # an unsafe fix's reason
+    "gated": "not rewritten: {allowed}, and releases before {since} have no `{new}`. To support both, {pattern}; {how}",
+    "gated-why": "not rewritten: {allowed}, and releases before {since} lack the new name",
+    "declare": "declare transformers>={since} ({places}) or pass --target transformers=={since}",
+    "once": "once the requirement is transformers>={since} this becomes a fix",
+    # What to write when releases before `since` must keep working (`gated`'s `pattern`), by the rename's kind.
+    "both-method": "look the new method up on the class: `if hasattr(type(model), '{new}')` call it, else the old one",
+    "both-property": "read `model.{new}` only when `hasattr(type(model), '{new}')`, else the old property",
+    "both-argument": "pass the keyword the installed release has (test for it on the class first)",
+    "both-field": "pick the field name the installed release has from `dataclasses.fields(TrainingArguments)`",
+    "both-cli-flag": "keep the old flag until every environment that runs it has transformers {since} or newer",
+    "both-config-key": "keep the old key until every environment that reads the file has transformers {since} or newer",
+}
+"""The sentences every `fix` code says (`hits.rename`, `hits.gate_reason`): its subject, the deprecation and the new
+name, an unsafe fix's reason, and why the version gate keeps the old name; `shared` fills them in."""
+
+
+def shared(form: str, **names: object) -> str:
+    """The `SHARED` sentence `form` with `names` filled in."""
+    return SHARED[form].format(**names)
+
 
 CODES: dict[str, Code] = {c.code: c for c in _CODES}
 """Every code, in the order `rules` lists them (the renames first, then hazards, then infos, then file errors)."""

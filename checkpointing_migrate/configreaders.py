@@ -11,6 +11,7 @@ import ast
 import os
 from pathlib import Path
 
+from checkpointing_migrate import codes
 from checkpointing_migrate.dictflow import NONE, Verdict, parser_of
 from checkpointing_migrate.receivers import Receivers
 from checkpointing_migrate.rules import Rules
@@ -183,27 +184,23 @@ class _Mentions:
         if callee in _PATH_WRAPPERS:
             return self._follow(parent, depth + 1)
         if callee in OWN_READERS:
-            why = (
-                f"{where} loads this file with `{callee}` and the project's code reads its keys itself: renamed, a read "
-                f"of `{self.old}` raises KeyError (or `.get` gives None: checkpointing silently off); rename the key "
-                f"and its reads together"
-            )
+            why = codes.message("own-reader", "loads", where=where, callee=callee, old=self.old)
             return [Verdict("own", why, parent.lineno)]
         method = parent.func.attr if isinstance(parent.func, ast.Attribute) else None
         if method in _PARSE_FILE:
             scopes = [n for n in self._ancestors(parent) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
             verdict = parser_of(parent, [*scopes, self.tree], self.receivers, self.old)
             if verdict.kind == "own":
-                why = (
-                    f"{where} parses this file with `{ast.unparse(parent.func)}` into the project's own dataclass: "
-                    f"{verdict.why}, so the key is its field, not TrainingArguments'; renamed, the parser raises "
-                    f"ValueError (`Some keys are not used by the HfArgumentParser`, measured)"
-                )
+                names = {"where": where, "parse": ast.unparse(parent.func), "why": verdict.why}
+                why = codes.message("own-reader", "dataclass", **names)
                 return [Verdict("own", why, verdict.line)]
             if verdict.kind == "args":
                 return [Verdict("args", f"`{ast.unparse(parent.func)}` ({where})", parent.lineno)]
             if verdict.kind == "unsure":
-                return [Verdict("unsure", f"{where} parses it with `{ast.unparse(parent.func)}`, but {verdict.why}")]
+                why = codes.message(
+                    "config-key", "unsure-parser", where=where, parse=ast.unparse(parent.func), why=verdict.why
+                )
+                return [Verdict("unsure", why)]
         return []
 
     def _uses(self, target: ast.AST, depth: int) -> list[Verdict]:

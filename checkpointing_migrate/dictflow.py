@@ -274,10 +274,7 @@ class Dicts:
         line, text = consumer.lineno, ast.unparse(consumer.func)
         if own:
             read = own[0]
-            why = (
-                f"line {read.lineno} reads it back by the old key (`{ast.unparse(read)}`): renamed here, that read "
-                f"raises KeyError (`.get` gives None: checkpointing silently off); rename the reads with it"
-            )
+            why = message("own-reader", "read-back", line=str(read.lineno), read=ast.unparse(read))
             return Verdict("own", why, read.lineno), line, text
         if has_new:
             return Verdict("both"), line, text

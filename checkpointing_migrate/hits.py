@@ -114,57 +114,37 @@ class Hit:
             raise codes.RegistryError(f"`{self.code}` is a {entry.severity} code, not {self.severity}")
 
 
-# What to write when releases before `since` must keep working, by what the name is; sections of the guide.
-_BOTH_VERSIONS: dict[RenameKind, tuple[str, str]] = {
-    RenameKind.METHOD: (
-        "look the new method up on the class: `if hasattr(type(model), '{new}')` call it, else the old one",
-        "script",
-    ),
-    RenameKind.PROPERTY: (
-        "read `model.{new}` only when `hasattr(type(model), '{new}')`, else the old property",
-        "library",
-    ),
-    RenameKind.ARGUMENT: ("pass the keyword the installed release has (test for it on the class first)", "config"),
-    RenameKind.FIELD: (
-        "pick the field name the installed release has from `dataclasses.fields(TrainingArguments)`",
-        "config",
-    ),
-    RenameKind.CLI_FLAG: (
-        "keep the old flag until every environment that runs it has transformers {since} or newer",
-        "config",
-    ),
-    RenameKind.CONFIG_KEY: (
-        "keep the old key until every environment that reads the file has transformers {since} or newer",
-        "config",
-    ),
+# The guide section that explains the both-versions pattern (`codes.SHARED`'s `both-KIND`), by what the name is.
+_BOTH_VERSIONS: dict[RenameKind, str] = {
+    RenameKind.METHOD: "script",
+    RenameKind.PROPERTY: "library",
+    RenameKind.ARGUMENT: "config",
+    RenameKind.FIELD: "config",
+    RenameKind.CLI_FLAG: "config",
+    RenameKind.CONFIG_KEY: "config",
 }
 
 
-ESCAPED = "written with escapes: rename it by hand"
-"""The short reason of a `fix` code reported as `info` because the name is spelt with escapes (a JSON or YAML string)."""
+ESCAPED = codes.ESCAPED
+"""The short reason of a `fix` code reported as `info` because the name is spelt with escapes (see `codes.ESCAPED`)."""
 
 
 def gate_reason(row: Rename, options: Options) -> str | None:
     """Why `row.new` must not be written for this project, or `None` when every allowed release has it."""
     if not options.gate or row.since is None or not options.allowed.allows_before(row.since):
         return None
-    pattern, section = _BOTH_VERSIONS.get(row.kind, _BOTH_VERSIONS[RenameKind.METHOD])
-    how = (
-        f"declare transformers>={row.since} ({PLACES}) or pass --target transformers=={row.since}"
-        if not options.allowed.found
-        else f"once the requirement is transformers>={row.since} this becomes a fix"
-    )
-    return (
-        f"not rewritten: {options.allowed.describe()}, and releases before {row.since} have no `{row.new}`. "
-        f"To support both, {pattern.format(new=row.new, since=row.since)}; {how}. See {link(section)}"
-    )
+    kind = row.kind if row.kind in _BOTH_VERSIONS else RenameKind.METHOD
+    pattern, section = codes.shared(f"both-{kind.value}", new=row.new, since=row.since), _BOTH_VERSIONS[kind]
+    how = codes.shared("once" if options.allowed.found else "declare", since=row.since, places=PLACES)
+    names = {"allowed": options.allowed.describe(), "since": row.since, "new": row.new}
+    return f"{codes.shared('gated', pattern=pattern, how=how, **names)}. See {link(section)}"
 
 
 def deprecation(row: Rename) -> str:
     """`old` is deprecated since ... (the warning the release emits)."""
-    warns = f" and emits a {row.warning.category}" if row.warning else ""
-    removal = f", removal planned in {row.removal}" if row.removal else ""
-    return f"deprecated since transformers {row.since}{warns}{removal}"
+    warns = codes.shared("warns", category=row.warning.category) if row.warning else ""
+    removal = codes.shared("removal", removal=row.removal) if row.removal else ""
+    return codes.shared("deprecated", since=row.since, warns=warns, removal=removal)
 
 
 def rename(
@@ -186,10 +166,11 @@ def rename(
     """
     reason = gate_reason(row, options)
     if reason is not None:
-        why = f"not rewritten: {options.allowed.describe()}, and releases before {row.since} lack the new name"
+        why = codes.shared("gated-why", allowed=options.allowed.describe(), since=row.since)
         return Hit(start, row.old, row.new, Severity.INFO, code, f"{what}; {reason}", row=row, why=why)
+    names = {"what": what, "deprecation": deprecation(row), "new": row.new}
     if unsafe is not None:
-        message = f"{what}, {deprecation(row)}: use `{row.new}`; unsafe fix: {unsafe}, so it is applied only with --unsafe-fixes. See {link(section)}"
+        message = f"{codes.shared('unsafe', unsafe=unsafe, **names)}. See {link(section)}"
         return Hit(start, row.old, row.new, Severity.FIX, code, message, edits, Applicability.UNSAFE, row=row)
     return Hit(
         start,
@@ -197,7 +178,7 @@ def rename(
         row.new,
         Severity.FIX,
         code,
-        f"{what}, {deprecation(row)}: use `{row.new}`. See {link(section)}",
+        f"{codes.shared('fix', **names)}. See {link(section)}",
         edits,
         Applicability.SAFE,
         row=row,

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from checkpointing_migrate import codes
 from checkpointing_migrate.findings import Edit
 from checkpointing_migrate.hits import Hit, Options, info, planned_hit, registered, rename
 from checkpointing_migrate.pylex import declared_fields
@@ -240,21 +241,22 @@ def flag_hit(
     if verdict == "own":
         return registered(row, start, code="own-flag", form="add_argument", who=f"`{name}`", flag=flag)
     if verdict == "field":
-        what = f"`{name}` declares its own dataclass field `{field_name(flag)}`: its HfArgumentParser may read `{flag}` into that dataclass, not TrainingArguments (renaming it would be refused as an unused argument), so it is not rewritten"
-        return info(row, start, code="own-flag", what=what, section="config")
+        return registered(
+            row, start, code="own-flag", form="dataclass", who=f"`{name}`", field=field_name(flag), flag=flag
+        )
     if verdict == "unknown" or not located:
-        what = f"cannot tell whether `{name}` reads `{flag}` with HfArgumentParser (it was not found from here, or does not use it): rename it by hand if it does"
+        what = codes.message("unknown-program", name=name, flag=flag)
         return info(row, start, code="unknown-program", what=what, section="config", new=row.new)
     unsafe = None
     if program.image is not None:
-        unsafe = f"`{name}` runs inside {program.image}, whose files the tool cannot tell are this project's"
+        unsafe = codes.message("flag", "unsafe-image", name=name, image=program.image)
     return rename(
         row,
         start,
         (Edit(start, start + len(flag), row.new),),
         options,
         code="flag",
-        what=f"`{name}` gets the flag `{flag}`{via}",
+        what=codes.message("flag", "gets", name=name, flag=flag, via=via),
         section="config",
         unsafe=unsafe,
     )
@@ -572,19 +574,15 @@ class _Reader:
                 row = rules.flags[flag]
                 known = [p for p in programs if p is not None]
                 if not programs or len(known) < len(programs):
-                    where = (
-                        "not expanded by any command in this file"
-                        if not programs
-                        else "also expanded by a command the tool cannot tell reads training flags"
-                    )
-                    unsafe = f"`${variable}` is {where}, so what parses `{flag}` is not known"
-                    what = f"the shell variable `{variable}` holds the flag `{flag}`"
+                    where = codes.message("flag", "unexpanded" if not programs else "also-expanded")
+                    unsafe = codes.message("flag", "unsafe-variable", variable=variable, where=where, flag=flag)
+                    what = codes.message("flag", "variable", variable=variable, flag=flag)
                     if offset < 0:
                         hit = info(
                             row,
                             start,
                             code="unknown-program",
-                            what=f"{what}, written with escapes: rename it by hand",
+                            what=codes.message("unknown-program", "escaped", subject=what),
                             section="config",
                             new=row.new,
                         )
@@ -612,7 +610,7 @@ class _Reader:
 _BY_HAND = {
     "severity": "info",
     "applicability": None,
-    "why": "quoted with escapes inside the string: rename it by hand",
+    "why": codes.message("flag", "by-hand"),
 }
 """What a fix inside a string whose quoting does not map one to one becomes (reported at the string)."""
 

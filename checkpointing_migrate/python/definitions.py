@@ -11,7 +11,8 @@ import ast
 import dataclasses
 from collections.abc import Iterator
 
-from checkpointing_migrate.hits import Hit, hazard, info, planned_hit, registered
+from checkpointing_migrate import codes
+from checkpointing_migrate.hits import Hit, hazard, planned_hit, registered
 from checkpointing_migrate.python.context import At, File, register
 from checkpointing_migrate.receivers import NEW_KEYWORDS, Kind, ReceiverKind, narrow_override
 from checkpointing_migrate.table import Rename
@@ -40,8 +41,15 @@ def definition(file: File, node: Function, at: At) -> Iterator[Hit]:
     defines_new = any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == row.new for s in cls.body)
     trainer_calls = caller is not None and caller.warning is not None and not defines_new
     if kind.kind == ReceiverKind.FOREIGN and not trainer_calls:
-        what = f"{kind.why}, not a transformers model: its own `{row.old}` is not the deprecated method, so nothing is renamed"
-        yield info(row, def_name(file, node), code="not-transformers", what=what, section="model")
+        yield registered(
+            row,
+            def_name(file, node),
+            code="not-transformers",
+            form="defines",
+            section="model",
+            why=kind.why,
+            old=row.old,
+        )
         return
     # A class outside transformers is called by the Trainer's fallback, not by `activation_checkpointing_enable`.
     enable = file.receivers.enable
@@ -51,9 +59,9 @@ def definition(file: File, node: Function, at: At) -> Iterator[Hit]:
         yield registered(row, def_name(file, node), code="narrow-override", narrow=narrow, **names)
         return
     if kind.kind == ReceiverKind.FOREIGN:
-        what = f"{kind.why} (not a transformers model), and has no `{row.new}`"
+        what = codes.message("override", "foreign", why=kind.why, new=row.new)
     else:
-        what = f"class `{cls.name}` overrides `{row.old}`: it stays the entry point until {row.removal} (`{row.new}` calls it, and it warns when it calls up); override `{row.new}` instead"
+        what = codes.message("override", cls=cls.name, old=row.old, new=row.new, removal=str(row.removal))
     if trainer_calls:
         assert caller is not None
         what += _trainer_fallback(file, node, cls, row, caller, kind)
@@ -68,9 +76,11 @@ def _trainer_fallback(file: File, node: Function, cls: ast.ClassDef, row: Rename
     inherits = (
         ""
         if kind.kind == ReceiverKind.FOREIGN
-        else f"if `{cls.name}` does not inherit `{row.new}` (it is not a `{row.owner}`), "
+        else codes.message("override", "inherits", cls=cls.name, new=row.new, owner=row.owner)
     )
-    warns = f"; {inherits}the {who} warns `{caller.warning.category}: {caller.warning.text_for(cls.name)}` and "
+    warning = {"category": caller.warning.category, "text": caller.warning.text_for(cls.name)}
+    warns = codes.message("override", "warns", inherits=inherits, who=who, **warning)
+    names = {"warns": warns, "keywords": NEW_KEYWORDS, "removal": str(caller.removal), "new": row.new}
     refuses = (
         narrow_override(node, node.name)
         if kind.kind == ReceiverKind.FOREIGN and node.name == file.receivers.enable
@@ -78,11 +88,8 @@ def _trainer_fallback(file: File, node: Function, cls: ast.ClassDef, row: Rename
     )
     if refuses is not None:
         # Measured (trainer.py's fallback): the call passes the new keywords, so this raises already.
-        return (
-            f"{warns}calls it with {NEW_KEYWORDS}, but it {refuses}: a TypeError on transformers ≥ {row.since}, not "
-            f"something that keeps working until {caller.removal}; define `{row.new}`, or add `**kwargs`"
-        )
-    return f"{warns}calls it (with {NEW_KEYWORDS}) until {caller.removal}; define `{row.new}` as well"
+        return codes.message("override", "refuses", refuses=refuses, since=str(row.since), **names)
+    return codes.message("override", "fallback", **names)
 
 
 def def_name(file: File, node: Function) -> int:

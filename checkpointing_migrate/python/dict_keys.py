@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from checkpointing_migrate.codes import message
 from checkpointing_migrate.hits import Hit, info, registered, rename
 from checkpointing_migrate.python.context import At, File, register
-from checkpointing_migrate.python.keywords import NOT_IMPORTED
 from checkpointing_migrate.python.syntax import callee as callee_of
 from checkpointing_migrate.python.verdicts import edit
 from checkpointing_migrate.receivers import Kind, ReceiverKind
@@ -72,7 +71,7 @@ def _key(
         return registered(row, start, code="mixin-field", form="dict", **names)
     unsafe = kind.why if kind.kind == ReceiverKind.ARGS_UNSURE else None
     if kind.kind not in (ReceiverKind.ARGS, ReceiverKind.ARGS_UNSURE):
-        unsafe = NOT_IMPORTED.format(callee=callee)
+        unsafe = message("keyword", "not-imported", callee=callee)
     what = f"passes `{row.old}` to `{callee}` through `**{{...}}`"
     edits = (edit(start, row.old, row.new),)
     return rename(row, start, edits, file.options, code="dict-key", what=what, section="config", unsafe=unsafe)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
+from checkpointing_migrate import codes
 from checkpointing_migrate.pylex import CONVENTIONAL_ARGS
 from checkpointing_migrate.python.context import At, File
 from checkpointing_migrate.python.syntax import FUNCTIONS, names_in_bases, old_release_only, parameters
@@ -150,7 +151,7 @@ def unsafe(receiver: ast.expr, row: Rename, found: Kind) -> str | None:
 
 
 def no_evidence(receiver: ast.expr, row: Rename) -> str:
-    return f"nothing in this file shows that `{ast.unparse(receiver)}` is a transformers model (another library's `{row.old}` has no `{row.new}`)"
+    return codes.shared("no-evidence", receiver=ast.unparse(receiver), old=row.old, new=row.new)
 
 
 def dead_before(at: At) -> Version | None:
@@ -218,4 +219,4 @@ def flag_note(file: File, at: At, node: ast.Attribute) -> str:
 
     where = f"`{project_folder(file.base)[0].name}/`" if file.base is not None else "this text"
     dest = min(wanted, key=len)
-    return f"; if `{ast.unparse(node.value)}` is a parsed command line, no `add_argument('--{dest}')` declares it in {where}"
+    return codes.message("reference", "flag-note", receiver=ast.unparse(node.value), dest=dest, where=where)

@@ -11,6 +11,7 @@ import ast
 import dataclasses
 from collections.abc import Iterator
 
+from checkpointing_migrate import codes
 from checkpointing_migrate.hits import Hit, planned_hit, registered, rename
 from checkpointing_migrate.python import evidence
 from checkpointing_migrate.python.context import At, File, register
@@ -18,9 +19,6 @@ from checkpointing_migrate.python.syntax import callee as callee_of
 from checkpointing_migrate.python.verdicts import edit, model_member
 from checkpointing_migrate.receivers import UNKNOWN, ReceiverKind
 from checkpointing_migrate.table import Rename, RenameKind
-
-NOT_IMPORTED = "`{callee}` is not imported from transformers or trl in this file (it may be another class of that name)"
-"""Why a keyword of a call to a class named like a training-arguments class is an unsafe fix."""
 
 
 @register(ast.keyword)
@@ -40,7 +38,7 @@ def keyword(file: File, node: ast.keyword, at: At) -> Iterator[Hit]:
             names = {"who": "passes", "old": f"{row.old}=", "new": f"{row.new}=", "to": f" to `{callee}()`"}
             yield registered(row, start, code="both-names", form="new-only", **names)
             return
-        what = f"passes `{arg}=` to `{callee}()`, which takes only the new keyword"
+        what = codes.message("keyword", "new-only", old=arg, callee=callee)
         if isinstance(parent.func, ast.Attribute):
             yield model_member(
                 file, at, parent.func.value, row, start, (edit(start, row.old, row.new),), what, "script"
@@ -54,7 +52,9 @@ def keyword(file: File, node: ast.keyword, at: At) -> Iterator[Hit]:
             names = {"old": f"{arg}=", "callee": callee, "why": kind.why}
             yield registered(row, start, code="not-transformers", form="object", section="config", **names)
             return
-        yield _verdict(file, parent, row, start, callee, f"passes `{arg}=` to `{callee}()`", "config", None)
+        yield _verdict(
+            file, parent, row, start, callee, codes.message("keyword", "method", old=arg, callee=callee), "config", None
+        )
     elif arg in rules.fields and _is_replace(file, parent, at):
         row = rules.fields[arg]
         copied = ast.unparse(parent.args[0]) if parent.args else "..."
@@ -85,8 +85,9 @@ def _field_keyword(file: File, call: ast.Call, row: Rename, start: int, callee: 
         if callee not in file.config_classes:
             yield from _unknown(file, arg, start, callee)
             return
-        unsafe = NOT_IMPORTED.format(callee=callee)
-    yield _verdict(file, call, row, start, callee, f"passes `{arg}=` to `{callee}`", "config", unsafe)
+        unsafe = codes.message("keyword", "not-imported", callee=callee)
+    what = codes.message("keyword", old=arg, callee=callee)
+    yield _verdict(file, call, row, start, callee, what, "config", unsafe)
 
 
 def _unknown(file: File, arg: str, start: int, callee: str) -> Iterator[Hit]:

@@ -34,16 +34,10 @@ def string_lookup(file: File, call: ast.Call, at: At) -> Iterator[Hit]:
         yield class_patch(rules.members[name.value], start, f"{ast.unparse(call.args[0])}.{name.value}")
     elif name.value in rules.members:
         row = rules.members[name.value]
-        if function == "setattr":  # measured: the property has no setter, and a method is replaced
-            effect = (
-                "on a transformers model this raises AttributeError: the property has no setter"
-                if row.kind == RenameKind.PROPERTY
-                else "this assigns a method under the old name, an instance override: `explain instance-override`"
-            )
-        elif row.kind == RenameKind.PROPERTY:
-            effect = "on a transformers model this warns like a direct use"
-        else:  # measured: looking a method up does not warn, only calling it does
-            effect = f"this does not warn, only a call does; it fails once `{row.old}` is removed in {row.removal}"
+        # Measured: the property has no setter, a method is replaced; looking a method up does not warn.
+        kind = "property" if row.kind == RenameKind.PROPERTY else "method"
+        looks = f"setattr-{kind}" if function == "setattr" else kind
+        effect = message("string-lookup", looks, old=row.old, removal=str(row.removal))
         what = message("string-lookup", old=row.old, function=function, effect=effect, new=row.new)
         # How the lookup ends once the name is gone: `hasattr` and a `getattr` default answer, the others raise.
         form = "getattr with a default" if function == "getattr" and len(call.args) > 2 else function

@@ -12,7 +12,8 @@ import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
-from checkpointing_migrate.hits import Hit, hazard, info, registered, rename
+from checkpointing_migrate import codes
+from checkpointing_migrate.hits import Hit, registered, rename
 from checkpointing_migrate.python import evidence
 from checkpointing_migrate.python.context import At, File, register
 from checkpointing_migrate.python.syntax import callee, up_call
@@ -60,7 +61,7 @@ def member(file: File, node: ast.Attribute, at: At) -> Iterator[Hit]:
     if not called:
         if row.kind == RenameKind.PROPERTY:
             edits = (edit(start, row.old, row.new),)
-            yield model_member(file, at, node.value, row, start, edits, f"reads `{row.old}`", section)
+            yield model_member(file, at, node.value, row, start, edits, codes.message("property", old=row.old), section)
         else:
             names = {"old": row.old, "new": row.new, "removal": str(row.removal), "takes": takes(file, row)}
             yield registered(row, start, code="reference", note=evidence.flag_note(file, at, node), **names)
@@ -86,11 +87,8 @@ def _not_a_method(file: File, node: ast.Attribute, at: At, row: Rename, start: i
     if held.kind not in DOUBLES:
         return None
     holds = f"`{receiver}` is {held.why}" if isinstance(node.value, ast.Attribute) else f"`{receiver}` holds {held.why}"
-    if held.kind == "mock":
-        what = f"{who} `{row.old}` on a test double ({holds}): a mock's attribute, not the deprecated method nor an override of it, so nothing is rewritten; where the double stands in for a model, rename it together with the code it tests"
-    else:
-        what = f"{who} `{row.old}` on a plain namespace ({holds}): an attribute the code puts there, not the deprecated method nor an override of it, so nothing is rewritten"
-    return info(row, start, code="not-transformers", what=what, section="library")
+    form = "mock" if held.kind == "mock" else "namespace"
+    return registered(row, start, code="not-transformers", form=form, who=who, old=row.old, holds=holds)
 
 
 def _inside_override(file: File, node: ast.Attribute, call: ast.Call, at: At) -> bool:
@@ -113,16 +111,12 @@ def _call(file: File, node: ast.Attribute, call: ast.Call, at: At, section: str)
     old_kwargs = file.rules.member_kwargs.get(node.attr, {})
     kwargs = [k for k in call.keywords if k.arg in old_kwargs]
     if any(k.arg is None for k in call.keywords) and old_kwargs:
-        what = f"calls `{row.old}` with `**` unpacking, which may pass `{next(iter(old_kwargs))}`: `{row.new}` accepts only `{next(iter(old_kwargs.values())).new}`"
-        yield hazard(row, start, code="kwargs-unpacked", what=what, section="library")
+        kwarg, first = next(iter(old_kwargs.items()))
+        names = {"old": row.old, "kwarg": kwarg, "new": row.new, "takes": str(first.new)}
+        yield registered(row, start, code="kwargs-unpacked", form="call", **names)
         for k in kwargs:
-            hit = hazard(
-                old_kwargs[k.arg or ""],
-                file.at(k.lineno, k.col_offset),
-                code="kwargs-unpacked",
-                what=what,
-                section="library",
-            )
+            at_keyword = file.at(k.lineno, k.col_offset)
+            hit = registered(old_kwargs[k.arg or ""], at_keyword, code="kwargs-unpacked", form="call", **names)
             yield dataclasses.replace(hit, via=node.attr)
         return
     given = {k.arg for k in call.keywords}
@@ -135,14 +129,14 @@ def _call(file: File, node: ast.Attribute, call: ast.Call, at: At, section: str)
     for k in kwargs:
         krow = old_kwargs[k.arg or ""]
         edits.append(edit(file.at(k.lineno, k.col_offset), krow.old, krow.new))
-    verdict = model_member(file, at, node.value, row, start, tuple(edits), f"calls `{row.old}()`", section)
+    verdict = model_member(file, at, node.value, row, start, tuple(edits), codes.message("call", old=row.old), section)
     yield verdict
     if verdict.severity != "fix":
         return
     unsafe = evidence.unsafe(node.value, row, evidence.receiver_kind(file, at, node.value))
     for k, kwarg_edit in zip(kwargs, edits[1:], strict=True):
         krow = old_kwargs[k.arg or ""]
-        what = f"passes `{krow.old}=` to `{row.old}()` (renamed with it)"
+        what = codes.message("keyword", "with-call", old=krow.old, callee=row.old)
         hit = rename(
             krow, kwarg_edit.start, (), file.options, code="keyword", section=section, unsafe=unsafe, what=what
         )
