@@ -185,6 +185,16 @@ _CODES = (
         messages={
             "": "top-level {fmt} key `{old}`",
             "read-by": "top-level {fmt} key `{old}` (read by {why})",
+            # An unsafe fix's reason when nothing is shown to read the file (it may be any tool's config).
+            "unproven": "no launch command or Python file of the project was found reading this file with "
+            "HfArgumentParser (rename by hand if it is a TrainingArguments config)",
+            # Who a launch command shows reads the file (`launchreaders`): the `why` of `read-by`, an unsafe fix or
+            # `own-reader`; `at` is where the command is, with `through` the shell variables it is named by.
+            "trl-config": "`{run}` ({at}), TRL's own config",
+            "run-as": "{why}, run as `{run}` ({at})",
+            "runs": "{where} runs `{run}`{aside}, and {why}",
+            "at-through": "{where}, through {through}",
+            "aside-through": " (through {through})",
             "escaped": "the key `{old}` is " + ESCAPED,
             "unsure-parser": "{where} parses it with `{parse}`, but {why}",  # an unsafe fix's reason
         },
