@@ -814,6 +814,8 @@ SHARED: Mapping[str, str] = {
     "no-evidence": "nothing in this file shows that `{receiver}` is a transformers model (another library's "
     "`{old}` has no `{new}`)",  # an unsafe fix's reason
     "gated": "not rewritten: {allowed}, and releases before {since} have no `{new}`. To support both, {pattern}; {how}",
+    # A `write`'s and a `read`'s `maybe`: the receiver is only conventionally named like training arguments.
+    "maybe": " (if `{receiver}` is TrainingArguments)",
     "gated-why": "not rewritten: {allowed}, and releases before {since} lack the new name",
     "declare": "declare transformers>={since} ({places}) or pass --target transformers=={since}",
     "once": "once the requirement is transformers>={since} this becomes a fix",

@@ -11,7 +11,7 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from checkpointing_migrate.codes import message
+from checkpointing_migrate.codes import message, shared
 from checkpointing_migrate.findings import Edit
 from checkpointing_migrate.hits import Hit, Options, info, registered, rename
 from checkpointing_migrate.receivers import HF_ROOTS, Kind, ReceiverKind, Receivers
@@ -348,7 +348,7 @@ class Dicts:
         if sure is None:
             return None
         row = self.rules.fields[old]
-        maybe = "" if sure == "sure" else f" (if `{ast.unparse(receiver)}` is TrainingArguments)"
+        maybe = "" if sure == "sure" else shared("maybe", receiver=ast.unparse(receiver))
         start = self.at(node.slice.lineno, node.slice.col_offset) + 1
         names = {"old": old, "new": row.new, "since": str(row.since), "removal": str(row.removal)}
         what = message("read", "dict", source=ast.unparse(call), maybe=maybe, **names)
