@@ -99,6 +99,9 @@ _MIXIN_TOGETHER = "rename the mixin's field and its reads together"
 _NOT_THE_METHOD = "not the deprecated method nor an override of it, so nothing is rewritten"
 """What an old name on a test double or a plain namespace is not: `not-transformers`' clause, in both forms."""
 
+_NOT_IMPORTED = "`{callee}` is not imported from transformers or trl in this file"
+"""Why a class only named like a config class is not proven training arguments: `keyword`'s and `dict-key`'s reason."""
+
 _CODES = (
     Code(
         code="call",
@@ -134,8 +137,7 @@ _CODES = (
             "new-only": "passes `{old}=` to `{callee}()`, which takes only the new keyword",
             "with-call": "passes `{old}=` to `{callee}()` (renamed with it)",
             # The unsafe reason of a keyword (or a dict key) passed to a class only named like a config class.
-            "not-imported": "`{callee}` is not imported from transformers or trl in this file (it may be another "
-            "class of that name)",
+            "not-imported": _NOT_IMPORTED + " (it may be another class of that name)",
         },
     ),
     Code(
@@ -183,6 +185,16 @@ _CODES = (
         messages={
             "": "top-level {fmt} key `{old}`",
             "read-by": "top-level {fmt} key `{old}` (read by {why})",
+            # An unsafe fix's reason when nothing is shown to read the file (it may be any tool's config).
+            "unproven": "no launch command or Python file of the project was found reading this file with "
+            "HfArgumentParser (rename by hand if it is a TrainingArguments config)",
+            # Who a launch command shows reads the file (`launchreaders`): the `why` of `read-by`, an unsafe fix or
+            # `own-reader`; `at` is where the command is, with `through` the shell variables it is named by.
+            "trl-config": "`{run}` ({at}), TRL's own config",
+            "run-as": "{why}, run as `{run}` ({at})",
+            "runs": "{where} runs `{run}`{aside}, and {why}",
+            "at-through": "{where}, through {through}",
+            "aside-through": " (through {through})",
             "escaped": "the key `{old}` is " + ESCAPED,
             "unsure-parser": "{where} parses it with `{parse}`, but {why}",  # an unsafe fix's reason
         },
@@ -447,6 +459,9 @@ _CODES = (
             "not rewritten",
             "escape": "sets `{old}` in {place}, and {why}, which the tool does not follow: rename it by hand if it "
             "reaches TrainingArguments (with `**`) and nothing else reads the old key",
+            # The `why` of `escape` (`dictflow`): where the dict leaves its scope.
+            "returned": "`{name}` is returned on line {line}",
+            "passed": "`{name}` is passed to `{callee}` on line {line}",
         },
     ),
     Code(
@@ -544,6 +559,14 @@ _CODES = (
             "by hand",
             "passed": "sets `{old}` in {place}, which line {line} passes to `{consumer}`",
             "escaped": "{subject}, as a key spelled with escapes or prefixes: rename it by hand",
+            "unpacked": "passes `{old}` to `{callee}` through `**{{...}}`",
+            "parse-dict": "passes `{old}` to `{callee}`",
+            # An unsafe fix's reasons (`dictflow`): the dict's consumer is only maybe training arguments.
+            "not-parser": "`{callee}` is not shown to be an HfArgumentParser built from TrainingArguments",
+            "not-in-file": "`{cls}` is not in this file: it may declare `{old}` itself",
+            "not-imported": _NOT_IMPORTED,
+            "also-unpacked": "`{name}` is also unpacked into `{callee}` (line {line}), which is not TrainingArguments",
+            "also-used": "`{name}` is also used on line {line} (`{use}`), which may read the old key",
         },
     ),
     Code(
@@ -756,7 +779,7 @@ _CODES = (
             ),
         ),
         # `loads` and `dataclass`: the `why` of a config file the project reads itself (`configreaders`); `read-back`
-        # of a dict read back by the old key (`dictflow`).
+        # of a dict read back by the old key, `declares` of one parsed into the project's dataclass (`dictflow`).
         messages={
             "": "{subject}: not rewritten, {why}",
             "loads": "{where} loads this file with `{callee}` and the project's code reads its keys itself: renamed, "
@@ -765,6 +788,7 @@ _CODES = (
             "dataclass": "{where} parses this file with `{parse}` into the project's own dataclass: {why}, so the key "
             "is its field, not TrainingArguments'; renamed, the parser raises ValueError (`Some keys are not used by "
             "the HfArgumentParser`, measured)",
+            "declares": "`{cls}` declares `{old}` itself",
             "read-back": "line {line} reads it back by the old key (`{read}`): renamed here, that read raises KeyError "
             "(`.get` gives None: checkpointing silently off); rename the reads with it",
         },
@@ -790,6 +814,8 @@ SHARED: Mapping[str, str] = {
     "no-evidence": "nothing in this file shows that `{receiver}` is a transformers model (another library's "
     "`{old}` has no `{new}`)",  # an unsafe fix's reason
     "gated": "not rewritten: {allowed}, and releases before {since} have no `{new}`. To support both, {pattern}; {how}",
+    # A `write`'s and a `read`'s `maybe`: the receiver is only conventionally named like training arguments.
+    "maybe": " (if `{receiver}` is TrainingArguments)",
     "gated-why": "not rewritten: {allowed}, and releases before {since} lack the new name",
     "declare": "declare transformers>={since} ({places}) or pass --target transformers=={since}",
     "once": "once the requirement is transformers>={since} this becomes a fix",

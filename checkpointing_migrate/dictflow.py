@@ -11,7 +11,7 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from checkpointing_migrate.codes import message
+from checkpointing_migrate.codes import message, shared
 from checkpointing_migrate.findings import Edit
 from checkpointing_migrate.hits import Hit, Options, info, registered, rename
 from checkpointing_migrate.receivers import HF_ROOTS, Kind, ReceiverKind, Receivers
@@ -60,11 +60,11 @@ def parser_verdict(call: ast.Call, receivers: Receivers, old: str) -> Verdict:
         if (local is not None and _declares(local, old)) or (
             kind.kind == ReceiverKind.FOREIGN and f"`{old}`" in kind.why
         ):
-            return Verdict("own", f"`{text}` declares `{old}` itself", kind.line)
+            return Verdict("own", message("own-reader", "declares", cls=text, old=old), kind.line)
         if local is not None:
             continue  # a dataclass of this file without the field
         if verdict.kind == "args":
-            verdict = Verdict("unsure", f"`{text}` is not in this file: it may declare `{old}` itself", call.lineno)
+            verdict = Verdict("unsure", message("dict-key", "not-in-file", cls=text, old=old), call.lineno)
     return verdict
 
 
@@ -207,12 +207,12 @@ class Dicts:
             row = self.rules.fields[old]
             verdict = self._parser_of(call, scopes, old)
             if verdict.kind == "none":
-                why = f"`{ast.unparse(call.func)}` is not shown to be an HfArgumentParser built from TrainingArguments"
-                verdict = Verdict("unsure", why)
+                verdict = Verdict("unsure", message("dict-key", "not-parser", callee=ast.unparse(call.func)))
             if row.new in beside:
                 verdict = Verdict("both")
             start = self.at(key.lineno, key.col_offset) + 1
-            hits.append(self._verdict(row, start, verdict, f"passes `{old}` to `{ast.unparse(call.func)}`", False))
+            what = message("dict-key", "parse-dict", old=old, callee=ast.unparse(call.func))
+            hits.append(self._verdict(row, start, verdict, what, False))
         return hits
 
     def _parser_of(self, call: ast.Call, scopes: list[ast.AST], old: str) -> Verdict:
@@ -280,13 +280,14 @@ class Dicts:
             return Verdict("both"), line, text
         if verdict.kind == "args" and len(sure) < len(into):
             other_call = next(c for v, c in into if v.kind == "none")
-            why = f"`{name}` is also unpacked into `{ast.unparse(other_call.func)}` (line {other_call.lineno}), which is not TrainingArguments"
+            callee, line_of = ast.unparse(other_call.func), str(other_call.lineno)
+            why = message("dict-key", "also-unpacked", name=name, callee=callee, line=line_of)
             return Verdict("unsure", why), line, text
         if verdict.kind == "args" and other:
             use = other[0]
             shown = parents.get(id(use)) if isinstance(use, ast.Name) else use
             shown = shown if isinstance(shown, ast.expr) else use
-            why = f"`{name}` is also used on line {use.lineno} (`{ast.unparse(shown)}`), which may read the old key"
+            why = message("dict-key", "also-used", name=name, line=str(use.lineno), use=ast.unparse(shown))
             return Verdict("unsure", why), line, text
         return verdict, line, text
 
@@ -296,10 +297,12 @@ class Dicts:
         for use in uses:
             parent = use if not isinstance(use, ast.Name) else parents.get(id(use))
             if isinstance(parent, (ast.Return, ast.Yield)):
-                return Verdict("escape", f"`{name}` is returned on line {use.lineno}", use.lineno)
+                returned = message("unknown-callee", "returned", name=name, line=str(use.lineno))
+                return Verdict("escape", returned, use.lineno)
             call = parents.get(id(parent)) if isinstance(parent, ast.keyword) else parent
             if isinstance(call, ast.Call) and _method(call) not in ("get", "pop", "items", "keys", "values"):
-                passed = f"`{name}` is passed to `{ast.unparse(call.func)}` on line {call.lineno}"
+                names = {"name": name, "callee": ast.unparse(call.func), "line": str(call.lineno)}
+                passed = message("unknown-callee", "passed", **names)
                 return Verdict("escape", passed, call.lineno)
         return NONE
 
@@ -312,7 +315,7 @@ class Dicts:
         if kind.kind in (ReceiverKind.ARGS_UNSURE, ReceiverKind.MIXIN):
             return Verdict("unsure", kind.why)
         if text.rpartition(".")[2] in self.rules.config_classes and kind.kind != ReceiverKind.FOREIGN:
-            return Verdict("unsure", f"`{text}` is not imported from transformers or trl in this file")
+            return Verdict("unsure", message("dict-key", "not-imported", callee=text))
         return NONE
 
     # --- reads of the field through a dict of the arguments -----------------------------------------------------------
@@ -345,7 +348,7 @@ class Dicts:
         if sure is None:
             return None
         row = self.rules.fields[old]
-        maybe = "" if sure == "sure" else f" (if `{ast.unparse(receiver)}` is TrainingArguments)"
+        maybe = "" if sure == "sure" else shared("maybe", receiver=ast.unparse(receiver))
         start = self.at(node.slice.lineno, node.slice.col_offset) + 1
         names = {"old": old, "new": row.new, "since": str(row.since), "removal": str(row.removal)}
         what = message("read", "dict", source=ast.unparse(call), maybe=maybe, **names)

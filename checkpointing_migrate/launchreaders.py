@@ -12,6 +12,7 @@ from pathlib import Path
 import yaml
 
 from checkpointing_migrate import makefile, markdown, notebook, shell, vscode, workflows, yaml_json
+from checkpointing_migrate.codes import message
 from checkpointing_migrate.configreaders import argument_reader, sources
 from checkpointing_migrate.configreaders import consumer as python_consumer
 from checkpointing_migrate.dictflow import Verdict
@@ -130,11 +131,13 @@ def _program(
         flag = args[index - 1].value if separate else flag
         command = " ".join(w.value for w in args[: index + 1])
         through = " and ".join(sorted({f"`${w.through}`" for w in args[: index + 1] if w.through}))
-        at = f"{where}, through {through}" if through else where  # `CFG=x.yaml` then `$CFG`
-        aside = f" (through {through})" if through else ""
+        # `CFG=x.yaml` then `$CFG`
+        at = message("config-key", "at-through", where=where, through=through) if through else where
+        aside = message("config-key", "aside-through", through=through) if through else ""
+        run = f"{program.name} {command}"
         trl = program.kind == "command" and separate and flag == _CONFIG_FLAG
         if trl and _names(base / (program.cwd or ""), value, config):
-            found.append(Verdict("args", f"`{program.name} {command}` ({at}), TRL's own config"))
+            found.append(Verdict("args", message("config-key", "trl-config", run=run, at=at)))
         elif program.kind == "script" and program.cwd is not None:
             folder = _run_from(base, program.cwd, program.name)
             if folder is None or not _names(folder / program.cwd, value, config):
@@ -142,11 +145,10 @@ def _program(
             script = folder / program.cwd / program.name
             dests = frozenset({flag[2:].replace("-", "_")} if flag else {""})
             for verdict in argument_reader(script, dests, old, options.rules):
-                run = f"`{program.name} {command}` ({at})"
                 why = (
-                    f"{verdict.why}, run as {run}"
+                    message("config-key", "run-as", why=verdict.why, run=run, at=at)
                     if verdict.kind == "args"
-                    else f"{where} runs `{program.name} {command}`{aside}, and {verdict.why}"
+                    else message("config-key", "runs", where=where, run=run, aside=aside, why=verdict.why)
                 )
                 found.append(Verdict(verdict.kind, why, verdict.line))
     return found

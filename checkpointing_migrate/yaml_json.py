@@ -19,10 +19,7 @@ from checkpointing_migrate.findings import Edit
 from checkpointing_migrate.hits import ESCAPED, Hit, Options, info, registered, rename
 from checkpointing_migrate.located import ParseError
 
-UNPROVEN = (
-    "no launch command or Python file of the project was found reading this file with HfArgumentParser (rename by "
-    "hand if it is a TrainingArguments config)"
-)
+UNPROVEN = message("config-key", "unproven")
 """Why a key of a config nothing is shown to read is an unsafe fix: the file may be any tool's."""
 
 

@@ -72,6 +72,6 @@ def _key(
     unsafe = kind.why if kind.kind == ReceiverKind.ARGS_UNSURE else None
     if kind.kind not in (ReceiverKind.ARGS, ReceiverKind.ARGS_UNSURE):
         unsafe = message("keyword", "not-imported", callee=callee)
-    what = f"passes `{row.old}` to `{callee}` through `**{{...}}`"
+    what = message("dict-key", "unpacked", old=row.old, callee=callee)
     edits = (edit(start, row.old, row.new),)
     return rename(row, start, edits, file.options, code="dict-key", what=what, section="config", unsafe=unsafe)

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from packaging.version import Version
 
-from checkpointing_migrate.codes import message
+from checkpointing_migrate.codes import message, shared
 from checkpointing_migrate.hits import Hit, info, planned_hit
 from checkpointing_migrate.python import evidence
 from checkpointing_migrate.python.context import At, File, register
@@ -33,7 +33,7 @@ def field_attribute(file: File, node: ast.Attribute, at: At) -> Iterator[Hit]:
             yield planned_hit(rules.planned[node.attr], start, node.attr)
         return
     receiver = ast.unparse(node.value)
-    maybe = "" if kind == "sure" else f" (if `{receiver}` is TrainingArguments)"
+    maybe = "" if kind == "sure" else shared("maybe", receiver=receiver)
     parent, _ = at.parent()
     store = isinstance(node.ctx, ast.Store) or (isinstance(parent, ast.AugAssign) and parent.target is node)
     if store:
