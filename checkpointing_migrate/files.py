@@ -180,6 +180,34 @@ def check(path: str, options: Options, finder: Finder) -> Result:
     return check_data(path, data, kind, options, finder)
 
 
+def _reported(path, source, hits, suppressor, options, ignored_here) -> list:
+    """The findings for `hits` that no suppression comment, `--select`/`--ignore` or `per-file-ignores` hides."""
+    findings = []
+    for hit in hits:
+        line, col = _position(source, hit.start)
+        if suppressor.covers(line, hit.code) or not options.reports(hit.code) or hit.code in ignored_here:
+            continue  # suppressed, `--select`/`--ignore`, `per-file-ignores`: an unreported finding applies no edit
+        findings.append(
+            Finding(
+                path,
+                line,
+                col,
+                hit.severity,
+                hit.old,
+                hit.new,
+                hit.code,
+                hit.message,
+                hit.edits,
+                row=hit.row,
+                via=hit.via,
+                applicability=hit.applicability,
+                cell=hit.cell,
+                why=hit.why,
+            )
+        )
+    return findings
+
+
 def check_data(path: str, data: bytes, kind: str, options: Options, finder: Finder) -> Result:
     """Check the bytes `data` of a file of `kind` named `path` (read from disk, or standard input under the name
     `--stdin-filename` gives it); never raises for bad input."""
@@ -213,31 +241,9 @@ def check_data(path: str, data: bytes, kind: str, options: Options, finder: Find
         return Result(path, error=FileError(path, 1, 1, f"does not parse: {exc}"))
     except RecursionError:
         return Result(path, error=FileError(path, 1, 1, _TOO_DEEP))
-    findings = []
     suppressor = suppress.Suppressor.of(path, text, kind)
     ignored_here = suppress.ignored_in(path, options.per_file_ignores) if options.per_file_ignores else frozenset()
-    for hit in hits:
-        line, col = _position(source, hit.start)
-        if suppressor.covers(line, hit.code) or not options.reports(hit.code) or hit.code in ignored_here:
-            continue  # suppressed, `--select`/`--ignore`, `per-file-ignores`: an unreported finding applies no edit
-        findings.append(
-            Finding(
-                path,
-                line,
-                col,
-                hit.severity,
-                hit.old,
-                hit.new,
-                hit.code,
-                hit.message,
-                hit.edits,
-                row=hit.row,
-                via=hit.via,
-                applicability=hit.applicability,
-                cell=hit.cell,
-                why=hit.why,
-            )
-        )
+    findings = _reported(path, source, hits, suppressor, options, ignored_here)
     if options.strict_ignores:
         findings += [f for f in suppressor.unused() if options.reports(f.code) and f.code not in ignored_here]
     edits = [e for f in findings if f.applies(options.unsafe_fixes) for e in f.edits]
