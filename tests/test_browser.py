@@ -262,7 +262,7 @@ def test_page_is_offline_clean_and_accessible(tab: Tab, title: str) -> None:
 
 DARK_SCHEME_RULES = ("color-contrast", "link-in-text-block")
 """The axe rules whose outcome depends on colours: the only ones a colour scheme can change (structure, names and
-roles are the light run's). Running only these keeps the dark check to a quarter of a full run."""
+roles are the light run's)."""
 
 
 def test_dark_scheme_is_accessible(tab: Tab) -> None:
@@ -294,7 +294,7 @@ SCREENS = ((1440, 900), (390, 844))
 SCREENSHOTS = ROOT / ".cache/screenshots"
 """Where every page is saved at both sizes for a reviewer to look at (ignored by git, like all of .cache/)."""
 SCREENSHOT_MAX_HEIGHT = 40_000
-"""A screenshot stops at this many CSS pixels: enough for the migration guide whole on the phone (38 000 px), while the
+"""A screenshot stops at this many CSS pixels: enough for every guide page whole on the phone (38 128 px at most), while the
 API reference (150 000 px at 1440 px wide) took Chromium over 20 s to encode on a busy 2-core CI machine (a timeout)."""
 SCREENSHOT_TIMEOUT_MS = 60_000
 
