@@ -651,7 +651,8 @@ def try_it_page(browser: Any, deployed: Deployed) -> Iterator[TryIt]:
     page.locator(".md-nav__link", has_text="Try it").first.click()
     page.wait_for_url(deployed.base + PAGES["Try it"])
     page.wait_for_load_state("networkidle")
-    page.wait_for_function("document.getElementById('playground-requirement').value !== ''")
+    # Instant navigation changes the address before it swaps the page in: the field may not exist yet.
+    page.wait_for_function("!!document.getElementById('playground-requirement')?.value")
     seen = TryIt(
         tab, list(fetched), page.input_value("#playground-requirement"), page.is_visible("#playground-progress"), None
     )
