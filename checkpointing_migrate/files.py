@@ -180,7 +180,14 @@ def check(path: str, options: Options, finder: Finder) -> Result:
     return check_data(path, data, kind, options, finder)
 
 
-def _reported(path, source, hits, suppressor, options, ignored_here) -> list:
+def _reported(
+    path: str,
+    source: python.Source,
+    hits: list[Hit],
+    suppressor: suppress.Suppressor,
+    options: Options,
+    ignored_here: frozenset[str],
+) -> list[Finding]:
     """The findings for `hits` that no suppression comment, `--select`/`--ignore` or `per-file-ignores` hides."""
     findings = []
     for hit in hits:
