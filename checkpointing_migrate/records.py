@@ -12,7 +12,7 @@ import functools
 import json
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
@@ -84,67 +84,98 @@ def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
+def _build_record(hint: Any, value: object, path: JsonPath, problems: list[_Invalid]) -> Any:
+    if not isinstance(value, dict):
+        raise _problem(path, f"expected an object, found {_found(value)}")
+    fields = {}
+    for field in dataclasses.fields(hint):
+        if field.name not in value and field.default is not dataclasses.MISSING:
+            continue  # a field added with a default: files written before it still load
+        if field.name not in value:
+            raise _problem((*path, field.name), "missing")
+        fields[field.name] = _build(_hints(hint)[field.name], value[field.name], (*path, field.name), problems)
+    return hint(**fields)
+
+
+def _build_optional(hint: Any, value: object, path: JsonPath, problems: list[_Invalid]) -> Any:
+    options = [a for a in get_args(hint) if a is not type(None)]
+    if value is None and len(options) < len(get_args(hint)):
+        return None
+    if len(options) != 1:
+        raise TypeError(f"{hint}: only `X | None` unions are supported")
+    try:
+        return _build(options[0], value, path, problems)
+    except _Invalid as exc:
+        if exc.path != path:
+            raise
+        expected = "an object" if dataclasses.is_dataclass(options[0]) else _KINDS.get(options[0], "a value")
+        raise _problem(path, f"expected {expected} or null, found {_found(value)}") from None
+
+
+def _build_literal(hint: Any, value: object, path: JsonPath, problems: list[_Invalid]) -> Any:
+    choices = get_args(hint)
+    if value not in choices or not isinstance(value, str):
+        shown = json.dumps(value) if isinstance(value, str) else _found(value)
+        raise _problem(path, f"expected one of {', '.join(choices)}, found {shown}")
+    return value
+
+
+def _build_tuple(hint: Any, value: object, path: JsonPath, problems: list[_Invalid]) -> Any:
+    item, *rest = get_args(hint)
+    if rest != [Ellipsis]:
+        raise TypeError(f"{hint}: only tuple[X, ...] is supported")
+    if not isinstance(value, list):
+        raise _problem(path, f"expected an array, found {_found(value)}")
+    built = []
+    for index, one in enumerate(value):
+        if not dataclasses.is_dataclass(item):
+            built.append(_build(item, one, (*path, index), problems))
+            continue
+        try:  # a record with a problem is skipped: the other records are still checked
+            built.append(_build(item, one, (*path, index), problems))
+        except _Invalid as exc:
+            problems.append(exc)
+    return tuple(built)
+
+
+def _build_mapping(hint: Any, value: object, path: JsonPath, problems: list[_Invalid]) -> Any:
+    key, item = get_args(hint)
+    if not isinstance(value, dict):
+        raise _problem(path, f"expected an object, found {_found(value)}")
+    return {name: _build(item, one, (*path, name), problems) for name, one in value.items()}
+
+
+def _build_scalar(hint: Any, value: object, path: JsonPath, problems: list[_Invalid]) -> Any:
+    number = hint is float and isinstance(value, int) and not isinstance(value, bool)
+    if not number and (not isinstance(value, hint) or (isinstance(value, bool) and hint is not bool)):
+        raise _problem(path, f"expected {_KINDS[hint]}, found {_found(value)}")
+    return value
+
+
+_Builder = Callable[[Any, object, JsonPath, list[_Invalid]], Any]
+
+_BUILDERS: dict[object, _Builder] = {
+    Union: _build_optional,
+    types.UnionType: _build_optional,
+    Literal: _build_literal,
+    tuple: _build_tuple,
+    dict: _build_mapping,
+    Mapping: _build_mapping,
+}
+"""`get_origin` of a generic hint → the builder for its values."""
+
+
 def _build(hint: Any, value: object, path: JsonPath, problems: list[_Invalid]) -> Any:
     """`value` checked against `hint` (and dataclasses built); `_Invalid` for the first problem outside list items."""
     if hint is object:
         return value
-    origin = get_origin(hint)
     if dataclasses.is_dataclass(hint):
-        if not isinstance(value, dict):
-            raise _problem(path, f"expected an object, found {_found(value)}")
-        fields = {}
-        for field in dataclasses.fields(hint):
-            if field.name not in value and field.default is not dataclasses.MISSING:
-                continue  # a field added with a default: files written before it still load
-            if field.name not in value:
-                raise _problem((*path, field.name), "missing")
-            fields[field.name] = _build(_hints(hint)[field.name], value[field.name], (*path, field.name), problems)
-        return hint(**fields)
-    if origin in (Union, types.UnionType):
-        options = [a for a in get_args(hint) if a is not type(None)]
-        if value is None and len(options) < len(get_args(hint)):
-            return None
-        if len(options) != 1:
-            raise TypeError(f"{hint}: only `X | None` unions are supported")
-        try:
-            return _build(options[0], value, path, problems)
-        except _Invalid as exc:
-            if exc.path != path:
-                raise
-            expected = "an object" if dataclasses.is_dataclass(options[0]) else _KINDS.get(options[0], "a value")
-            raise _problem(path, f"expected {expected} or null, found {_found(value)}") from None
-    if origin is Literal:
-        choices = get_args(hint)
-        if value not in choices or not isinstance(value, str):
-            shown = json.dumps(value) if isinstance(value, str) else _found(value)
-            raise _problem(path, f"expected one of {', '.join(choices)}, found {shown}")
-        return value
-    if origin is tuple:
-        item, *rest = get_args(hint)
-        if rest != [Ellipsis]:
-            raise TypeError(f"{hint}: only tuple[X, ...] is supported")
-        if not isinstance(value, list):
-            raise _problem(path, f"expected an array, found {_found(value)}")
-        built = []
-        for index, one in enumerate(value):
-            if not dataclasses.is_dataclass(item):
-                built.append(_build(item, one, (*path, index), problems))
-                continue
-            try:  # a record with a problem is skipped: the other records are still checked
-                built.append(_build(item, one, (*path, index), problems))
-            except _Invalid as exc:
-                problems.append(exc)
-        return tuple(built)
-    if origin in (dict, Mapping):
-        key, item = get_args(hint)
-        if not isinstance(value, dict):
-            raise _problem(path, f"expected an object, found {_found(value)}")
-        return {name: _build(item, one, (*path, name), problems) for name, one in value.items()}
+        return _build_record(hint, value, path, problems)
+    builder = _BUILDERS.get(get_origin(hint))
+    if builder is not None:
+        return builder(hint, value, path, problems)
     if hint in (str, int, bool, float):
-        number = hint is float and isinstance(value, int) and not isinstance(value, bool)
-        if not number and (not isinstance(value, hint) or (isinstance(value, bool) and hint is not bool)):
-            raise _problem(path, f"expected {_KINDS[hint]}, found {_found(value)}")
-        return value
+        return _build_scalar(hint, value, path, problems)
     raise TypeError(f"{hint}: not a type a JSON record can hold")
 
 
