@@ -143,17 +143,18 @@ def heading_of(message: str) -> str:
     return message.rstrip()
 
 
-def error_texts(table: Table, measured: Measured) -> list[ErrorText]:
-    """One entry per distinct heading: the table's warnings first (in table order), then exceptions as measured."""
-    rows_by_key = {row_key(r): r for r in table.renames}
-    found: dict[tuple[str, str], dict[str, Any]] = {}
+class _Sections:
+    """The sections `error_texts` gathers, by (category, heading) in the order first met, each as the raw facts."""
 
-    placeholders = _placeholders(table)
+    def __init__(self, table: Table) -> None:
+        self.placeholders = _placeholders(table)
+        self.found: dict[tuple[str, str], dict[str, Any]] = {}
 
-    def entry(category: str, message: str, warning: bool) -> dict[str, Any]:
-        recorded = next((text for pattern, text in placeholders if pattern.fullmatch(message)), message)
+    def entry(self, category: str, message: str, warning: bool) -> dict[str, Any]:
+        """The section `message` lands on (created on first use), with `message` recorded in it."""
+        recorded = next((text for pattern, text in self.placeholders if pattern.fullmatch(message)), message)
         key = (category, heading_of(recorded))
-        item = found.setdefault(
+        item = self.found.setdefault(
             key,
             {
                 "texts": [],
@@ -172,79 +173,107 @@ def error_texts(table: Table, measured: Measured) -> list[ErrorText]:
             item["seen"].append(message)
         return item
 
-    for row in table.renames:
-        if row.warning:
-            item = entry(row.warning.category, row.warning.message, True)
-            if row not in item["rows"]:
-                item["rows"].append(row)
-    for (library, release), outcomes in measured.outcomes.items():
-        for outcome in outcomes:
-            produced = [(w.category, w.message, True) for w in outcome.warnings]
-            if outcome.error:
-                produced.append((outcome.error.type, outcome.error.message, False))
-            row = rows_by_key.get(outcome.row)
-            for category, message, warning in produced:
-                item = entry(category, message, warning)
-                item["releases"].setdefault(library, set()).add(release)
-                if row is not None:
-                    cause = item["causes"].setdefault((row, outcome.scenario, outcome.uses), set())
-                    cause.add(release)
-    for (library, release), raised in measured.raised_in_source.items():
-        for r in raised:
-            if not r.probed:  # else the measured section says more
-                item = entry(r.category, r.text, False)
-                item["read"].setdefault(library, set()).add(release)
-                lines = item["sites"].setdefault((library, r.path, r.function, r.condition), {})
-                lines.setdefault(r.line, set()).add(release)
-    emitted_downstream: dict[str, list[str]] = {}
-    for downstream in measured.downstream.entries:
-        for w in downstream.warnings:
-            entry(w.category, w.message, True)
-            titles = emitted_downstream.setdefault(w.message, [])
-            if downstream.title not in titles:
-                titles.append(downstream.title)
+    def add_table(self, table: Table) -> None:
+        """The warnings the table records, with the rows that produce them."""
+        for row in table.renames:
+            if row.warning:
+                item = self.entry(row.warning.category, row.warning.message, True)
+                if row not in item["rows"]:
+                    item["rows"].append(row)
 
-    out = []
-    for (category, heading), item in found.items():
-        produced = {lib: _sorted(releases) for lib, releases in item["releases"].items()}
-        not_in = {lib: tuple(r for r in measured.releases.get(lib, []) if r not in produced[lib]) for lib in produced}
-        read = {lib: _sorted(releases) for lib, releases in item["read"].items()}
-        sites = tuple(
-            _site(table, lib, path, function, condition, lines)
-            for (lib, path, function, condition), lines in item["sites"].items()
-        )
-        causes = tuple(
-            Cause(row, scenario, uses, _sorted(releases)) for (row, scenario, uses), releases in item["causes"].items()
-        )
-        fixes = [snippet(table, row) for row in item["rows"]]
-        fixes += [snippet(table, c.row) for c in causes if not c.too_old and not item["warning"]]
-        upgrades: dict[tuple[str, str], list[Cause]] = {}
-        for c in causes:
-            if c.too_old and c.row.since:
-                upgrades.setdefault((c.row.library, c.row.since), []).append(c)
-        out.append(
-            ErrorText(
-                category=category,
-                heading=heading,
-                texts=tuple(item["texts"]),
-                warning=item["warning"],
-                rows=tuple(item["rows"]),
-                produced_in=produced,
-                not_in=not_in,
-                causes=causes,
-                downstream=tuple(t for text in item["texts"] for t in emitted_downstream.get(text, [])),
-                in_source=read,
-                not_in_source={
-                    lib: tuple(r for r in measured.releases.get(lib, []) if r not in read[lib]) for lib in read
-                },
-                sites=sites,
-                seen=tuple(item["seen"]),
-                anchor=slugify(heading.replace("`", ""), "-"),
-                fixes=tuple(dict.fromkeys(fixes)),
-                upgrades=tuple(_upgrade(table, lib, since, cs) for (lib, since), cs in upgrades.items()),
-            )
-        )
-    return out
+    def add_outcomes(self, table: Table, measured: Measured) -> None:
+        """What each measured release emitted and raised, with the scenarios that did it."""
+        rows_by_key = {row_key(r): r for r in table.renames}
+        for (library, release), outcomes in measured.outcomes.items():
+            for outcome in outcomes:
+                produced = [(w.category, w.message, True) for w in outcome.warnings]
+                if outcome.error:
+                    produced.append((outcome.error.type, outcome.error.message, False))
+                row = rows_by_key.get(outcome.row)
+                for category, message, warning in produced:
+                    item = self.entry(category, message, warning)
+                    item["releases"].setdefault(library, set()).add(release)
+                    if row is not None:
+                        cause = item["causes"].setdefault((row, outcome.scenario, outcome.uses), set())
+                        cause.add(release)
+
+    def add_source(self, measured: Measured) -> None:
+        """What each release's source raises where no probe reaches, with the sites."""
+        for (library, release), raised in measured.raised_in_source.items():
+            for r in raised:
+                if not r.probed:  # else the measured section says more
+                    item = self.entry(r.category, r.text, False)
+                    item["read"].setdefault(library, set()).add(release)
+                    lines = item["sites"].setdefault((library, r.path, r.function, r.condition), {})
+                    lines.setdefault(r.line, set()).add(release)
+
+    def add_downstream(self, measured: Measured) -> dict[str, list[str]]:
+        """The warnings library calls emit; returns message → the titles of the calls that emit it."""
+        emitted: dict[str, list[str]] = {}
+        for downstream in measured.downstream.entries:
+            for w in downstream.warnings:
+                self.entry(w.category, w.message, True)
+                titles = emitted.setdefault(w.message, [])
+                if downstream.title not in titles:
+                    titles.append(downstream.title)
+        return emitted
+
+
+def error_texts(table: Table, measured: Measured) -> list[ErrorText]:
+    """One entry per distinct heading: the table's warnings first (in table order), then exceptions as measured."""
+    sections = _Sections(table)
+    sections.add_table(table)
+    sections.add_outcomes(table, measured)
+    sections.add_source(measured)
+    emitted_downstream = sections.add_downstream(measured)
+    return [
+        _error_text(table, measured, category, heading, item, emitted_downstream)
+        for (category, heading), item in sections.found.items()
+    ]
+
+
+def _error_text(
+    table: Table,
+    measured: Measured,
+    category: str,
+    heading: str,
+    item: dict[str, Any],
+    emitted_downstream: dict[str, list[str]],
+) -> ErrorText:
+    produced = {lib: _sorted(releases) for lib, releases in item["releases"].items()}
+    not_in = {lib: tuple(r for r in measured.releases.get(lib, []) if r not in produced[lib]) for lib in produced}
+    read = {lib: _sorted(releases) for lib, releases in item["read"].items()}
+    sites = tuple(
+        _site(table, lib, path, function, condition, lines)
+        for (lib, path, function, condition), lines in item["sites"].items()
+    )
+    causes = tuple(
+        Cause(row, scenario, uses, _sorted(releases)) for (row, scenario, uses), releases in item["causes"].items()
+    )
+    fixes = [snippet(table, row) for row in item["rows"]]
+    fixes += [snippet(table, c.row) for c in causes if not c.too_old and not item["warning"]]
+    upgrades: dict[tuple[str, str], list[Cause]] = {}
+    for c in causes:
+        if c.too_old and c.row.since:
+            upgrades.setdefault((c.row.library, c.row.since), []).append(c)
+    return ErrorText(
+        category=category,
+        heading=heading,
+        texts=tuple(item["texts"]),
+        warning=item["warning"],
+        rows=tuple(item["rows"]),
+        produced_in=produced,
+        not_in=not_in,
+        causes=causes,
+        downstream=tuple(t for text in item["texts"] for t in emitted_downstream.get(text, [])),
+        in_source=read,
+        not_in_source={lib: tuple(r for r in measured.releases.get(lib, []) if r not in read[lib]) for lib in read},
+        sites=sites,
+        seen=tuple(item["seen"]),
+        anchor=slugify(heading.replace("`", ""), "-"),
+        fixes=tuple(dict.fromkeys(fixes)),
+        upgrades=tuple(_upgrade(table, lib, since, cs) for (lib, since), cs in upgrades.items()),
+    )
 
 
 def _upgrade(table: Table, library: str, since: str, causes: list[Cause]) -> Upgrade:
