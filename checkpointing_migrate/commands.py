@@ -432,13 +432,7 @@ def fix(args: argparse.Namespace) -> int:
     if isinstance(results, int):
         return results
     errors = _errors(results)
-    silenced: set[int] = set()
-    if args.add_ignore:
-        from checkpointing_migrate import annotate  # only `fix --add-ignore` writes comments
-
-        results, silenced, notes = annotate.annotate_all(results, args.unsafe_fixes)
-        for note in notes:  # not errors: the run goes on, the finding stays listed
-            print(f"{note.path}:{note.line}:{note.column}: {note.message}", file=sys.stderr)
+    results, silenced = _add_ignore(args, results) if args.add_ignore else (results, set())
     changed = [r for r in results if r.fixed is not None and r.error is None]
     # `fix -` applies the rewrites to what it prints (an editor replaces its buffer with it); `fix --diff -` shows them.
     applied = args.write or (sent is not None and not args.diff)
@@ -452,29 +446,65 @@ def fix(args: argparse.Namespace) -> int:
         if verified.code not in (0, 1):
             return verified.code
         changed = [r for r in changed if r.path in verified.kept]
-    elif args.write and changed:
-        from checkpointing_migrate.plan import write_all  # only `fix --write` writes: scan never loads it
+    elif args.write and changed and not _write(changed):
+        return 1
+    if not applied:
+        _print_diffs(changed)
+    findings = _findings(results)
+    written = {r.path for r in changed}
+    left = [f for f in findings if not (f.applies(args.unsafe_fixes) and f.path in written) and id(f) not in silenced]
+    out = report.Output(sys.stderr, args.output_file)
+    if args.format == "text":
+        done = [f for f in findings if f.applies(args.unsafe_fixes) and f.path in written]
+        _fix_text(args, left, done, errors, len(silenced), applied, out)
+    else:
+        _report(args.format, left, errors, out)
+    pending = bool(changed) and not applied
+    failed = errors or pending or (verified is not None and verified.code)
+    return _close(out) or (
+        1 if failed or any(f.severity in (codes.Severity.FIX, codes.Severity.HAZARD) for f in left) else 0
+    )
 
-        outcome = write_all(changed)
-        for problem in outcome.problems:
-            print(problem.text(), file=sys.stderr)
-        if outcome.not_written:  # a write failed after every check passed (a full disk): say exactly where it stopped
-            print(
-                f"wrote {', '.join(outcome.written) or 'nothing'}; not written: {', '.join(outcome.not_written)}. "
-                "Run again to finish: the written files are complete and are not rewritten twice.",
-                file=sys.stderr,
-            )
-            return 1
-        if outcome.problems:
-            print(
-                f"nothing was written: {len(outcome.problems)} of {len(changed)} files cannot be written safely; "
-                "fix the problems above and run again.",
-                file=sys.stderr,
-            )
-            return 1
+
+def _add_ignore(args: argparse.Namespace, results: list[Result]) -> tuple[list[Result], set[int]]:
+    """`fix --add-ignore`: the results with ignore comments added, and the ids of the findings they silence."""
+    from checkpointing_migrate import annotate  # only `fix --add-ignore` writes comments
+
+    results, silenced, notes = annotate.annotate_all(results, args.unsafe_fixes)
+    for note in notes:  # not errors: the run goes on, the finding stays listed
+        print(f"{note.path}:{note.line}:{note.column}: {note.message}", file=sys.stderr)
+    return results, silenced
+
+
+def _write(changed: list[Result]) -> bool:
+    """`fix --write` without `--verify`: every changed file written, or (the reasons on stderr) `False`."""
+    from checkpointing_migrate.plan import write_all  # only `fix --write` writes: scan never loads it
+
+    outcome = write_all(changed)
+    for problem in outcome.problems:
+        print(problem.text(), file=sys.stderr)
+    if outcome.not_written:  # a write failed after every check passed (a full disk): say exactly where it stopped
+        print(
+            f"wrote {', '.join(outcome.written) or 'nothing'}; not written: {', '.join(outcome.not_written)}. "
+            "Run again to finish: the written files are complete and are not rewritten twice.",
+            file=sys.stderr,
+        )
+        return False
+    if outcome.problems:
+        print(
+            f"nothing was written: {len(outcome.problems)} of {len(changed)} files cannot be written safely; "
+            "fix the problems above and run again.",
+            file=sys.stderr,
+        )
+        return False
+    return True
+
+
+def _print_diffs(changed: list[Result]) -> None:
+    """A unified diff of each changed file on stdout (`fix --diff`)."""
     import difflib  # only `fix` shows a diff
 
-    for result in changed if not applied else ():
+    for result in changed:
         assert result.fixed is not None and result.original is not None
         sys.stdout.writelines(
             difflib.unified_diff(
@@ -483,38 +513,35 @@ def fix(args: argparse.Namespace) -> int:
                 *_diff_names(result.path),
             )
         )
-    findings = _findings(results)
-    written = {r.path for r in changed}
-    left = [f for f in findings if not (f.applies(args.unsafe_fixes) and f.path in written) and id(f) not in silenced]
-    out = report.Output(sys.stderr, args.output_file)
-    if args.format == "text":
-        _text(args, left, errors, out)
-        verb = "rewrote" if applied else "would rewrite"
-        done = [f for f in findings if f.applies(args.unsafe_fixes) and f.path in written]
-        if args.show_fixes:
-            for text in report.fixes(
-                done, lambda f: True, "fixes applied" if args.write else "fixes to apply (`--write`)"
-            ):
-                out.print(text)
-        if not args.quiet:
-            fixed, files = len(done), len({f.path for f in done})
-            line = (
-                f"{verb} {fixed} name{'s' * (fixed != 1)} in {files} file{'s' * (files != 1)}; "
-                f"{len(left)} finding{'s' * (len(left) != 1)} left for a person"
-                + (f"; {len(errors)} file{'s' * (len(errors) != 1)} could not be checked." if errors else ".")
-            )
-            for text in report.closing(left, line):
-                out.print(text)
-            if args.add_ignore:
-                verb = "silenced" if args.write else "would silence"
-                out.print(f"{verb} {len(silenced)} finding{'s' * (len(silenced) != 1)} with ignore comments.")
-    else:
-        _report(args.format, left, errors, out)
-    pending = bool(changed) and not applied
-    failed = errors or pending or (verified is not None and verified.code)
-    return _close(out) or (
-        1 if failed or any(f.severity in (codes.Severity.FIX, codes.Severity.HAZARD) for f in left) else 0
-    )
+
+
+def _fix_text(
+    args: argparse.Namespace,
+    left: list[Finding],
+    done: list[Finding],
+    errors: list[FileError],
+    silenced: int,
+    applied: bool,
+    out: report.Output,
+) -> None:
+    """`fix --format text`: the findings left, the fixes applied (`--show-fixes`) and the closing summary."""
+    _text(args, left, errors, out)
+    verb = "rewrote" if applied else "would rewrite"
+    if args.show_fixes:
+        for text in report.fixes(done, lambda f: True, "fixes applied" if args.write else "fixes to apply (`--write`)"):
+            out.print(text)
+    if not args.quiet:
+        fixed, files = len(done), len({f.path for f in done})
+        line = (
+            f"{verb} {fixed} name{'s' * (fixed != 1)} in {files} file{'s' * (files != 1)}; "
+            f"{len(left)} finding{'s' * (len(left) != 1)} left for a person"
+            + (f"; {len(errors)} file{'s' * (len(errors) != 1)} could not be checked." if errors else ".")
+        )
+        for text in report.closing(left, line):
+            out.print(text)
+        if args.add_ignore:
+            verb = "silenced" if args.write else "would silence"
+            out.print(f"{verb} {silenced} finding{'s' * (silenced != 1)} with ignore comments.")
 
 
 def rules(args: argparse.Namespace) -> int:
