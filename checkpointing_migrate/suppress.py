@@ -142,6 +142,36 @@ def _continuations(text: str, inside: set[int]) -> list[tuple[int, int]]:
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
 
 
+def _shell_line(
+    line: str, number: int, quote: str | None, quote_from: int, heredocs: list[str]
+) -> tuple[str | None, int]:
+    """Line `number` of a shell script read up to its comment, with `quote` open (since line `quote_from`) at its
+    start: the quote open at its end and the line that opened it; the heredocs it starts are added to `heredocs`."""
+    i = 0
+    while i < len(line):
+        c = line[i]
+        if quote == "'":
+            quote = None if c == "'" else quote
+        elif quote == '"':
+            if c == "\\":
+                i += 1
+            elif c == '"':
+                quote = None
+        elif c == "\\":
+            i += 1
+        elif c in "'\"":
+            quote, quote_from = c, number
+        elif c == "#" and (i == 0 or line[i - 1].isspace()):
+            break
+        elif line.startswith("<<", i) and not line.startswith("<<<", i):
+            found = _HEREDOC.match(line, i)
+            if found:
+                heredocs.append(found[2])
+                i = found.end() - 1
+        i += 1
+    return quote, quote_from
+
+
 def _shell_carriers(text: str) -> dict[int, int | None]:
     result: dict[int, int | None] = {}
     spans = []
@@ -152,28 +182,7 @@ def _shell_carriers(text: str) -> dict[int, int | None]:
             if line.lstrip("\t") == heredocs[0]:
                 heredocs.pop(0)
             continue
-        i = 0
-        while i < len(line):
-            c = line[i]
-            if quote == "'":
-                quote = None if c == "'" else quote
-            elif quote == '"':
-                if c == "\\":
-                    i += 1
-                elif c == '"':
-                    quote = None
-            elif c == "\\":
-                i += 1
-            elif c in "'\"":
-                quote, quote_from = c, number
-            elif c == "#" and (i == 0 or line[i - 1].isspace()):
-                break
-            elif line.startswith("<<", i) and not line.startswith("<<<", i):
-                found = _HEREDOC.match(line, i)
-                if found:
-                    heredocs.append(found[2])
-                    i = found.end() - 1
-            i += 1
+        quote, quote_from = _shell_line(line, number, quote, quote_from, heredocs)
         if quote is None and quote_from and quote_from < number:
             spans.append((quote_from, number))
         if quote is None:
