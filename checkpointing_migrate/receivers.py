@@ -188,38 +188,47 @@ class Receivers:
         # Imports, classes and assignments are statements: expressions are not walked. A module followed from another
         # one is asked only about its classes and imports: its top level is enough.
         for node in _statements(tree, nested=hops == 0):
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    if alias.asname:
-                        self.imports[alias.asname] = alias.name
-                    else:
-                        self.imports.setdefault(alias.name.split(".")[0], alias.name.split(".")[0])
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                for alias in node.names:
-                    self.imports[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-            elif isinstance(node, ast.ImportFrom):
-                for alias in node.names:
-                    module = f"{node.module}." if node.module else ""
-                    self.imports[alias.asname or alias.name] = f"{'.' * node.level}{module}{alias.name}"
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                self._import(node)
             elif isinstance(node, ast.ClassDef):
                 self.classes[node.name] = None if node.name in self.classes else node
             elif isinstance(node, ast.Assign):
-                for target in node.targets:
-                    if isinstance(target, ast.Attribute) and target.attr == "__class__":
-                        self.swapped[ast.unparse(target.value)] = (
-                            f"line {node.lineno} swaps its class (`{ast.unparse(target)} = ...`)"
-                        )
-                    if isinstance(target, ast.Attribute) and target.attr in rules.members:
-                        self._patched(target.value, target.attr, node.value)
-                        if self._takes_anything(node.value):
-                            continue
-                        self.replaced.add((ast.unparse(target.value), target.attr))
+                self._assign_statement(node)
             elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
                 self._call_statement(node.value)
         self._class_kinds: dict[str, Kind] = {}
         self._scopes: dict[int, dict[str, list[ast.expr | tuple[str, ast.expr]]]] = {}
         self.functions = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         """The module's top-level functions: what a class attribute assigned from one of them (`old = _fn`) takes."""
+
+    def _import(self, node: ast.Import | ast.ImportFrom) -> None:
+        """The names an import binds, each with what it names (`from .models import Tiny`: `.models.Tiny`)."""
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    self.imports[alias.asname] = alias.name
+                else:
+                    self.imports.setdefault(alias.name.split(".")[0], alias.name.split(".")[0])
+        elif node.module and node.level == 0:
+            for alias in node.names:
+                self.imports[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        else:
+            for alias in node.names:
+                module = f"{node.module}." if node.module else ""
+                self.imports[alias.asname or alias.name] = f"{'.' * node.level}{module}{alias.name}"
+
+    def _assign_statement(self, node: ast.Assign) -> None:
+        """`x.__class__ = X` (a class swap), `Tiny.old = fn` (a class patch) and `x.old = fn` (a replaced method)."""
+        for target in node.targets:
+            if isinstance(target, ast.Attribute) and target.attr == "__class__":
+                self.swapped[ast.unparse(target.value)] = (
+                    f"line {node.lineno} swaps its class (`{ast.unparse(target)} = ...`)"
+                )
+            if isinstance(target, ast.Attribute) and target.attr in self.rules.members:
+                self._patched(target.value, target.attr, node.value)
+                if self._takes_anything(node.value):
+                    continue
+                self.replaced.add((ast.unparse(target.value), target.attr))
 
     def _patched(self, owner: ast.expr, name: str, value: ast.expr) -> None:
         if isinstance(owner, ast.Name) and owner.id in self.classes:
