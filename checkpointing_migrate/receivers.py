@@ -442,48 +442,9 @@ class Receivers:
             if base.kind in (ReceiverKind.OVERRIDE, ReceiverKind.MIXIN):
                 return base
         if "model" in kinds or "unsure" in kinds:
-            # The bases before the first transformers model come first in the MRO: what they define of the old names
-            # is what the old names are on this class.
-            first = next(i for i, b in enumerate(bases) if b.kind in (ReceiverKind.MODEL, ReceiverKind.UNSURE))
-            found = [(n, v, f"line {getattr(v, 'lineno', node.lineno)}") for n, v in methods.items()]
-            for base_node in node.bases[:first]:
-                more, unsure = self.definitions(base_node, depth + 1)
-                found += more
-                if unsure is not None:
-                    what = f"class `{node.name}` has a base before its transformers one that may define the old names: {unsure}"
-                    return Kind(ReceiverKind.UNSURE, what, node.lineno)
-            for name, value, where in found:
-                if (verdict := self.member_kind(node.name, name, value, where)) is not None:
-                    return verdict
-            if "unsure" in kinds:
-                return next(b for b in bases if b.kind == ReceiverKind.UNSURE)
-            return Kind(ReceiverKind.MODEL, f"class `{node.name}` subclasses a transformers model", node.lineno)
+            return self._model_class(node, bases, methods, depth)
         if "args" in kinds:
-            if (read := self._early_read(node)) is not None:
-                what = (
-                    f"class `{node.name}` reads `self.{read.attr}` in `__post_init__` before TrainingArguments' own, "
-                    f"which is what sets the new field from the old one"
-                )
-                return Kind(ReceiverKind.MIXIN, what, read.lineno)
-            for base_node, base in zip(node.bases, bases, strict=True):
-                if base.kind == ReceiverKind.ARGS:
-                    continue
-                local = self.classes.get(base_node.id) if isinstance(base_node, ast.Name) else None
-                if local is not None:
-                    if any(
-                        isinstance(s, ast.AnnAssign)
-                        and isinstance(s.target, ast.Name)
-                        and s.target.id in self.rules.fields
-                        for s in local.body
-                    ):
-                        what = f"class `{node.name}` inherits the old field from its base `{local.name}`, which declares it"
-                        return Kind(ReceiverKind.MIXIN, what, local.lineno)
-                    continue
-                if (self.qualified(base_node) or "").split(".")[0] in ("abc", "typing", "dataclasses", "enum"):
-                    continue
-                what = f"class `{node.name}` also subclasses `{ast.unparse(base_node)}`, which is not in this file and may declare the old field itself"
-                return Kind(ReceiverKind.ARGS_UNSURE, what, node.lineno)
-            return Kind(ReceiverKind.ARGS, f"class `{node.name}` subclasses training arguments", node.lineno)
+            return self._args_class(node, bases)
         if "foreign" in kinds:
             why = next(b.why for b in bases if b.kind == ReceiverKind.FOREIGN)
             return Kind(ReceiverKind.FOREIGN, f"class `{node.name}` subclasses {why}", node.lineno)
@@ -500,6 +461,52 @@ class Receivers:
                 node.lineno,
             )
         return UNKNOWN
+
+    def _model_class(self, node: ast.ClassDef, bases: list[Kind], methods: dict[str, ast.AST], depth: int) -> Kind:
+        """A class with a transformers model (or an unsure class) among its bases: what the old names are on it."""
+        kinds = {b.kind for b in bases}
+        # The bases before the first transformers model come first in the MRO: what they define of the old names
+        # is what the old names are on this class.
+        first = next(i for i, b in enumerate(bases) if b.kind in (ReceiverKind.MODEL, ReceiverKind.UNSURE))
+        found = [(n, v, f"line {getattr(v, 'lineno', node.lineno)}") for n, v in methods.items()]
+        for base_node in node.bases[:first]:
+            more, unsure = self.definitions(base_node, depth + 1)
+            found += more
+            if unsure is not None:
+                what = f"class `{node.name}` has a base before its transformers one that may define the old names: {unsure}"
+                return Kind(ReceiverKind.UNSURE, what, node.lineno)
+        for name, value, where in found:
+            if (verdict := self.member_kind(node.name, name, value, where)) is not None:
+                return verdict
+        if "unsure" in kinds:
+            return next(b for b in bases if b.kind == ReceiverKind.UNSURE)
+        return Kind(ReceiverKind.MODEL, f"class `{node.name}` subclasses a transformers model", node.lineno)
+
+    def _args_class(self, node: ast.ClassDef, bases: list[Kind]) -> Kind:
+        """A class with training arguments among its bases: whether the old field still works on it."""
+        if (read := self._early_read(node)) is not None:
+            what = (
+                f"class `{node.name}` reads `self.{read.attr}` in `__post_init__` before TrainingArguments' own, "
+                f"which is what sets the new field from the old one"
+            )
+            return Kind(ReceiverKind.MIXIN, what, read.lineno)
+        for base_node, base in zip(node.bases, bases, strict=True):
+            if base.kind == ReceiverKind.ARGS:
+                continue
+            local = self.classes.get(base_node.id) if isinstance(base_node, ast.Name) else None
+            if local is not None:
+                if any(
+                    isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id in self.rules.fields
+                    for s in local.body
+                ):
+                    what = f"class `{node.name}` inherits the old field from its base `{local.name}`, which declares it"
+                    return Kind(ReceiverKind.MIXIN, what, local.lineno)
+                continue
+            if (self.qualified(base_node) or "").split(".")[0] in ("abc", "typing", "dataclasses", "enum"):
+                continue
+            what = f"class `{node.name}` also subclasses `{ast.unparse(base_node)}`, which is not in this file and may declare the old field itself"
+            return Kind(ReceiverKind.ARGS_UNSURE, what, node.lineno)
+        return Kind(ReceiverKind.ARGS, f"class `{node.name}` subclasses training arguments", node.lineno)
 
     def _early_read(self, node: ast.ClassDef) -> ast.Attribute | None:
         """A read of `self.<old field>` in the class's `__post_init__` before it calls `super().__post_init__()`
