@@ -602,20 +602,7 @@ class Receivers:
     def _bindings(self, scope: ast.AST) -> dict[str, list[ast.expr | tuple[str, ast.expr]]]:
         if id(scope) in self._scopes:
             return self._scopes[id(scope)]
-        found: dict[str, list[ast.expr | tuple[str, ast.expr]]] = {}
-        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            arguments = scope.args
-            for arg in [
-                *arguments.posonlyargs,
-                *arguments.args,
-                *arguments.kwonlyargs,
-                arguments.vararg,
-                arguments.kwarg,
-            ]:
-                if arg is not None:
-                    found.setdefault(arg.arg, []).append(
-                        ("annotation", arg.annotation) if arg.annotation else ast.Constant(None)
-                    )
+        found = _parameters(scope)
         bound: set[int] = set()
         """The names whose value is known (`x = value`): every other binding of a name holds something unknown."""
         stack = list(ast.iter_child_nodes(scope))
@@ -646,6 +633,26 @@ class Receivers:
             stack.extend(ast.iter_child_nodes(node))
         self._scopes[id(scope)] = found
         return found
+
+
+def _parameters(scope: ast.AST) -> dict[str, list[ast.expr | tuple[str, ast.expr]]]:
+    """The parameters of a function or lambda `scope` (none for another scope), each bound to its annotation or to
+    something unknown."""
+    found: dict[str, list[ast.expr | tuple[str, ast.expr]]] = {}
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        arguments = scope.args
+        for arg in [
+            *arguments.posonlyargs,
+            *arguments.args,
+            *arguments.kwonlyargs,
+            arguments.vararg,
+            arguments.kwarg,
+        ]:
+            if arg is not None:
+                found.setdefault(arg.arg, []).append(
+                    ("annotation", arg.annotation) if arg.annotation else ast.Constant(None)
+                )
+    return found
 
 
 def _is_false(expr: ast.expr) -> bool:
