@@ -12,6 +12,7 @@ import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
@@ -19,6 +20,9 @@ from checkpointing_migrate.table import NotRenamedKind, RenameKind, Status, Tabl
 from generator.measure import registry
 from generator.measure.source import NAME, SourceText, warning_calls
 from generator.paths import TABLE_PATH
+
+if TYPE_CHECKING:
+    import griffe
 
 LIBRARY = "transformers"
 """The library whose releases are audited (the only one with shipped renames)."""
@@ -107,54 +111,63 @@ def api_objects(tree: Path, package: str = PACKAGE) -> dict[str, ApiObject]:
         package, search_paths=[str(_api_copy(tree, package))], allow_inspection=False, resolve_aliases=False
     )
     out: dict[str, ApiObject] = {}
-
-    def where(obj: griffe.Object) -> str:
-        relative = obj.relative_package_filepath if obj.filepath else Path(package)
-        return f"{package}/{Path(relative).as_posix().split('/', 1)[-1]}:{obj.lineno or 1}"
-
-    def classes(obj: griffe.Object) -> tuple[str, ...]:
-        """A class's name and its bases' (last dotted part), or the package for anything outside a class."""
-        if not obj.is_class:
-            return (package,)
-        return (obj.name, *(str(b).split(".")[-1] for b in obj.bases))
-
-    def owners(member: griffe.Object, parameter: bool) -> tuple[str, ...]:
-        owning = classes(member.parent) if member.parent is not None else (package,)
-        if not parameter:
-            return owning
-        if member.name == "__init__":
-            return owning
-        return tuple(f"{o}.{member.name}" for o in owning) + (member.name,)
-
-    def visit(obj: griffe.Object) -> None:
-        for member in obj.members.values():
-            if member.is_alias or not _public(member.path):
-                continue
-            if member.is_function:
-                params = [(p.name, p.kind.value if p.kind else "", str(p.default)) for p in member.parameters]
-                shape = repr(params)
-                for name, kind, default in params:
-                    if NAME.search(name):
-                        key = f"{member.path}({name})"
-                        out[key] = ApiObject(
-                            key, name, "parameter", f"{kind}={default}", where(member), owners(member, True)
-                        )
-            elif member.is_attribute:
-                shape = f"{member.annotation}={member.value}"
-            elif member.is_class:
-                shape = repr([str(b) for b in member.bases])
-            else:
-                shape = ""
-            if NAME.search(member.name):
-                kind = "property" if "property" in member.labels else member.kind.value
-                out[member.path] = ApiObject(
-                    member.path, member.name, kind, shape, where(member), owners(member, False)
-                )
-            if member.is_module or member.is_class:
-                visit(member)
-
-    visit(root)
+    _visit(root, package, out)
     return out
+
+
+def _where(obj: griffe.Object, package: str) -> str:
+    relative = obj.relative_package_filepath if obj.filepath else Path(package)
+    return f"{package}/{Path(relative).as_posix().split('/', 1)[-1]}:{obj.lineno or 1}"
+
+
+def _classes(obj: griffe.Object, package: str) -> tuple[str, ...]:
+    """A class's name and its bases' (last dotted part), or the package for anything outside a class."""
+    if not obj.is_class:
+        return (package,)
+    return (obj.name, *(str(b).split(".")[-1] for b in obj.bases))
+
+
+def _owners(member: griffe.Object, parameter: bool, package: str) -> tuple[str, ...]:
+    owning = _classes(member.parent, package) if member.parent is not None else (package,)
+    if not parameter:
+        return owning
+    if member.name == "__init__":
+        return owning
+    return tuple(f"{o}.{member.name}" for o in owning) + (member.name,)
+
+
+def _parameters(member: griffe.Function, package: str, out: dict[str, ApiObject]) -> str:
+    """The function's checkpointing parameters added to `out`; returns its shape (every parameter, listed)."""
+    params = [(p.name, p.kind.value if p.kind else "", str(p.default)) for p in member.parameters]
+    for name, kind, default in params:
+        if NAME.search(name):
+            key = f"{member.path}({name})"
+            out[key] = ApiObject(
+                key, name, "parameter", f"{kind}={default}", _where(member, package), _owners(member, True, package)
+            )
+    return repr(params)
+
+
+def _visit(obj: griffe.Object, package: str, out: dict[str, ApiObject]) -> None:
+    """The public checkpointing members of `obj` (and of its modules and classes, all the way down) added to `out`."""
+    for member in obj.members.values():
+        if member.is_alias or not _public(member.path):
+            continue
+        if member.is_function:
+            shape = _parameters(member, package, out)
+        elif member.is_attribute:
+            shape = f"{member.annotation}={member.value}"
+        elif member.is_class:
+            shape = repr([str(b) for b in member.bases])
+        else:
+            shape = ""
+        if NAME.search(member.name):
+            kind = "property" if "property" in member.labels else member.kind.value
+            out[member.path] = ApiObject(
+                member.path, member.name, kind, shape, _where(member, package), _owners(member, False, package)
+            )
+        if member.is_module or member.is_class:
+            _visit(member, package, out)
 
 
 # --- The audit -------------------------------------------------------------------------------------------------------
