@@ -255,50 +255,13 @@ def check(
         for name in project.setup:
             (root / name).touch()
         hub = build_hub(hub_specs) if tests and project.tests else HUB
-        extra: list[Path] = []
-        if tests and project.tests and project.alongside:
-            pinned = {p.name: p for p in load()[2]}
-            for name in project.alongside:
-                other = pinned[name]
-                extra.append(unpack(fetch(other), Path(tmp) / "alongside" / name) / other.pythonpath)
+        extra = _alongside(project, Path(tmp)) if tests and project.tests and project.alongside else []
         if tests:
             outcome.tests_before = run_tests(project, root, hub, Path(tmp) / "before.xml", tuple(extra))
-        for cache in root.rglob("__pycache__"):
-            shutil.rmtree(cache, ignore_errors=True)
+        _remove_caches(root)
         before = snapshot(root)
-        scan = _tool("scan", "--format", "json", "--target", target, str(root))
-        findings = json.loads(scan.stdout)
-        outcome.files = len(
-            [p for p in before if p.endswith((".py", ".ipynb", ".yaml", ".yml", ".json", ".sh", ".md"))]
-        )
-        for f in findings:
-            key = "unsafe fix" if f.get("applicability") == "unsafe" else f["severity"]
-            outcome.findings[key] = outcome.findings.get(key, 0) + 1
-        with_fix = {
-            str(Path(f["path"]).relative_to(root))
-            for f in findings
-            if f["severity"] == "fix" and f.get("applicability") == "safe"
-        }
-        fixed = _tool("fix", "--write", "--target", target, str(root))
-        if "Traceback" in fixed.stderr:
-            outcome.problems.append(f"fix --write crashed: {fixed.stderr[-400:]}")
-        for cache in root.rglob("__pycache__"):
-            shutil.rmtree(cache, ignore_errors=True)
-        after = snapshot(root)
-        if set(after) != set(before):
-            outcome.problems.append(f"files added or removed: {sorted(set(after) ^ set(before))[:5]}")
-        outcome.rewritten = sorted(p for p in after if p in before and after[p] != before[p])
-        for path in outcome.rewritten:
-            if path not in with_fix:
-                outcome.problems.append(f"{path} changed without a safe fix finding")
-            if (why := _parses(root / path)) is not None:
-                outcome.problems.append(f"{path} no longer parses: {why}")
-        missed = sorted(with_fix - set(outcome.rewritten))
-        if missed:
-            outcome.problems.append(f"safe fixes not applied in {missed[:5]}")
-        again = _tool("fix", "--write", "--target", target, str(root))
-        if "Traceback" in again.stderr or snapshot(root) != after:
-            outcome.problems.append("a second fix --write changed files")
+        with_fix = _scan(outcome, root, target, before)
+        _fix(outcome, root, target, before, with_fix)
         if tests:
             outcome.tests_after = run_tests(project, root, hub, Path(tmp) / "after.xml", tuple(extra))
             if outcome.tests_after != outcome.tests_before:
@@ -310,6 +273,60 @@ def check(
                 outcome.problems.append(f"test outcomes changed: {dict(list(changed.items())[:5])}")
     outcome.seconds = time.perf_counter() - started
     return outcome
+
+
+def _alongside(project: Project, tmp: Path) -> list[Path]:
+    """The import roots of the pinned projects `project`'s tests import from, each fetched and unpacked in `tmp`."""
+    pinned = {p.name: p for p in load()[2]}
+    extra: list[Path] = []
+    for name in project.alongside:
+        other = pinned[name]
+        extra.append(unpack(fetch(other), tmp / "alongside" / name) / other.pythonpath)
+    return extra
+
+
+def _remove_caches(root: Path) -> None:
+    """The `__pycache__` folders under `root` removed: a snapshot compares the project's own files."""
+    for cache in root.rglob("__pycache__"):
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def _scan(outcome: Outcome, root: Path, target: str, before: dict[str, bytes]) -> set[str]:
+    """`scan` the project: the files and findings counted in `outcome`; returns the files with a safe fix."""
+    scan = _tool("scan", "--format", "json", "--target", target, str(root))
+    findings = json.loads(scan.stdout)
+    outcome.files = len([p for p in before if p.endswith((".py", ".ipynb", ".yaml", ".yml", ".json", ".sh", ".md"))])
+    for f in findings:
+        key = "unsafe fix" if f.get("applicability") == "unsafe" else f["severity"]
+        outcome.findings[key] = outcome.findings.get(key, 0) + 1
+    return {
+        str(Path(f["path"]).relative_to(root))
+        for f in findings
+        if f["severity"] == "fix" and f.get("applicability") == "safe"
+    }
+
+
+def _fix(outcome: Outcome, root: Path, target: str, before: dict[str, bytes], with_fix: set[str]) -> None:
+    """`fix --write` the project twice: what it rewrote in `outcome`, and every way it went wrong in its problems."""
+    fixed = _tool("fix", "--write", "--target", target, str(root))
+    if "Traceback" in fixed.stderr:
+        outcome.problems.append(f"fix --write crashed: {fixed.stderr[-400:]}")
+    _remove_caches(root)
+    after = snapshot(root)
+    if set(after) != set(before):
+        outcome.problems.append(f"files added or removed: {sorted(set(after) ^ set(before))[:5]}")
+    outcome.rewritten = sorted(p for p in after if p in before and after[p] != before[p])
+    for path in outcome.rewritten:
+        if path not in with_fix:
+            outcome.problems.append(f"{path} changed without a safe fix finding")
+        if (why := _parses(root / path)) is not None:
+            outcome.problems.append(f"{path} no longer parses: {why}")
+    missed = sorted(with_fix - set(outcome.rewritten))
+    if missed:
+        outcome.problems.append(f"safe fixes not applied in {missed[:5]}")
+    again = _tool("fix", "--write", "--target", target, str(root))
+    if "Traceback" in again.stderr or snapshot(root) != after:
+        outcome.problems.append("a second fix --write changed files")
 
 
 def _tally(outcomes: dict[str, str]) -> str:
