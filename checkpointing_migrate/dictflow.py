@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 
 from checkpointing_migrate.codes import message, shared
 from checkpointing_migrate.findings import Edit
@@ -24,18 +25,33 @@ _AS_DICT = frozenset({"vars", "asdict", "dataclasses.asdict"})
 _READS = frozenset({"get", "pop"})
 
 
+class VerdictKind(StrEnum):
+    """Who consumes a dict or config (`Verdict.kind`)."""
+
+    ARGS = "args"
+    """Proven training arguments: `why` names the consumer."""
+    UNSURE = "unsure"
+    """Maybe training arguments: `why` says what is not shown."""
+    OWN = "own"
+    """The project's own code reads the old key: `why`, at `line`."""
+    BOTH = "both"
+    """The new key is set too."""
+    ESCAPE = "escape"
+    """It leaves the scope, where the tool does not follow: `why`."""
+    NONE = "none"
+    """Nothing consumes it as training arguments."""
+
+
 @dataclass(frozen=True)
 class Verdict:
-    """Who consumes a dict or config: `args` (proven training arguments; `why` names the consumer), `unsure` (maybe:
-    `why`), `own` (the project's own code reads the old key: `why`, at `line`), `both` (the new key is set too),
-    `escape` (it leaves the scope, where the tool does not follow: `why`) or `none` (nothing consumes it as arguments)."""
+    """Who consumes a dict or config, and the evidence (see `VerdictKind`)."""
 
-    kind: str
+    kind: VerdictKind
     why: str = ""
     line: int = 0
 
 
-NONE = Verdict("none")
+NONE = Verdict(VerdictKind.NONE)
 
 
 def parser_verdict(call: ast.Call, receivers: Receivers, old: str) -> Verdict:
@@ -47,7 +63,7 @@ def parser_verdict(call: ast.Call, receivers: Receivers, old: str) -> Verdict:
         return NONE
     first = call.args[0]
     types = first.elts if isinstance(first, (ast.Tuple, ast.List)) else [first]
-    verdict = Verdict("args")
+    verdict = Verdict(VerdictKind.ARGS)
     for node in types:
         kind = receivers.class_kind(node)
         text = ast.unparse(node)
@@ -55,16 +71,16 @@ def parser_verdict(call: ast.Call, receivers: Receivers, old: str) -> Verdict:
         if kind.kind == ReceiverKind.ARGS:
             continue
         if kind.kind in (ReceiverKind.MIXIN, ReceiverKind.ARGS_UNSURE):
-            return Verdict("unsure", kind.why, kind.line)
+            return Verdict(VerdictKind.UNSURE, kind.why, kind.line)
         # A class of another project module is followed by `class_kind`: "defines `old` itself" is its evidence.
         if (local is not None and _declares(local, old)) or (
             kind.kind == ReceiverKind.FOREIGN and f"`{old}`" in kind.why
         ):
-            return Verdict("own", message("own-reader", "declares", cls=text, old=old), kind.line)
+            return Verdict(VerdictKind.OWN, message("own-reader", "declares", cls=text, old=old), kind.line)
         if local is not None:
             continue  # a dataclass of this file without the field
-        if verdict.kind == "args":
-            verdict = Verdict("unsure", message("dict-key", "not-in-file", cls=text, old=old), call.lineno)
+        if verdict.kind == VerdictKind.ARGS:
+            verdict = Verdict(VerdictKind.UNSURE, message("dict-key", "not-in-file", cls=text, old=old), call.lineno)
     return verdict
 
 
@@ -169,31 +185,31 @@ class Dicts:
         for node, old in keys:
             row = self.rules.fields[old]
             verdict, line, consumer = self._flow(name, scopes[0], old, row.new)
-            if verdict.kind == "none":
+            if verdict.kind == VerdictKind.NONE:
                 return None
             start = self.at(node.lineno, node.col_offset) + (0 if keyword else 1)  # type: ignore[attr-defined]
-            if verdict.kind == "escape":
+            if verdict.kind == VerdictKind.ESCAPE:
                 hits.append(
                     registered(row, start, code="unknown-callee", form="escape", old=old, place=form, why=verdict.why)
                 )
                 continue
             if row.new in beside:
-                verdict = Verdict("both")
+                verdict = Verdict(VerdictKind.BOTH)
             what = message("dict-key", "passed", old=old, place=form, line=str(line), consumer=consumer)
             hits.append(self._verdict(row, start, verdict, what, keyword))
         return hits
 
     def _verdict(self, row: Rename, start: int, verdict: Verdict, what: str, keyword: bool) -> Hit:
-        if verdict.kind == "own":
+        if verdict.kind == VerdictKind.OWN:
             return registered(row, start, code="own-reader", subject=what, why=verdict.why)
-        if verdict.kind == "both":
+        if verdict.kind == VerdictKind.BOTH:
             return registered(row, start, code="both-names", form="set-too", subject=what, new=row.new)
         spelled = self.text[start - 1 : start + len(row.old) + 1]
         if not keyword and (spelled[0] not in "'\"" or spelled[1:-1] != row.old or spelled[-1] != spelled[0]):
             what = message("dict-key", "escaped", subject=what)
             return info(row, start, code="dict-key", what=what, section="config", new=row.new)
         edit = (Edit(start, start + len(row.old), row.new),)
-        unsafe = verdict.why if verdict.kind == "unsure" else None
+        unsafe = verdict.why if verdict.kind == VerdictKind.UNSURE else None
         return rename(row, start, edit, self.options, code="dict-key", what=what, section="config", unsafe=unsafe)
 
     def _parsed(self, node: ast.Dict, call: ast.Call, scopes: list[ast.AST]) -> list[Hit]:
@@ -206,10 +222,10 @@ class Dicts:
                 continue
             row = self.rules.fields[old]
             verdict = self._parser_of(call, scopes, old)
-            if verdict.kind == "none":
-                verdict = Verdict("unsure", message("dict-key", "not-parser", callee=ast.unparse(call.func)))
+            if verdict.kind == VerdictKind.NONE:
+                verdict = Verdict(VerdictKind.UNSURE, message("dict-key", "not-parser", callee=ast.unparse(call.func)))
             if row.new in beside:
-                verdict = Verdict("both")
+                verdict = Verdict(VerdictKind.BOTH)
             start = self.at(key.lineno, key.col_offset) + 1
             what = message("dict-key", "parse-dict", old=old, callee=ast.unparse(call.func))
             hits.append(self._verdict(row, start, verdict, what, False))
@@ -267,7 +283,7 @@ class Dicts:
                 own.append(parent)
             else:
                 other.append(use)
-        sure = [(v, c) for v, c in into if v.kind != "none"]
+        sure = [(v, c) for v, c in into if v.kind != VerdictKind.NONE]
         if not sure:
             return self._escape(name, other, parents), 0, ""
         verdict, consumer = sure[0]
@@ -275,20 +291,20 @@ class Dicts:
         if own:
             read = own[0]
             why = message("own-reader", "read-back", line=str(read.lineno), read=ast.unparse(read))
-            return Verdict("own", why, read.lineno), line, text
+            return Verdict(VerdictKind.OWN, why, read.lineno), line, text
         if has_new:
-            return Verdict("both"), line, text
-        if verdict.kind == "args" and len(sure) < len(into):
-            other_call = next(c for v, c in into if v.kind == "none")
+            return Verdict(VerdictKind.BOTH), line, text
+        if verdict.kind == VerdictKind.ARGS and len(sure) < len(into):
+            other_call = next(c for v, c in into if v.kind == VerdictKind.NONE)
             callee, line_of = ast.unparse(other_call.func), str(other_call.lineno)
             why = message("dict-key", "also-unpacked", name=name, callee=callee, line=line_of)
-            return Verdict("unsure", why), line, text
-        if verdict.kind == "args" and other:
+            return Verdict(VerdictKind.UNSURE, why), line, text
+        if verdict.kind == VerdictKind.ARGS and other:
             use = other[0]
             shown = parents.get(id(use)) if isinstance(use, ast.Name) else use
             shown = shown if isinstance(shown, ast.expr) else use
             why = message("dict-key", "also-used", name=name, line=str(use.lineno), use=ast.unparse(shown))
-            return Verdict("unsure", why), line, text
+            return Verdict(VerdictKind.UNSURE, why), line, text
         return verdict, line, text
 
     def _escape(self, name: str, uses: list[ast.expr], parents: dict[int, ast.AST]) -> Verdict:
@@ -298,12 +314,12 @@ class Dicts:
             parent = use if not isinstance(use, ast.Name) else parents.get(id(use))
             if isinstance(parent, (ast.Return, ast.Yield)):
                 returned = message("unknown-callee", "returned", name=name, line=str(use.lineno))
-                return Verdict("escape", returned, use.lineno)
+                return Verdict(VerdictKind.ESCAPE, returned, use.lineno)
             call = parents.get(id(parent)) if isinstance(parent, ast.keyword) else parent
             if isinstance(call, ast.Call) and _method(call) not in ("get", "pop", "items", "keys", "values"):
                 names = {"name": name, "callee": ast.unparse(call.func), "line": str(call.lineno)}
                 passed = message("unknown-callee", "passed", **names)
-                return Verdict("escape", passed, call.lineno)
+                return Verdict(VerdictKind.ESCAPE, passed, call.lineno)
         return NONE
 
     def _callee(self, call: ast.Call) -> Verdict:
@@ -311,11 +327,11 @@ class Dicts:
         kind: Kind = self.receivers.class_kind(call.func)
         text = ast.unparse(call.func)
         if kind.kind == ReceiverKind.ARGS:
-            return Verdict("args", text)
+            return Verdict(VerdictKind.ARGS, text)
         if kind.kind in (ReceiverKind.ARGS_UNSURE, ReceiverKind.MIXIN):
-            return Verdict("unsure", kind.why)
+            return Verdict(VerdictKind.UNSURE, kind.why)
         if text.rpartition(".")[2] in self.rules.config_classes and kind.kind != ReceiverKind.FOREIGN:
-            return Verdict("unsure", message("dict-key", "not-imported", callee=text))
+            return Verdict(VerdictKind.UNSURE, message("dict-key", "not-imported", callee=text))
         return NONE
 
     # --- reads of the field through a dict of the arguments -----------------------------------------------------------
