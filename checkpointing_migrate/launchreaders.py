@@ -135,10 +135,10 @@ def _program(
         at = message("config-key", "at-through", where=where, through=through) if through else where
         aside = message("config-key", "aside-through", through=through) if through else ""
         run = f"{program.name} {command}"
-        trl = program.kind == "command" and separate and flag == _CONFIG_FLAG
+        trl = program.kind == shell.ProgramKind.COMMAND and separate and flag == _CONFIG_FLAG
         if trl and _names(base / (program.cwd or ""), value, config):
             found.append(Verdict(VerdictKind.ARGS, message("config-key", "trl-config", run=run, at=at)))
-        elif program.kind == "script" and program.cwd is not None:
+        elif program.kind == shell.ProgramKind.SCRIPT and program.cwd is not None:
             folder = _run_from(base, program.cwd, program.name)
             if folder is None or not _names(folder / program.cwd, value, config):
                 continue
