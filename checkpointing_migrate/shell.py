@@ -640,7 +640,7 @@ class _Reader:
 
 _BY_HAND = {
     "severity": Severity.INFO,
-    "applicability": None,
+    "applicability": Applicability.NONE,
     "why": codes.message("flag", "by-hand"),
 }
 """What a fix inside a string whose quoting does not map one to one becomes (reported at the string)."""
