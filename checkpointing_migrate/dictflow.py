@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from checkpointing_migrate.codes import message, shared
@@ -121,6 +121,20 @@ def _declares(node: ast.ClassDef, field: str) -> bool:
 
 def _key(node: ast.expr | None) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+@dataclass
+class _Uses:
+    """What a scope does with a dict that sets an old key, by its loads (`Dicts._uses`)."""
+
+    into: list[tuple[Verdict, ast.Call]] = field(default_factory=list)
+    """The calls it is unpacked into (`X(**cfg)`) or parsed by (`parser.parse_dict(cfg)`), with their verdicts."""
+    own: list[ast.expr] = field(default_factory=list)
+    """Reads of the old key back (`cfg["old"]`, `cfg.get("old")`, `"old" in cfg`)."""
+    other: list[ast.expr] = field(default_factory=list)
+    """Any other use: passed on, returned or read otherwise (`_escape` and the `also-used` reason look at it)."""
+    has_new: bool = False
+    """The new key is set too."""
 
 
 class Dicts:
@@ -251,61 +265,66 @@ class Dicts:
 
     def _follow(self, name: str, scope: ast.AST, old: str, new: str) -> tuple[Verdict, int, str]:
         parents = self._parent_map(scope)
+        uses = self._uses(name, scope, old, new, parents)
+        sure = [(v, c) for v, c in uses.into if v.kind != VerdictKind.NONE]
+        if not sure:
+            return self._escape(name, uses.other, parents), 0, ""
+        verdict, consumer = sure[0]
+        line, text = consumer.lineno, ast.unparse(consumer.func)
+        if uses.own:
+            read = uses.own[0]
+            why = message("own-reader", "read-back", line=str(read.lineno), read=ast.unparse(read))
+            return Verdict(VerdictKind.OWN, why, read.lineno), line, text
+        if uses.has_new:
+            return Verdict(VerdictKind.BOTH), line, text
+        if verdict.kind == VerdictKind.ARGS and len(sure) < len(uses.into):
+            other_call = next(c for v, c in uses.into if v.kind == VerdictKind.NONE)
+            callee, line_of = ast.unparse(other_call.func), str(other_call.lineno)
+            why = message("dict-key", "also-unpacked", name=name, callee=callee, line=line_of)
+            return Verdict(VerdictKind.UNSURE, why), line, text
+        if verdict.kind == VerdictKind.ARGS and uses.other:
+            use = uses.other[0]
+            shown = parents.get(id(use)) if isinstance(use, ast.Name) else use
+            shown = shown if isinstance(shown, ast.expr) else use
+            why = message("dict-key", "also-used", name=name, line=str(use.lineno), use=ast.unparse(shown))
+            return Verdict(VerdictKind.UNSURE, why), line, text
+        return verdict, line, text
+
+    def _loads_of(self, scope: ast.AST) -> dict[str, list[ast.Name]]:
         if id(scope) not in self._loads:
             loads: dict[str, list[ast.Name]] = {}
             for n in ast.walk(scope):
                 if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store):
                     loads.setdefault(n.id, []).append(n)
             self._loads[id(scope)] = loads
-        into: list[tuple[Verdict, ast.Call]] = []
-        own: list[ast.expr] = []
-        other: list[ast.expr] = []
-        has_new = False
-        for use in self._loads[id(scope)].get(name, []):
+        return self._loads[id(scope)]
+
+    def _uses(self, name: str, scope: ast.AST, old: str, new: str, parents: dict[int, ast.AST]) -> _Uses:
+        """Each load of the dict `name` in `scope`, sorted by what it does with the dict (see `_Uses`)."""
+        uses = _Uses()
+        for use in self._loads_of(scope).get(name, []):
             parent = parents.get(id(use))
             call = parents.get(id(parent)) if parent is not None else None
             if isinstance(parent, ast.keyword) and parent.arg is None and isinstance(call, ast.Call):
-                into.append((self._callee(call), call))
+                uses.into.append((self._callee(call), call))
             elif isinstance(parent, ast.Call) and use in parent.args and _method(parent) == "parse_dict":
-                into.append((self._parser_of(parent, [scope, self.receivers.module], old), parent))
+                uses.into.append((self._parser_of(parent, [scope, self.receivers.module], old), parent))
             elif isinstance(parent, ast.Subscript) and parent.value is use:
                 key = _key(parent.slice)
                 if key == new and isinstance(parent.ctx, ast.Store):
-                    has_new = True
+                    uses.has_new = True
                 elif key == old and not isinstance(parent.ctx, ast.Store):
-                    own.append(parent)
+                    uses.own.append(parent)
             elif isinstance(parent, ast.Attribute) and parent.value is use:
                 if parent.attr in _READS and isinstance(call, ast.Call) and call.args and _key(call.args[0]) == old:
-                    own.append(call)
+                    uses.own.append(call)
                 elif parent.attr not in ("update", "setdefault", "__setitem__"):
-                    other.append(parent)
+                    uses.other.append(parent)
             elif isinstance(parent, ast.Compare) and _key(parent.left) == old:
-                own.append(parent)
+                uses.own.append(parent)
             else:
-                other.append(use)
-        sure = [(v, c) for v, c in into if v.kind != VerdictKind.NONE]
-        if not sure:
-            return self._escape(name, other, parents), 0, ""
-        verdict, consumer = sure[0]
-        line, text = consumer.lineno, ast.unparse(consumer.func)
-        if own:
-            read = own[0]
-            why = message("own-reader", "read-back", line=str(read.lineno), read=ast.unparse(read))
-            return Verdict(VerdictKind.OWN, why, read.lineno), line, text
-        if has_new:
-            return Verdict(VerdictKind.BOTH), line, text
-        if verdict.kind == VerdictKind.ARGS and len(sure) < len(into):
-            other_call = next(c for v, c in into if v.kind == VerdictKind.NONE)
-            callee, line_of = ast.unparse(other_call.func), str(other_call.lineno)
-            why = message("dict-key", "also-unpacked", name=name, callee=callee, line=line_of)
-            return Verdict(VerdictKind.UNSURE, why), line, text
-        if verdict.kind == VerdictKind.ARGS and other:
-            use = other[0]
-            shown = parents.get(id(use)) if isinstance(use, ast.Name) else use
-            shown = shown if isinstance(shown, ast.expr) else use
-            why = message("dict-key", "also-used", name=name, line=str(use.lineno), use=ast.unparse(shown))
-            return Verdict(VerdictKind.UNSURE, why), line, text
-        return verdict, line, text
+                uses.other.append(use)
+        return uses
 
     def _escape(self, name: str, uses: list[ast.expr], parents: dict[int, ast.AST]) -> Verdict:
         """`none`, or `escape` when the dict leaves the scope (returned, passed to a call the tool does not follow):

@@ -496,34 +496,9 @@ class _Reader:
         if not stem and not expanded and self.launches is None:
             return
         stem = stem or self.launches is not None  # a launch is looked for in every command
-        i = 0
-        while i < len(words) and (_ASSIGNMENT.match(words[i].value) or words[i].value in _WRAPPERS):
-            i += 1
-        if i < len(words) and words[i].value in _PREFIXES:
-            j = next((j for j in range(i + 1, len(words)) if _runs(words[j].value, rules.commands)), len(words))
-            k = next((k for k in range(i + 1, j) if _program_name(words[k]) in _SHELLS | _CONTAINERS), None)
-            i = k if k is not None else i
+        i = _program_at(words, rules.commands)
         program = _program_name(words[i]) if i < len(words) else ""
-        if stem and program in _SHELLS:
-            option = next(
-                (k for k in range(i + 1, len(words)) if re.fullmatch(r"-[a-z]*c[a-z]*", words[k].value)), None
-            )
-            if option is not None and option + 1 < len(words):
-                self._inner(words[option + 1], 0, cwd, image)
-            return
-        if stem and program == "sbatch":
-            for k in range(i + 1, len(words)):
-                if words[k].value == "--wrap" and k + 1 < len(words):
-                    self._inner(words[k + 1], 0, cwd, image)
-                elif words[k].value.startswith("--wrap="):
-                    self._inner(words[k], len("--wrap="), cwd, image)
-            return
-        if program in _CONTAINERS and i + 1 < len(words) and words[i + 1].value in ("run", "exec"):
-            j = i + 2
-            while j < len(words) and words[j].value.startswith("-"):
-                j += 1 if "=" in words[j].value or words[j].value in _CONTAINER_SWITCHES else 2
-            if j + 1 < len(words):
-                self._command(words[j + 1 :], cwd, f"the container image `{words[j].value}`")
+        if self._wrapped(words, i, program, stem, cwd, image):
             return
         found = _entry(words, rules.commands)
         if found is None:
@@ -533,21 +508,56 @@ class _Reader:
             return
         index, kind, name = found
         args = words[index + 1 :]
-        present = {normal(w.value.split("=")[0]) for w in args if w.value.startswith("--")}
+        target = Program(kind, name, cwd, image, self._present(words, index, expanded))
+        if self.launches is not None:
+            self.launches.append((target, self._expanded(args)))
+            return
+        for word, variable in expanded:
+            self._use(variable, target if words.index(word) > index else None)
+        if stem:
+            self._flag_hits(args, target)
+
+    def _wrapped(self, words: list[Word], i: int, program: str, stem: bool, cwd: str | None, image: str | None) -> bool:
+        """Whether the command at `words[i]` (`program`) runs a command line of its own, which is checked here: a
+        shell's `-c` string, `sbatch --wrap`'s, or what `docker run IMAGE` runs."""
+        if stem and program in _SHELLS:
+            option = next(
+                (k for k in range(i + 1, len(words)) if re.fullmatch(r"-[a-z]*c[a-z]*", words[k].value)), None
+            )
+            if option is not None and option + 1 < len(words):
+                self._inner(words[option + 1], 0, cwd, image)
+            return True
+        if stem and program == "sbatch":
+            for k in range(i + 1, len(words)):
+                if words[k].value == "--wrap" and k + 1 < len(words):
+                    self._inner(words[k + 1], 0, cwd, image)
+                elif words[k].value.startswith("--wrap="):
+                    self._inner(words[k], len("--wrap="), cwd, image)
+            return True
+        if program in _CONTAINERS and i + 1 < len(words) and words[i + 1].value in ("run", "exec"):
+            j = i + 2
+            while j < len(words) and words[j].value.startswith("-"):
+                j += 1 if "=" in words[j].value or words[j].value in _CONTAINER_SWITCHES else 2
+            if j + 1 < len(words):
+                self._command(words[j + 1 :], cwd, f"the container image `{words[j].value}`")
+            return True
+        return False
+
+    def _present(self, words: list[Word], index: int, expanded: list[tuple[Word, str]]) -> frozenset[str]:
+        """Every flag the program entered at `words[index]` gets (spelt `--a_b`): its words', and those of the
+        variables expanded after its entry word."""
+        present = {normal(w.value.split("=")[0]) for w in words[index + 1 :] if w.value.startswith("--")}
         for word, variable in expanded:
             reader = self._lookup(variable)
             if reader is not None and words.index(word) > index:
                 present |= {
                     normal(t.value.split("=")[0]) for t in reader.variables[variable] if t.value.startswith("--")
                 }
-        target = Program(kind, name, cwd, image, frozenset(present))
-        if self.launches is not None:
-            self.launches.append((target, self._expanded(args)))
-            return
-        for word, variable in expanded:
-            self._use(variable, target if words.index(word) > index else None)
-        if not stem:
-            return
+        return frozenset(present)
+
+    def _flag_hits(self, args: list[Word], target: Program) -> None:
+        """The hits for the old flags (and, asked for, the planned ones) among the words `target` is given."""
+        rules = self.options.rules
         for word in args:
             flag = word.value.split("=")[0]
             raw = self.text[word.start : word.end]
@@ -666,6 +676,19 @@ def _unredirected(words: list[Word]) -> list[Word]:
         else:
             out.append(word)
     return out
+
+
+def _program_at(words: list[Word], commands_: frozenset[str]) -> int:
+    """Index of a command's program word: after its assignments and wrappers; behind a prefix (`srun`), a shell or a
+    container runner it starts before the training program, else the prefix itself."""
+    i = 0
+    while i < len(words) and (_ASSIGNMENT.match(words[i].value) or words[i].value in _WRAPPERS):
+        i += 1
+    if i < len(words) and words[i].value in _PREFIXES:
+        j = next((j for j in range(i + 1, len(words)) if _runs(words[j].value, commands_)), len(words))
+        k = next((k for k in range(i + 1, j) if _program_name(words[k]) in _SHELLS | _CONTAINERS), None)
+        i = k if k is not None else i
+    return i
 
 
 def _program_name(word: Word) -> str:
