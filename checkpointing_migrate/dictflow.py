@@ -171,17 +171,20 @@ class Dicts:
             if name is None:
                 return None
             beside = {k.arg for k in parent.keywords}
-            return self._keys([(node, node.arg or "")], name, scopes, f"`{name} = dict(...)`", beside, keyword=True)
+            place = message("dict-key", "place-call", name=name)
+            return self._keys([(node, node.arg or "")], name, scopes, place, beside, keyword=True)
         return None
 
     # --- stores: a key of a dict that may reach TrainingArguments ------------------------------------------------------
 
     def _literal(self, node: ast.Dict, name: str, scopes: list[ast.AST]) -> list[Hit] | None:
         keys = [(k, v) for k in node.keys if k is not None and (v := _key(k)) in self.rules.fields]
-        return self._keys(keys, name, scopes, f"`{name} = {{...}}`", {_key(k) for k in node.keys})
+        place = message("dict-key", "place-literal", name=name)
+        return self._keys(keys, name, scopes, place, {_key(k) for k in node.keys})
 
     def _stored(self, name: str, key: ast.expr, scopes: list[ast.AST]) -> list[Hit] | None:
-        return self._keys([(key, _key(key) or "")], name, scopes, f"`{name}[...] = ...`", set())
+        place = message("dict-key", "place-store", name=name)
+        return self._keys([(key, _key(key) or "")], name, scopes, place, set())
 
     def _keys(
         self,

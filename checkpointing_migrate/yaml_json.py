@@ -75,11 +75,13 @@ def analyse_yaml(text: str, options: Options, path: Path | None = None, readers:
         documents = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        raise ParseError(mark.index if mark else 0, f"not valid YAML: {exc.problem or exc.context}") from None
+        problem = message("file-error", "yaml", error=str(exc.problem or exc.context))
+        raise ParseError(mark.index if mark else 0, problem) from None
     except yaml.YAMLError as exc:
-        raise ParseError(0, f"not valid YAML: {exc}") from None
+        raise ParseError(0, message("file-error", "yaml", error=str(exc))) from None
     except RecursionError:  # PyYAML composes nodes recursively
-        raise ParseError(_too_deep(text), f"nested deeper than {jsonpos.MAX_NESTING} levels") from None
+        too_deep = message("file-error", "nesting", levels=str(jsonpos.MAX_NESTING))
+        raise ParseError(_too_deep(text), too_deep) from None
     hits = []
     for root in documents:
         if isinstance(root, yaml.MappingNode):
@@ -112,7 +114,7 @@ def analyse_json(text: str, options: Options, path: Path | None = None, readers:
     try:
         root = jsonpos.parse(text)
     except ParseError as exc:
-        raise ParseError(exc.offset, f"not valid JSON: {exc}") from None
+        raise ParseError(exc.offset, message("file-error", "json", error=str(exc))) from None
     if not isinstance(root, jsonpos.JObject):
         return []
     keys = [(k.value, k.start, text[k.start : k.end]) for k, _ in root.items]
