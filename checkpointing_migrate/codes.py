@@ -83,7 +83,7 @@ class Code:
     @property
     def gated(self) -> bool:
         """Whether a finding may be `info` instead of its severity (every `fix` code may: see `severity`)."""
-        return self.severity == "fix"
+        return self.severity == Severity.FIX
 
 
 ESCAPED = "written with escapes: rename it by hand"
