@@ -83,7 +83,7 @@ class Code:
     @property
     def gated(self) -> bool:
         """Whether a finding may be `info` instead of its severity (every `fix` code may: see `severity`)."""
-        return self.severity == "fix"
+        return self.severity == Severity.FIX
 
 
 ESCAPED = "written with escapes: rename it by hand"
@@ -567,6 +567,10 @@ _CODES = (
             "not-imported": _NOT_IMPORTED,
             "also-unpacked": "`{name}` is also unpacked into `{callee}` (line {line}), which is not TrainingArguments",
             "also-used": "`{name}` is also used on line {line} (`{use}`), which may read the old key",
+            # `passed`'s and `unknown-callee`'s escape form's `place`: the construct that sets the key (`dictflow`).
+            "place-literal": "`{name} = {{...}}`",
+            "place-call": "`{name} = dict(...)`",
+            "place-store": "`{name}[...] = ...`",
         },
     ),
     Code(
@@ -802,6 +806,12 @@ _CODES = (
         explanation="The file is reported with the line and column of the problem and what to do, and nothing in it is "
         "checked or rewritten. It is always reported: `--select` and `--ignore` do not take it.",
         example=("train.py", "model.gradient_checkpointing_enable(\n"),
+        messages={
+            # What is wrong with a file that does not parse (a `ParseError`'s message), before where it is.
+            "yaml": "not valid YAML: {error}",
+            "json": "not valid JSON: {error}",
+            "nesting": "nested deeper than {levels} levels",
+        },
     ),
 )
 

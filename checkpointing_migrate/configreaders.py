@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from checkpointing_migrate import codes
-from checkpointing_migrate.dictflow import NONE, Verdict, parser_of
+from checkpointing_migrate.dictflow import NONE, Verdict, VerdictKind, parser_of
 from checkpointing_migrate.receivers import Receivers
 from checkpointing_migrate.rules import Rules
 
@@ -108,7 +108,7 @@ def consumer(config: Path, old: str, rules: Rules, launched: list[Verdict], run:
             verdicts += _Mentions(tree, rules, source, config.name, old).verdicts()
         except (OSError, SyntaxError, ValueError, RecursionError):
             continue  # a file that cannot be read or parsed shows nothing; it is reported when it is checked itself
-    for kind in ("own", "unsure", "args"):
+    for kind in (VerdictKind.OWN, VerdictKind.UNSURE, VerdictKind.ARGS):
         found = next((v for v in verdicts if v.kind == kind), None)
         if found is not None:
             return found
@@ -141,7 +141,7 @@ def argument_reader(script: Path, dests: frozenset[str], old: str, rules: Rules)
         and node.attr in dests
         and isinstance(node.ctx, ast.Load)
     ]
-    return [v for node in starts for v in mentions._follow(node, 0) if v.kind != "none"]
+    return [v for node in starts for v in mentions._follow(node, 0) if v.kind != VerdictKind.NONE]
 
 
 class _Mentions:
@@ -158,7 +158,7 @@ class _Mentions:
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 text = node.value.replace("\\", "/")
                 if text == self.name or text.endswith("/" + self.name):
-                    found += [v for v in self._follow(node, 0) if v.kind != "none"]
+                    found += [v for v in self._follow(node, 0) if v.kind != VerdictKind.NONE]
         return found
 
     def _follow(self, expr: ast.AST, depth: int) -> list[Verdict]:
@@ -185,22 +185,22 @@ class _Mentions:
             return self._follow(parent, depth + 1)
         if callee in OWN_READERS:
             why = codes.message("own-reader", "loads", where=where, callee=callee, old=self.old)
-            return [Verdict("own", why, parent.lineno)]
+            return [Verdict(VerdictKind.OWN, why, parent.lineno)]
         method = parent.func.attr if isinstance(parent.func, ast.Attribute) else None
         if method in _PARSE_FILE:
             scopes = [n for n in self._ancestors(parent) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
             verdict = parser_of(parent, [*scopes, self.tree], self.receivers, self.old)
-            if verdict.kind == "own":
+            if verdict.kind == VerdictKind.OWN:
                 names = {"where": where, "parse": ast.unparse(parent.func), "why": verdict.why}
                 why = codes.message("own-reader", "dataclass", **names)
-                return [Verdict("own", why, verdict.line)]
-            if verdict.kind == "args":
-                return [Verdict("args", f"`{ast.unparse(parent.func)}` ({where})", parent.lineno)]
-            if verdict.kind == "unsure":
+                return [Verdict(VerdictKind.OWN, why, verdict.line)]
+            if verdict.kind == VerdictKind.ARGS:
+                return [Verdict(VerdictKind.ARGS, f"`{ast.unparse(parent.func)}` ({where})", parent.lineno)]
+            if verdict.kind == VerdictKind.UNSURE:
                 why = codes.message(
                     "config-key", "unsure-parser", where=where, parse=ast.unparse(parent.func), why=verdict.why
                 )
-                return [Verdict("unsure", why)]
+                return [Verdict(VerdictKind.UNSURE, why)]
         return []
 
     def _uses(self, target: ast.AST, depth: int) -> list[Verdict]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from enum import StrEnum
 
 from checkpointing_migrate.codes import message, shared
 from checkpointing_migrate.findings import Edit
@@ -24,18 +25,33 @@ _AS_DICT = frozenset({"vars", "asdict", "dataclasses.asdict"})
 _READS = frozenset({"get", "pop"})
 
 
+class VerdictKind(StrEnum):
+    """Who consumes a dict or config (`Verdict.kind`)."""
+
+    ARGS = "args"
+    """Proven training arguments: `why` names the consumer."""
+    UNSURE = "unsure"
+    """Maybe training arguments: `why` says what is not shown."""
+    OWN = "own"
+    """The project's own code reads the old key: `why`, at `line`."""
+    BOTH = "both"
+    """The new key is set too."""
+    ESCAPE = "escape"
+    """It leaves the scope, where the tool does not follow: `why`."""
+    NONE = "none"
+    """Nothing consumes it as training arguments."""
+
+
 @dataclass(frozen=True)
 class Verdict:
-    """Who consumes a dict or config: `args` (proven training arguments; `why` names the consumer), `unsure` (maybe:
-    `why`), `own` (the project's own code reads the old key: `why`, at `line`), `both` (the new key is set too),
-    `escape` (it leaves the scope, where the tool does not follow: `why`) or `none` (nothing consumes it as arguments)."""
+    """Who consumes a dict or config, and the evidence (see `VerdictKind`)."""
 
-    kind: str
+    kind: VerdictKind
     why: str = ""
     line: int = 0
 
 
-NONE = Verdict("none")
+NONE = Verdict(VerdictKind.NONE)
 
 
 def parser_verdict(call: ast.Call, receivers: Receivers, old: str) -> Verdict:
@@ -47,7 +63,7 @@ def parser_verdict(call: ast.Call, receivers: Receivers, old: str) -> Verdict:
         return NONE
     first = call.args[0]
     types = first.elts if isinstance(first, (ast.Tuple, ast.List)) else [first]
-    verdict = Verdict("args")
+    verdict = Verdict(VerdictKind.ARGS)
     for node in types:
         kind = receivers.class_kind(node)
         text = ast.unparse(node)
@@ -55,16 +71,16 @@ def parser_verdict(call: ast.Call, receivers: Receivers, old: str) -> Verdict:
         if kind.kind == ReceiverKind.ARGS:
             continue
         if kind.kind in (ReceiverKind.MIXIN, ReceiverKind.ARGS_UNSURE):
-            return Verdict("unsure", kind.why, kind.line)
+            return Verdict(VerdictKind.UNSURE, kind.why, kind.line)
         # A class of another project module is followed by `class_kind`: "defines `old` itself" is its evidence.
         if (local is not None and _declares(local, old)) or (
             kind.kind == ReceiverKind.FOREIGN and f"`{old}`" in kind.why
         ):
-            return Verdict("own", message("own-reader", "declares", cls=text, old=old), kind.line)
+            return Verdict(VerdictKind.OWN, message("own-reader", "declares", cls=text, old=old), kind.line)
         if local is not None:
             continue  # a dataclass of this file without the field
-        if verdict.kind == "args":
-            verdict = Verdict("unsure", message("dict-key", "not-in-file", cls=text, old=old), call.lineno)
+        if verdict.kind == VerdictKind.ARGS:
+            verdict = Verdict(VerdictKind.UNSURE, message("dict-key", "not-in-file", cls=text, old=old), call.lineno)
     return verdict
 
 
@@ -107,6 +123,20 @@ def _key(node: ast.expr | None) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
+@dataclass
+class _Uses:
+    """What a scope does with a dict that sets an old key, by its loads (`Dicts._uses`)."""
+
+    into: list[tuple[Verdict, ast.Call]] = field(default_factory=list)
+    """The calls it is unpacked into (`X(**cfg)`) or parsed by (`parser.parse_dict(cfg)`), with their verdicts."""
+    own: list[ast.expr] = field(default_factory=list)
+    """Reads of the old key back (`cfg["old"]`, `cfg.get("old")`, `"old" in cfg`)."""
+    other: list[ast.expr] = field(default_factory=list)
+    """Any other use: passed on, returned or read otherwise (`_escape` and the `also-used` reason look at it)."""
+    has_new: bool = False
+    """The new key is set too."""
+
+
 class Dicts:
     """The dict rules of one module: what each name's dict flows into, computed per scope when first asked."""
 
@@ -141,17 +171,20 @@ class Dicts:
             if name is None:
                 return None
             beside = {k.arg for k in parent.keywords}
-            return self._keys([(node, node.arg or "")], name, scopes, f"`{name} = dict(...)`", beside, keyword=True)
+            place = message("dict-key", "place-call", name=name)
+            return self._keys([(node, node.arg or "")], name, scopes, place, beside, keyword=True)
         return None
 
     # --- stores: a key of a dict that may reach TrainingArguments ------------------------------------------------------
 
     def _literal(self, node: ast.Dict, name: str, scopes: list[ast.AST]) -> list[Hit] | None:
         keys = [(k, v) for k in node.keys if k is not None and (v := _key(k)) in self.rules.fields]
-        return self._keys(keys, name, scopes, f"`{name} = {{...}}`", {_key(k) for k in node.keys})
+        place = message("dict-key", "place-literal", name=name)
+        return self._keys(keys, name, scopes, place, {_key(k) for k in node.keys})
 
     def _stored(self, name: str, key: ast.expr, scopes: list[ast.AST]) -> list[Hit] | None:
-        return self._keys([(key, _key(key) or "")], name, scopes, f"`{name}[...] = ...`", set())
+        place = message("dict-key", "place-store", name=name)
+        return self._keys([(key, _key(key) or "")], name, scopes, place, set())
 
     def _keys(
         self,
@@ -169,31 +202,31 @@ class Dicts:
         for node, old in keys:
             row = self.rules.fields[old]
             verdict, line, consumer = self._flow(name, scopes[0], old, row.new)
-            if verdict.kind == "none":
+            if verdict.kind == VerdictKind.NONE:
                 return None
             start = self.at(node.lineno, node.col_offset) + (0 if keyword else 1)  # type: ignore[attr-defined]
-            if verdict.kind == "escape":
+            if verdict.kind == VerdictKind.ESCAPE:
                 hits.append(
                     registered(row, start, code="unknown-callee", form="escape", old=old, place=form, why=verdict.why)
                 )
                 continue
             if row.new in beside:
-                verdict = Verdict("both")
+                verdict = Verdict(VerdictKind.BOTH)
             what = message("dict-key", "passed", old=old, place=form, line=str(line), consumer=consumer)
             hits.append(self._verdict(row, start, verdict, what, keyword))
         return hits
 
     def _verdict(self, row: Rename, start: int, verdict: Verdict, what: str, keyword: bool) -> Hit:
-        if verdict.kind == "own":
+        if verdict.kind == VerdictKind.OWN:
             return registered(row, start, code="own-reader", subject=what, why=verdict.why)
-        if verdict.kind == "both":
+        if verdict.kind == VerdictKind.BOTH:
             return registered(row, start, code="both-names", form="set-too", subject=what, new=row.new)
         spelled = self.text[start - 1 : start + len(row.old) + 1]
         if not keyword and (spelled[0] not in "'\"" or spelled[1:-1] != row.old or spelled[-1] != spelled[0]):
             what = message("dict-key", "escaped", subject=what)
             return info(row, start, code="dict-key", what=what, section="config", new=row.new)
         edit = (Edit(start, start + len(row.old), row.new),)
-        unsafe = verdict.why if verdict.kind == "unsure" else None
+        unsafe = verdict.why if verdict.kind == VerdictKind.UNSURE else None
         return rename(row, start, edit, self.options, code="dict-key", what=what, section="config", unsafe=unsafe)
 
     def _parsed(self, node: ast.Dict, call: ast.Call, scopes: list[ast.AST]) -> list[Hit]:
@@ -206,10 +239,10 @@ class Dicts:
                 continue
             row = self.rules.fields[old]
             verdict = self._parser_of(call, scopes, old)
-            if verdict.kind == "none":
-                verdict = Verdict("unsure", message("dict-key", "not-parser", callee=ast.unparse(call.func)))
+            if verdict.kind == VerdictKind.NONE:
+                verdict = Verdict(VerdictKind.UNSURE, message("dict-key", "not-parser", callee=ast.unparse(call.func)))
             if row.new in beside:
-                verdict = Verdict("both")
+                verdict = Verdict(VerdictKind.BOTH)
             start = self.at(key.lineno, key.col_offset) + 1
             what = message("dict-key", "parse-dict", old=old, callee=ast.unparse(call.func))
             hits.append(self._verdict(row, start, verdict, what, False))
@@ -235,61 +268,66 @@ class Dicts:
 
     def _follow(self, name: str, scope: ast.AST, old: str, new: str) -> tuple[Verdict, int, str]:
         parents = self._parent_map(scope)
+        uses = self._uses(name, scope, old, new, parents)
+        sure = [(v, c) for v, c in uses.into if v.kind != VerdictKind.NONE]
+        if not sure:
+            return self._escape(name, uses.other, parents), 0, ""
+        verdict, consumer = sure[0]
+        line, text = consumer.lineno, ast.unparse(consumer.func)
+        if uses.own:
+            read = uses.own[0]
+            why = message("own-reader", "read-back", line=str(read.lineno), read=ast.unparse(read))
+            return Verdict(VerdictKind.OWN, why, read.lineno), line, text
+        if uses.has_new:
+            return Verdict(VerdictKind.BOTH), line, text
+        if verdict.kind == VerdictKind.ARGS and len(sure) < len(uses.into):
+            other_call = next(c for v, c in uses.into if v.kind == VerdictKind.NONE)
+            callee, line_of = ast.unparse(other_call.func), str(other_call.lineno)
+            why = message("dict-key", "also-unpacked", name=name, callee=callee, line=line_of)
+            return Verdict(VerdictKind.UNSURE, why), line, text
+        if verdict.kind == VerdictKind.ARGS and uses.other:
+            use = uses.other[0]
+            shown = parents.get(id(use)) if isinstance(use, ast.Name) else use
+            shown = shown if isinstance(shown, ast.expr) else use
+            why = message("dict-key", "also-used", name=name, line=str(use.lineno), use=ast.unparse(shown))
+            return Verdict(VerdictKind.UNSURE, why), line, text
+        return verdict, line, text
+
+    def _loads_of(self, scope: ast.AST) -> dict[str, list[ast.Name]]:
         if id(scope) not in self._loads:
             loads: dict[str, list[ast.Name]] = {}
             for n in ast.walk(scope):
                 if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store):
                     loads.setdefault(n.id, []).append(n)
             self._loads[id(scope)] = loads
-        into: list[tuple[Verdict, ast.Call]] = []
-        own: list[ast.expr] = []
-        other: list[ast.expr] = []
-        has_new = False
-        for use in self._loads[id(scope)].get(name, []):
+        return self._loads[id(scope)]
+
+    def _uses(self, name: str, scope: ast.AST, old: str, new: str, parents: dict[int, ast.AST]) -> _Uses:
+        """Each load of the dict `name` in `scope`, sorted by what it does with the dict (see `_Uses`)."""
+        uses = _Uses()
+        for use in self._loads_of(scope).get(name, []):
             parent = parents.get(id(use))
             call = parents.get(id(parent)) if parent is not None else None
             if isinstance(parent, ast.keyword) and parent.arg is None and isinstance(call, ast.Call):
-                into.append((self._callee(call), call))
+                uses.into.append((self._callee(call), call))
             elif isinstance(parent, ast.Call) and use in parent.args and _method(parent) == "parse_dict":
-                into.append((self._parser_of(parent, [scope, self.receivers.module], old), parent))
+                uses.into.append((self._parser_of(parent, [scope, self.receivers.module], old), parent))
             elif isinstance(parent, ast.Subscript) and parent.value is use:
                 key = _key(parent.slice)
                 if key == new and isinstance(parent.ctx, ast.Store):
-                    has_new = True
+                    uses.has_new = True
                 elif key == old and not isinstance(parent.ctx, ast.Store):
-                    own.append(parent)
+                    uses.own.append(parent)
             elif isinstance(parent, ast.Attribute) and parent.value is use:
                 if parent.attr in _READS and isinstance(call, ast.Call) and call.args and _key(call.args[0]) == old:
-                    own.append(call)
+                    uses.own.append(call)
                 elif parent.attr not in ("update", "setdefault", "__setitem__"):
-                    other.append(parent)
+                    uses.other.append(parent)
             elif isinstance(parent, ast.Compare) and _key(parent.left) == old:
-                own.append(parent)
+                uses.own.append(parent)
             else:
-                other.append(use)
-        sure = [(v, c) for v, c in into if v.kind != "none"]
-        if not sure:
-            return self._escape(name, other, parents), 0, ""
-        verdict, consumer = sure[0]
-        line, text = consumer.lineno, ast.unparse(consumer.func)
-        if own:
-            read = own[0]
-            why = message("own-reader", "read-back", line=str(read.lineno), read=ast.unparse(read))
-            return Verdict("own", why, read.lineno), line, text
-        if has_new:
-            return Verdict("both"), line, text
-        if verdict.kind == "args" and len(sure) < len(into):
-            other_call = next(c for v, c in into if v.kind == "none")
-            callee, line_of = ast.unparse(other_call.func), str(other_call.lineno)
-            why = message("dict-key", "also-unpacked", name=name, callee=callee, line=line_of)
-            return Verdict("unsure", why), line, text
-        if verdict.kind == "args" and other:
-            use = other[0]
-            shown = parents.get(id(use)) if isinstance(use, ast.Name) else use
-            shown = shown if isinstance(shown, ast.expr) else use
-            why = message("dict-key", "also-used", name=name, line=str(use.lineno), use=ast.unparse(shown))
-            return Verdict("unsure", why), line, text
-        return verdict, line, text
+                uses.other.append(use)
+        return uses
 
     def _escape(self, name: str, uses: list[ast.expr], parents: dict[int, ast.AST]) -> Verdict:
         """`none`, or `escape` when the dict leaves the scope (returned, passed to a call the tool does not follow):
@@ -298,12 +336,12 @@ class Dicts:
             parent = use if not isinstance(use, ast.Name) else parents.get(id(use))
             if isinstance(parent, (ast.Return, ast.Yield)):
                 returned = message("unknown-callee", "returned", name=name, line=str(use.lineno))
-                return Verdict("escape", returned, use.lineno)
+                return Verdict(VerdictKind.ESCAPE, returned, use.lineno)
             call = parents.get(id(parent)) if isinstance(parent, ast.keyword) else parent
             if isinstance(call, ast.Call) and _method(call) not in ("get", "pop", "items", "keys", "values"):
                 names = {"name": name, "callee": ast.unparse(call.func), "line": str(call.lineno)}
                 passed = message("unknown-callee", "passed", **names)
-                return Verdict("escape", passed, call.lineno)
+                return Verdict(VerdictKind.ESCAPE, passed, call.lineno)
         return NONE
 
     def _callee(self, call: ast.Call) -> Verdict:
@@ -311,11 +349,11 @@ class Dicts:
         kind: Kind = self.receivers.class_kind(call.func)
         text = ast.unparse(call.func)
         if kind.kind == ReceiverKind.ARGS:
-            return Verdict("args", text)
+            return Verdict(VerdictKind.ARGS, text)
         if kind.kind in (ReceiverKind.ARGS_UNSURE, ReceiverKind.MIXIN):
-            return Verdict("unsure", kind.why)
+            return Verdict(VerdictKind.UNSURE, kind.why)
         if text.rpartition(".")[2] in self.rules.config_classes and kind.kind != ReceiverKind.FOREIGN:
-            return Verdict("unsure", message("dict-key", "not-imported", callee=text))
+            return Verdict(VerdictKind.UNSURE, message("dict-key", "not-imported", callee=text))
         return NONE
 
     # --- reads of the field through a dict of the arguments -----------------------------------------------------------

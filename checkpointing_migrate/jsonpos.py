@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Union
 
+from checkpointing_migrate.codes import message
 from checkpointing_migrate.located import ParseError
 
 _SPACE = re.compile(r"[ \t\n\r]*")
@@ -71,7 +72,7 @@ def _value(text: str, i: int, depth: int = 0) -> tuple[JNode, int]:
         raise ParseError(i, "a value was expected, the file ended")
     char = text[i]
     if char in "{[" and depth >= MAX_NESTING:
-        raise ParseError(i, f"nested deeper than {MAX_NESTING} levels")
+        raise ParseError(i, message("file-error", "nesting", levels=str(MAX_NESTING)))
     if char == "{":
         return _object(text, i, depth + 1)
     if char == "[":

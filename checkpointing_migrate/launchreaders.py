@@ -15,7 +15,7 @@ from checkpointing_migrate import makefile, markdown, notebook, shell, vscode, w
 from checkpointing_migrate.codes import message
 from checkpointing_migrate.configreaders import argument_reader, sources
 from checkpointing_migrate.configreaders import consumer as python_consumer
-from checkpointing_migrate.dictflow import Verdict
+from checkpointing_migrate.dictflow import Verdict, VerdictKind
 from checkpointing_migrate.hits import Hit, Options
 
 _CONFIG_FLAG = "--config"
@@ -135,10 +135,10 @@ def _program(
         at = message("config-key", "at-through", where=where, through=through) if through else where
         aside = message("config-key", "aside-through", through=through) if through else ""
         run = f"{program.name} {command}"
-        trl = program.kind == "command" and separate and flag == _CONFIG_FLAG
+        trl = program.kind == shell.ProgramKind.COMMAND and separate and flag == _CONFIG_FLAG
         if trl and _names(base / (program.cwd or ""), value, config):
-            found.append(Verdict("args", message("config-key", "trl-config", run=run, at=at)))
-        elif program.kind == "script" and program.cwd is not None:
+            found.append(Verdict(VerdictKind.ARGS, message("config-key", "trl-config", run=run, at=at)))
+        elif program.kind == shell.ProgramKind.SCRIPT and program.cwd is not None:
             folder = _run_from(base, program.cwd, program.name)
             if folder is None or not _names(folder / program.cwd, value, config):
                 continue
@@ -147,7 +147,7 @@ def _program(
             for verdict in argument_reader(script, dests, old, options.rules):
                 why = (
                     message("config-key", "run-as", why=verdict.why, run=run, at=at)
-                    if verdict.kind == "args"
+                    if verdict.kind == VerdictKind.ARGS
                     else message("config-key", "runs", where=where, run=run, aside=aside, why=verdict.why)
                 )
                 found.append(Verdict(verdict.kind, why, verdict.line))

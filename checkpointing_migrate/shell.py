@@ -10,9 +10,11 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from pathlib import Path
 
 from checkpointing_migrate import codes
+from checkpointing_migrate.codes import Applicability, Severity
 from checkpointing_migrate.findings import Edit
 from checkpointing_migrate.hits import Hit, Options, info, planned_hit, registered, rename
 from checkpointing_migrate.pylex import declared_fields
@@ -42,6 +44,30 @@ _PRINTERS = frozenset({"echo", "printf"})
 """Programs whose expansion of a variable only shows it: no reader of the flags."""
 _SCRIPT_FOLDER = re.compile(r"\$\(dirname \$(?:0|\{?BASH_SOURCE(?:\[0\])?\}?)\)")
 """`cd "$(dirname "$0")"`: the script's own folder, where scripts are looked up from anyway."""
+
+
+class ProgramKind(StrEnum):
+    """What a training command runs (`Program.kind`, see `_entry`)."""
+
+    COMMAND = "command"
+    """A library's training command (`trl sft`): its parser reads the TrainingArguments flags."""
+    SCRIPT = "script"
+    """A Python file (`python train.py`, `accelerate launch train.py`)."""
+    MODULE = "module"
+    """A module (`python -m package.train`)."""
+
+
+class FlagReader(StrEnum):
+    """Who reads an old flag given to a program (`Program.verdict`, see `_script_verdict`)."""
+
+    SURE = "sure"
+    """The renamed flags' parser (`HfArgumentParser`) of training arguments."""
+    OWN = "own"
+    """The script's own `add_argument`."""
+    FIELD = "field"
+    """Maybe the script's own dataclass, which declares a field of the flag's name."""
+    UNKNOWN = "unknown"
+    """Not known."""
 
 
 @dataclass(frozen=True)
@@ -123,7 +149,7 @@ def _runs(value: str, commands_: frozenset[str]) -> bool:
     return program.endswith(".py") or bool(_PYTHON.match(program)) or program in _LAUNCHERS or program in commands_
 
 
-def _entry(words: list[Word], commands_: frozenset[str]) -> tuple[int, str, str] | None:
+def _entry(words: list[Word], commands_: frozenset[str]) -> tuple[int, ProgramKind, str] | None:
     """(index of the entry word, kind, name): kind is `command`, `script` or `module`; `None` if not training.
 
     `trl <subcommand>`: TRL's parser reads the TrainingArguments flags, so the rename is sure. `python script.py`,
@@ -143,9 +169,9 @@ def _entry(words: list[Word], commands_: frozenset[str]) -> tuple[int, str, str]
         return None
     program = words[i].value.rsplit("/", 1)[-1]
     if program in commands_ and i + 1 < len(words):
-        return i + 1, "command", f"{program} {words[i + 1].value}"
+        return i + 1, ProgramKind.COMMAND, f"{program} {words[i + 1].value}"
     if program.endswith(".py"):
-        return i, "script", words[i].value
+        return i, ProgramKind.SCRIPT, words[i].value
     if not (_PYTHON.match(program) or program in _LAUNCHERS):
         return None
     j = i + 1
@@ -154,12 +180,12 @@ def _entry(words: list[Word], commands_: frozenset[str]) -> tuple[int, str, str]
         value = words[j].value
         if value in ("-m", "--module") and j + 1 < len(words) and not launcher:
             if words[j + 1].value not in _LAUNCHER_MODULES:
-                return j + 1, "module", words[j + 1].value
+                return j + 1, ProgramKind.MODULE, words[j + 1].value
             j += 2  # `python -m torch.distributed.run --nproc_per_node 2 train.py`: the script comes later
             launcher = True
             continue
         if value.endswith(".py"):
-            return j, "script", value
+            return j, ProgramKind.SCRIPT, value
         if not launcher and not value.startswith("-"):
             return None  # python runs something that is not a script file (e.g. `-` or a zip)
         j += 2 if value in _OPTION_WITH_VALUE else 1
@@ -170,7 +196,9 @@ def normal(flag: str) -> str:
     return "--" + flag[2:].replace("-", "_")
 
 
-def _script_verdict(script: str, base: Path | None, parsers: frozenset[str], flag: str, cwd: str | None = "") -> str:
+def _script_verdict(
+    script: str, base: Path | None, parsers: frozenset[str], flag: str, cwd: str | None = ""
+) -> FlagReader:
     """`sure`, `own` (the script defines the flag), `field` (it declares a dataclass field of the flag's name, so its
     parser may read the flag into the script's own dataclass) or `unknown`, for a script path as written in a command
     run from `cwd` (what `cd` made of the folder the shell file is run from; `None`: not known).
@@ -179,30 +207,29 @@ def _script_verdict(script: str, base: Path | None, parsers: frozenset[str], fla
     with the renamed flags' parser (`HfArgumentParser`) without defining the flag itself; otherwise reported as
     `info`."""
     if base is None or cwd is None:
-        return "unknown"
+        return FlagReader.UNKNOWN
     for folder in (base, *base.parents):
         path = folder / cwd / script
         if path.is_file():
             try:
                 text = path.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
-                return "unknown"
+                return FlagReader.UNKNOWN
             if re.search(rf"add_argument\([^)]*[\"']{re.escape(flag)}[\"']", text):
-                return "own"
+                return FlagReader.OWN
             if declared_fields(text, flag):
-                return "field"
-            return "sure" if any(re.search(rf"\b{p}\b", text) for p in parsers) else "unknown"
+                return FlagReader.FIELD
+            return FlagReader.SURE if any(re.search(rf"\b{p}\b", text) for p in parsers) else FlagReader.UNKNOWN
         if (folder / ".git").exists():
             break
-    return "unknown"
+    return FlagReader.UNKNOWN
 
 
 @dataclass(frozen=True)
 class Program:
     """A training program a command runs, as far as its flags' verdict goes."""
 
-    kind: str
-    """`command`, `script` or `module` (see `_entry`)."""
+    kind: ProgramKind
     name: str
     cwd: str | None = ""
     """The folder it runs in, relative to where the shell file is run (`cd`); `None`: not known."""
@@ -212,12 +239,12 @@ class Program:
     present: frozenset[str] = frozenset()
     """Every flag the program gets (spelt `--a_b`), from its words and the variables they expand."""
 
-    def verdict(self, base: Path | None, parsers: frozenset[str], flag: str) -> str:
-        if self.kind == "command":
-            return "sure"
-        if self.kind == "script":
+    def verdict(self, base: Path | None, parsers: frozenset[str], flag: str) -> FlagReader:
+        if self.kind == ProgramKind.COMMAND:
+            return FlagReader.SURE
+        if self.kind == ProgramKind.SCRIPT:
             return _script_verdict(self.name, base, parsers, flag, self.cwd)
-        return "unknown"
+        return FlagReader.UNKNOWN
 
 
 def flag_hit(
@@ -233,18 +260,18 @@ def flag_hit(
     """The verdict on one old flag given to `program` (`through`: the variable that holds it)."""
     name = program.name
     verdict = program.verdict(base, options.rules.parsers, flag)
-    if program.kind == "script" and program.cwd:
+    if program.kind == ProgramKind.SCRIPT and program.cwd:
         name = os.path.join(program.cwd, name)  # `cd legacy && python train.py`: says which `train.py`
     via = f" through `${through}`" if through else ""
     if normal(row.new) in program.present:
         return registered(row, start, code="both-names", who=f"`{name}` gets", old=flag, new=row.new, to="")
-    if verdict == "own":
+    if verdict == FlagReader.OWN:
         return registered(row, start, code="own-flag", form="add_argument", who=f"`{name}`", flag=flag)
-    if verdict == "field":
+    if verdict == FlagReader.FIELD:
         return registered(
             row, start, code="own-flag", form="dataclass", who=f"`{name}`", field=field_name(flag), flag=flag
         )
-    if verdict == "unknown" or not located:
+    if verdict == FlagReader.UNKNOWN or not located:
         what = codes.message("unknown-program", name=name, flag=flag)
         return info(row, start, code="unknown-program", what=what, section="config", new=row.new)
     unsafe = None
@@ -280,7 +307,7 @@ def analyse(
     its last line's); `cwd`: the folder it runs in, relative to `base` (a workflow step's `working-directory`)."""
     if options.rules.stem not in text and not defined:
         return []
-    reader = _Reader(text, options, base, None, dict(defined or {}), Program("command", "", cwd, image))
+    reader = _Reader(text, options, base, None, dict(defined or {}), Program(ProgramKind.COMMAND, "", cwd, image))
     reader.each_line, reader.joined = each_line, joined
     return reader.run()
 
@@ -297,7 +324,7 @@ def launches(
     (`cd`, `pushd`, `bash -c`, `sbatch --wrap`, loops) and with each variable set once in the text expanded (`CFG=x.yaml`
     then `python train.py $CFG`), and each of `fixed` (set once outside it for every line: a Makefile's `CFG = x.yaml`):
     which config file a launch names (`checkpointing_migrate.launchreaders`)."""
-    reader = _Reader(text, options, None, None, dict(fixed or {}), Program("command", "", cwd, None))
+    reader = _Reader(text, options, None, None, dict(fixed or {}), Program(ProgramKind.COMMAND, "", cwd, None))
     reader.each_line, reader.launches = each_line, []
     reader.assigned = dict.fromkeys(fixed or {}, 1)
     reader.everywhere = frozenset(fixed or {})
@@ -469,34 +496,9 @@ class _Reader:
         if not stem and not expanded and self.launches is None:
             return
         stem = stem or self.launches is not None  # a launch is looked for in every command
-        i = 0
-        while i < len(words) and (_ASSIGNMENT.match(words[i].value) or words[i].value in _WRAPPERS):
-            i += 1
-        if i < len(words) and words[i].value in _PREFIXES:
-            j = next((j for j in range(i + 1, len(words)) if _runs(words[j].value, rules.commands)), len(words))
-            k = next((k for k in range(i + 1, j) if _program_name(words[k]) in _SHELLS | _CONTAINERS), None)
-            i = k if k is not None else i
+        i = _program_at(words, rules.commands)
         program = _program_name(words[i]) if i < len(words) else ""
-        if stem and program in _SHELLS:
-            option = next(
-                (k for k in range(i + 1, len(words)) if re.fullmatch(r"-[a-z]*c[a-z]*", words[k].value)), None
-            )
-            if option is not None and option + 1 < len(words):
-                self._inner(words[option + 1], 0, cwd, image)
-            return
-        if stem and program == "sbatch":
-            for k in range(i + 1, len(words)):
-                if words[k].value == "--wrap" and k + 1 < len(words):
-                    self._inner(words[k + 1], 0, cwd, image)
-                elif words[k].value.startswith("--wrap="):
-                    self._inner(words[k], len("--wrap="), cwd, image)
-            return
-        if program in _CONTAINERS and i + 1 < len(words) and words[i + 1].value in ("run", "exec"):
-            j = i + 2
-            while j < len(words) and words[j].value.startswith("-"):
-                j += 1 if "=" in words[j].value or words[j].value in _CONTAINER_SWITCHES else 2
-            if j + 1 < len(words):
-                self._command(words[j + 1 :], cwd, f"the container image `{words[j].value}`")
+        if self._wrapped(words, i, program, stem, cwd, image):
             return
         found = _entry(words, rules.commands)
         if found is None:
@@ -506,21 +508,56 @@ class _Reader:
             return
         index, kind, name = found
         args = words[index + 1 :]
-        present = {normal(w.value.split("=")[0]) for w in args if w.value.startswith("--")}
+        target = Program(kind, name, cwd, image, self._present(words, index, expanded))
+        if self.launches is not None:
+            self.launches.append((target, self._expanded(args)))
+            return
+        for word, variable in expanded:
+            self._use(variable, target if words.index(word) > index else None)
+        if stem:
+            self._flag_hits(args, target)
+
+    def _wrapped(self, words: list[Word], i: int, program: str, stem: bool, cwd: str | None, image: str | None) -> bool:
+        """Whether the command at `words[i]` (`program`) runs a command line of its own, which is checked here: a
+        shell's `-c` string, `sbatch --wrap`'s, or what `docker run IMAGE` runs."""
+        if stem and program in _SHELLS:
+            option = next(
+                (k for k in range(i + 1, len(words)) if re.fullmatch(r"-[a-z]*c[a-z]*", words[k].value)), None
+            )
+            if option is not None and option + 1 < len(words):
+                self._inner(words[option + 1], 0, cwd, image)
+            return True
+        if stem and program == "sbatch":
+            for k in range(i + 1, len(words)):
+                if words[k].value == "--wrap" and k + 1 < len(words):
+                    self._inner(words[k + 1], 0, cwd, image)
+                elif words[k].value.startswith("--wrap="):
+                    self._inner(words[k], len("--wrap="), cwd, image)
+            return True
+        if program in _CONTAINERS and i + 1 < len(words) and words[i + 1].value in ("run", "exec"):
+            j = i + 2
+            while j < len(words) and words[j].value.startswith("-"):
+                j += 1 if "=" in words[j].value or words[j].value in _CONTAINER_SWITCHES else 2
+            if j + 1 < len(words):
+                self._command(words[j + 1 :], cwd, f"the container image `{words[j].value}`")
+            return True
+        return False
+
+    def _present(self, words: list[Word], index: int, expanded: list[tuple[Word, str]]) -> frozenset[str]:
+        """Every flag the program entered at `words[index]` gets (spelt `--a_b`): its words', and those of the
+        variables expanded after its entry word."""
+        present = {normal(w.value.split("=")[0]) for w in words[index + 1 :] if w.value.startswith("--")}
         for word, variable in expanded:
             reader = self._lookup(variable)
             if reader is not None and words.index(word) > index:
                 present |= {
                     normal(t.value.split("=")[0]) for t in reader.variables[variable] if t.value.startswith("--")
                 }
-        target = Program(kind, name, cwd, image, frozenset(present))
-        if self.launches is not None:
-            self.launches.append((target, self._expanded(args)))
-            return
-        for word, variable in expanded:
-            self._use(variable, target if words.index(word) > index else None)
-        if not stem:
-            return
+        return frozenset(present)
+
+    def _flag_hits(self, args: list[Word], target: Program) -> None:
+        """The hits for the old flags (and, asked for, the planned ones) among the words `target` is given."""
+        rules = self.options.rules
         for word in args:
             flag = word.value.split("=")[0]
             raw = self.text[word.start : word.end]
@@ -546,13 +583,15 @@ class _Reader:
             code = ""  # quoted in a way whose characters do not map one to one: its flags are reported, not fixed
         offset = word.start + skip + len(quote)
         if not code:
-            inner = _Reader(word.value[skip:], self.options, self.base, self, {}, Program("command", "", cwd, image))
+            inner = _Reader(
+                word.value[skip:], self.options, self.base, self, {}, Program(ProgramKind.COMMAND, "", cwd, image)
+            )
             inner.launches, inner.origin = self.launches, self.origin + word.start
             for hit in inner.run():
-                plain = hit.severity != "fix"
+                plain = hit.severity != Severity.FIX
                 self.hits.append(replace(hit, start=word.start, edits=(), **({} if plain else _BY_HAND)))
             return
-        inner = _Reader(code, self.options, self.base, self, {}, Program("command", "", cwd, image))
+        inner = _Reader(code, self.options, self.base, self, {}, Program(ProgramKind.COMMAND, "", cwd, image))
         inner.launches, inner.origin = self.launches, self.origin + offset
         for hit in inner.run():
             edits = tuple(Edit(e.start + offset, e.end + offset, e.new) for e in hit.edits)
@@ -603,13 +642,15 @@ class _Reader:
                     flag_hit(row, flag, start, offset >= 0, p, self.options, self.base, variable) for p in known
                 ]
                 # The least sure verdict of every program that reads it: a hazard, then an info, then an unsafe fix.
-                rank = {"hazard": 0, "info": 1, "fix": 2}
-                self.hits.append(min(verdicts, key=lambda h: (rank[h.severity], h.applicability != "unsafe")))
+                rank = {Severity.HAZARD: 0, Severity.INFO: 1, Severity.FIX: 2}
+                self.hits.append(
+                    min(verdicts, key=lambda h: (rank[h.severity], h.applicability != Applicability.UNSAFE))
+                )
 
 
 _BY_HAND = {
-    "severity": "info",
-    "applicability": None,
+    "severity": Severity.INFO,
+    "applicability": Applicability.NONE,
     "why": codes.message("flag", "by-hand"),
 }
 """What a fix inside a string whose quoting does not map one to one becomes (reported at the string)."""
@@ -635,6 +676,19 @@ def _unredirected(words: list[Word]) -> list[Word]:
         else:
             out.append(word)
     return out
+
+
+def _program_at(words: list[Word], commands_: frozenset[str]) -> int:
+    """Index of a command's program word: after its assignments and wrappers; behind a prefix (`srun`), a shell or a
+    container runner it starts before the training program, else the prefix itself."""
+    i = 0
+    while i < len(words) and (_ASSIGNMENT.match(words[i].value) or words[i].value in _WRAPPERS):
+        i += 1
+    if i < len(words) and words[i].value in _PREFIXES:
+        j = next((j for j in range(i + 1, len(words)) if _runs(words[j].value, commands_)), len(words))
+        k = next((k for k in range(i + 1, j) if _program_name(words[k]) in _SHELLS | _CONTAINERS), None)
+        i = k if k is not None else i
+    return i
 
 
 def _program_name(word: Word) -> str:

@@ -69,7 +69,7 @@ def launches(text: str) -> list[shell.Launch]:
     for configuration, words, program in _python_configurations(text, root):
         folder, named = _folder(configuration), configuration.get("program")
         absolute = isinstance(named, jsonpos.JString) and named.value.startswith("/")  # not the workspace's script
-        if program.kind != "script" or folder is None or program.cwd is None or absolute:
+        if program.kind != shell.ProgramKind.SCRIPT or folder is None or program.cwd is None or absolute:
             continue
         workspace = os.path.relpath(".", folder) if folder else "."
         script = os.path.relpath(os.path.join(program.cwd, program.name), folder or ".")
@@ -131,7 +131,9 @@ def _program(configuration: jsonpos.JObject, words: list[shell.Word]) -> shell.P
     if isinstance(program, jsonpos.JString) and "${" not in program.value.removeprefix(_WORKSPACE):
         script = program.value.removeprefix(_WORKSPACE).lstrip("/")
         # A path under the workspace is looked up from it (the `cwd` only matters for a relative one).
-        return shell.Program("script", script, "" if program.value.startswith(_WORKSPACE) else folder, None, present)
+        return shell.Program(
+            shell.ProgramKind.SCRIPT, script, "" if program.value.startswith(_WORKSPACE) else folder, None, present
+        )
     name = (
         module.value
         if isinstance(module, jsonpos.JString)
@@ -139,4 +141,4 @@ def _program(configuration: jsonpos.JObject, words: list[shell.Word]) -> shell.P
         if isinstance(program, jsonpos.JString)
         else "the configuration's program"
     )
-    return shell.Program("module", name, folder, None, present)
+    return shell.Program(shell.ProgramKind.MODULE, name, folder, None, present)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from checkpointing_migrate import shell, yaml_json
+from checkpointing_migrate import codes, shell, yaml_json
 from checkpointing_migrate.hits import Hit, Options
 from checkpointing_migrate.located import ParseError
 
@@ -63,7 +63,7 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
     try:
         documents = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
     except yaml.YAMLError as exc:
-        raise ParseError(0, f"not valid YAML: {exc}") from None
+        raise ParseError(0, codes.message("file-error", "yaml", error=str(exc))) from None
     root = base.parent.parent if base is not None else None  # the repository, above `.github/workflows`
     for document in documents:
         for node, cwd in steps(document) if document is not None else ():

@@ -14,7 +14,7 @@ import yaml
 
 from checkpointing_migrate import jsonpos
 from checkpointing_migrate.codes import message
-from checkpointing_migrate.dictflow import NONE, Verdict
+from checkpointing_migrate.dictflow import NONE, Verdict, VerdictKind
 from checkpointing_migrate.findings import Edit
 from checkpointing_migrate.hits import ESCAPED, Hit, Options, info, registered, rename
 from checkpointing_migrate.located import ParseError
@@ -44,28 +44,21 @@ def _keys_hits(
         if raw.find(key) < 0:
             what = message("config-key", "escaped", old=row.old)
             hits.append(info(row, at, code="config-key", what=what, section="config", new=row.new, why=ESCAPED))
-        elif (found := NONE if path is None or readers is None else readers(path, key, options)).kind == "own":
+        elif (
+            found := NONE if path is None or readers is None else readers(path, key, options)
+        ).kind == VerdictKind.OWN:
             key_at = message("config-key", fmt=fmt, old=row.old)
             hits.append(registered(row, at, code="own-reader", subject=key_at, why=found.why))
-        elif unknown and found.kind != "args":
+        elif unknown and found.kind != VerdictKind.ARGS:
             hits.append(registered(row, at, code="foreign-config", key=unknown[0], fmt=fmt, old=row.old))
         elif row.new in names:
             hits.append(registered(row, at, code="both-names", who="sets", old=row.old, new=row.new, to=""))
         else:
-            hits.append(
-                rename(
-                    row,
-                    at,
-                    (Edit(at, at + len(key), row.new),),
-                    options,
-                    code="config-key",
-                    what=message(
-                        "config-key", "read-by" if found.kind == "args" else "", fmt=fmt, old=row.old, why=found.why
-                    ),
-                    section="config",
-                    unsafe=found.why if found.kind == "unsure" else None if found.kind == "args" else UNPROVEN,
-                )
-            )
+            proven = found.kind == VerdictKind.ARGS
+            what = message("config-key", "read-by" if proven else "", fmt=fmt, old=row.old, why=found.why)
+            unsafe = None if proven else found.why if found.kind == VerdictKind.UNSURE else UNPROVEN
+            edit = (Edit(at, at + len(key), row.new),)
+            hits.append(rename(row, at, edit, options, code="config-key", what=what, section="config", unsafe=unsafe))
     return hits
 
 
@@ -82,11 +75,13 @@ def analyse_yaml(text: str, options: Options, path: Path | None = None, readers:
         documents = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        raise ParseError(mark.index if mark else 0, f"not valid YAML: {exc.problem or exc.context}") from None
+        problem = message("file-error", "yaml", error=str(exc.problem or exc.context))
+        raise ParseError(mark.index if mark else 0, problem) from None
     except yaml.YAMLError as exc:
-        raise ParseError(0, f"not valid YAML: {exc}") from None
+        raise ParseError(0, message("file-error", "yaml", error=str(exc))) from None
     except RecursionError:  # PyYAML composes nodes recursively
-        raise ParseError(_too_deep(text), f"nested deeper than {jsonpos.MAX_NESTING} levels") from None
+        too_deep = message("file-error", "nesting", levels=str(jsonpos.MAX_NESTING))
+        raise ParseError(_too_deep(text), too_deep) from None
     hits = []
     for root in documents:
         if isinstance(root, yaml.MappingNode):
@@ -119,7 +114,7 @@ def analyse_json(text: str, options: Options, path: Path | None = None, readers:
     try:
         root = jsonpos.parse(text)
     except ParseError as exc:
-        raise ParseError(exc.offset, f"not valid JSON: {exc}") from None
+        raise ParseError(exc.offset, message("file-error", "json", error=str(exc))) from None
     if not isinstance(root, jsonpos.JObject):
         return []
     keys = [(k.value, k.start, text[k.start : k.end]) for k, _ in root.items]

@@ -190,3 +190,15 @@ def test_broken_heredocs_defines_and_folder_stacks_never_raise(
     assert main(["scan", str(tmp_path)]) in (0, 1)
     out = capsys.readouterr().out
     assert (f"{where}: " in out) if where else "0 findings" in out
+
+
+def test_a_fix_inside_a_string_quoted_with_escapes_is_an_info_in_json_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Its quoting does not map one to one, so the fix becomes an info at the string; JSON once raised on it.
+    shutil.copy(TREE / "pyproject.toml", tmp_path)
+    shutil.copy(TREE / "train_hf.py", tmp_path)
+    (tmp_path / "run.sh").write_text('bash -c "python train_hf.py --gradient_checkpointing \\"x\\""\n')
+    assert main(["scan", "--format", "json", str(tmp_path)]) == 0  # an info only
+    [finding] = json.loads(capsys.readouterr().out)
+    assert (finding["code"], finding["severity"], finding["applicability"]) == ("flag", "info", None)

@@ -23,6 +23,9 @@ from checkpointing_migrate.table import Rename
 if TYPE_CHECKING:
     from checkpointing_migrate.argflags import Declared
 
+_MODELS = (ReceiverKind.MODEL, ReceiverKind.OVERRIDE, ReceiverKind.UNSURE)
+"""Receivers with evidence that they are transformers models: an attribute of one is not a flag of the project's."""
+
 
 def scopes(file: File, at: At) -> list[ast.AST]:
     """The enclosing functions and lambdas, innermost first, then the module."""
@@ -80,7 +83,7 @@ def mock_attribute(file: File, at: At, expr: ast.Attribute) -> Kind:
     while isinstance(root, ast.Attribute):
         chain.append(root)
         root = root.value
-    if not isinstance(root, ast.Name) or (found := kind(file, at, root)).kind != "mock":
+    if not isinstance(root, ast.Name) or (found := kind(file, at, root)).kind != ReceiverKind.MOCK:
         return UNKNOWN
     prefixes = {ast.unparse(a) for a in chain}
     for node in ast.walk(scopes(file, at)[0]):
@@ -89,7 +92,7 @@ def mock_attribute(file: File, at: At, expr: ast.Attribute) -> Kind:
         )
         if any(isinstance(t, ast.Attribute) and ast.unparse(t) in prefixes for t in targets):
             return UNKNOWN
-    return Kind("mock", f"an attribute of `{root.id}`, which holds {found.why}", found.line)
+    return Kind(ReceiverKind.MOCK, f"an attribute of `{root.id}`, which holds {found.why}", found.line)
 
 
 def kind(file: File, at: At, expr: ast.expr) -> Kind:
@@ -98,7 +101,7 @@ def kind(file: File, at: At, expr: ast.expr) -> Kind:
     attribute of a mock a mock (`mock_attribute`)."""
     if isinstance(expr, ast.Attribute):
         found = attribute_kind(file, at, expr)
-        return found if found.kind != "unknown" else mock_attribute(file, at, expr)
+        return found if found.kind != ReceiverKind.UNKNOWN else mock_attribute(file, at, expr)
     if isinstance(expr, ast.Name):
         if (cls := instance_of(at, expr.id)) is not None:
             return file.receivers.class_kind(ast.Name(cls.name))
@@ -187,7 +190,7 @@ def _dests(file: File, at: At, node: ast.Attribute) -> list[str]:
         for i in range(len(parts))
         if _conventional(before[i]) or (i == 0 and len(parts) > 1 and instance_of(at, root) is None)
     ]
-    if node.attr not in found and kind(file, at, node.value).kind == "namespace":
+    if node.attr not in found and kind(file, at, node.value).kind == ReceiverKind.NAMESPACE:
         found.append(node.attr)
     return found
 
@@ -197,7 +200,7 @@ def own_flag(file: File, at: At, node: ast.Attribute) -> Declared | None:
     project's own parser declares it: in this text, else in any Python file of the project (`argflags`). Never for
     a receiver with evidence that it is a transformers model."""
     wanted = _dests(file, at, node)
-    if not wanted or kind(file, at, node.value).kind in ("model", "override", "unsure"):
+    if not wanted or kind(file, at, node.value).kind in _MODELS:
         return None
     declared = file.own_dests
     if not any(d in declared for d in wanted) and file.base is not None:
@@ -211,9 +214,9 @@ def flag_note(file: File, at: At, node: ast.Attribute) -> str:
     """Where `own_flag` looked, for a use on a conventional name or a namespace (`args.critic.x`) whose flag it did
     not find: `""` for any other (`trainer.model.x` is no more likely a flag than a method)."""
     chain = ast.unparse(node.value).replace("(", ".").split(".")
-    namespace = any(_conventional(n) for n in chain) or kind(file, at, node.value).kind == "namespace"
+    namespace = any(_conventional(n) for n in chain) or kind(file, at, node.value).kind == ReceiverKind.NAMESPACE
     wanted = _dests(file, at, node)
-    if not (wanted and namespace) or kind(file, at, node.value).kind in ("model", "override", "unsure"):
+    if not (wanted and namespace) or kind(file, at, node.value).kind in _MODELS:
         return ""
     from checkpointing_migrate.argflags import project_folder
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from checkpointing_migrate import codes
+from checkpointing_migrate.codes import Severity
 from checkpointing_migrate.hits import Hit, registered, rename
 from checkpointing_migrate.python import evidence
 from checkpointing_migrate.python.context import At, File, register
@@ -87,7 +88,7 @@ def _not_a_method(file: File, node: ast.Attribute, at: At, row: Rename, start: i
     if held.kind not in DOUBLES:
         return None
     holds = f"`{receiver}` is {held.why}" if isinstance(node.value, ast.Attribute) else f"`{receiver}` holds {held.why}"
-    form = "mock" if held.kind == "mock" else "namespace"
+    form = "mock" if held.kind == ReceiverKind.MOCK else "namespace"
     return registered(row, start, code="not-transformers", form=form, who=who, old=row.old, holds=holds)
 
 
@@ -131,7 +132,7 @@ def _call(file: File, node: ast.Attribute, call: ast.Call, at: At, section: str)
         edits.append(edit(file.at(k.lineno, k.col_offset), krow.old, krow.new))
     verdict = model_member(file, at, node.value, row, start, tuple(edits), codes.message("call", old=row.old), section)
     yield verdict
-    if verdict.severity != "fix":
+    if verdict.severity != Severity.FIX:
         return
     unsafe = evidence.unsafe(node.value, row, evidence.receiver_kind(file, at, node.value))
     for k, kwarg_edit in zip(kwargs, edits[1:], strict=True):
