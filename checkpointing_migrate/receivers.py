@@ -39,6 +39,8 @@ _MOCK_NAMES = ("Mock", "MagicMock", "NonCallableMock", "NonCallableMagicMock", "
 MOCKS = frozenset(f"{module}.{name}" for module in ("unittest.mock", "mock") for name in _MOCK_NAMES)
 """Test doubles: every attribute of one is a mock too (unless the file assigns it), so an old name on it is no
 transformers method, and assigning one there no override of it."""
+MOCKER = "mocker"
+"""pytest-mock's fixture: `mocker.MagicMock()` (and the other `_MOCK_NAMES`) makes the same doubles as `MOCKS`."""
 NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
 """Plain attribute bags: an old name on one is an attribute the code put there, not a method of a model."""
 DOUBLES = ("mock", "namespace")
@@ -229,7 +231,18 @@ class Receivers:
         """`lambda **kwargs: ...` or a mock (`MagicMock()`): a replacement that takes whatever the new name passes."""
         if isinstance(value, ast.Lambda):
             return value.args.kwarg is not None
-        return isinstance(value, ast.Call) and self.qualified(value.func) in MOCKS
+        return isinstance(value, ast.Call) and (self.qualified(value.func) in MOCKS or self._mocker(value.func))
+
+    def _mocker(self, func: ast.expr) -> bool:
+        """`mocker.MagicMock` where `mocker` is pytest-mock's fixture (a name the module neither imports nor defines)."""
+        return (
+            isinstance(func, ast.Attribute)
+            and func.attr in _MOCK_NAMES
+            and isinstance(func.value, ast.Name)
+            and func.value.id == MOCKER
+            and MOCKER not in self.imports
+            and MOCKER not in self.classes
+        )
 
     def _call_statement(self, call: ast.Call) -> None:
         """`setattr(Tiny, "old", fn)` (a class patch) and `adapters.init(model)` (a class swap)."""
@@ -272,6 +285,8 @@ class Receivers:
             and (expr.value.id in ("self", "cls") or expr.value.id in self.classes)
         ):
             return self._local_class(expr.attr, depth)  # `self._FakeModel()`: a class nested in the test class
+        if self._mocker(expr):
+            return Kind(ReceiverKind.MOCK, f"a `{expr.attr}` (from pytest-mock's `{MOCKER}`)")
         name = self.qualified(expr)
         if name is None:
             # A known class name neither imported nor defined: a snippet (a README fence) that uses the real one.
