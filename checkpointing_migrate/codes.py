@@ -163,6 +163,7 @@ _CODES = (
             "gets": "`{name}` gets the flag `{flag}`{via}",
             "variable": "the shell variable `{variable}` holds the flag `{flag}`",
             "unsafe-image": "`{name}` runs inside {image}, whose files the tool cannot tell are this project's",
+            "unsafe-parser": "`{name}` parses it with an HfArgumentParser, but {why}",
             "unsafe-variable": "`${variable}` is {where}, so what parses `{flag}` is not known",
             "unexpanded": "not expanded by any command in this file",
             "also-expanded": "also expanded by a command the tool cannot tell reads training flags",
@@ -485,6 +486,9 @@ _CODES = (
             "dataclass": "{who} declares its own dataclass field `{field}`: its HfArgumentParser may read `{flag}` into "
             "that dataclass, not TrainingArguments (renaming it would be refused as an unused argument), so it is not "
             "rewritten",
+            "parsed": "{who} parses its arguments into the project's own dataclass: {why}, so its HfArgumentParser "
+            "reads `{flag}` into that dataclass, not TrainingArguments (renaming it would be refused as an unused "
+            "argument); it is not rewritten",
             "namespace": "{who} `{use}`, the project's own flag `{flag}` (`add_argument` at {where}), "
             "not the transformers method, so it is not rewritten",
         },

@@ -353,6 +353,24 @@ class Receivers:
             return kind
         return dataclasses.replace(kind, why=f"{kind.why} (in {following[0][0].name})", line=0)
 
+    def class_node(self, expr: ast.expr) -> ast.ClassDef | None:
+        """The definition of the class named `expr`: in this module, or in the project module it is imported from
+        (followed like `class_kind`, `MAX_HOPS` deep). `None` when not found."""
+        if not isinstance(expr, ast.Name):
+            return None
+        if expr.id not in self.imports:
+            return self.classes.get(expr.id)
+        module, _, name = self.imports[expr.id].rpartition(".")
+        found = self._module_of(module, name) if module else None
+        if found is None:
+            return None
+        other, following = found
+        self.cache.following.add(following)
+        try:
+            return other.class_node(ast.Name(name))
+        finally:
+            self.cache.following.discard(following)
+
     def definitions(self, expr: ast.expr, depth: int = 0) -> tuple[list[tuple[str, ast.AST, str]], str | None]:
         """What the class `expr` and its bases (not transformers' own classes) define of the old member names, as
         (name, `def` or assigned value, where), and why the tool cannot see all of it (`None` when it can)."""

@@ -13,9 +13,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from checkpointing_migrate import codes
+from checkpointing_migrate.configreaders import flag_reader
 from checkpointing_migrate.findings import Edit
 from checkpointing_migrate.hits import Hit, Options, info, planned_hit, registered, rename
 from checkpointing_migrate.pylex import declared_fields
+from checkpointing_migrate.rules import Rules
 from checkpointing_migrate.table import Rename, field_name
 
 _PYTHON = re.compile(r"python[\d.]*\Z")
@@ -170,31 +172,36 @@ def normal(flag: str) -> str:
     return "--" + flag[2:].replace("-", "_")
 
 
-def _script_verdict(script: str, base: Path | None, parsers: frozenset[str], flag: str, cwd: str | None = "") -> str:
+def _script_verdict(script: str, base: Path | None, rules: Rules, flag: str, cwd: str | None = "") -> tuple[str, str]:
     """`sure`, `own` (the script defines the flag), `field` (it declares a dataclass field of the flag's name, so its
-    parser may read the flag into the script's own dataclass) or `unknown`, for a script path as written in a command
-    run from `cwd` (what `cd` made of the folder the shell file is run from; `None`: not known).
+    parser may read the flag into the script's own dataclass), `parsed` (its parser is given a dataclass of the
+    project's that declares the field), `unsure` (one the tool cannot read) or `unknown`, for a script path as
+    written in a command run from `cwd` (what `cd` made of the folder the shell file is run from; `None`: not
+    known); with the evidence of `parsed` and `unsure` (`dictflow.Verdict.why`).
 
     Sure only when the script is found next to the file (or above it, up to the project) and builds its arguments
     with the renamed flags' parser (`HfArgumentParser`) without defining the flag itself; otherwise reported as
     `info`."""
     if base is None or cwd is None:
-        return "unknown"
+        return "unknown", ""
     for folder in (base, *base.parents):
         path = folder / cwd / script
         if path.is_file():
             try:
                 text = path.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
-                return "unknown"
+                return "unknown", ""
             if re.search(rf"add_argument\([^)]*[\"']{re.escape(flag)}[\"']", text):
-                return "own"
+                return "own", ""
             if declared_fields(text, flag):
-                return "field"
-            return "sure" if any(re.search(rf"\b{p}\b", text) for p in parsers) else "unknown"
+                return "field", ""
+            if not any(re.search(rf"\b{p}\b", text) for p in rules.parsers):
+                return "unknown", ""
+            found = flag_reader(path, field_name(flag), rules)
+            return {"own": "parsed", "unsure": "unsure"}.get(found.kind, "sure"), found.why
         if (folder / ".git").exists():
             break
-    return "unknown"
+    return "unknown", ""
 
 
 @dataclass(frozen=True)
@@ -212,12 +219,13 @@ class Program:
     present: frozenset[str] = frozenset()
     """Every flag the program gets (spelt `--a_b`), from its words and the variables they expand."""
 
-    def verdict(self, base: Path | None, parsers: frozenset[str], flag: str) -> str:
+    def verdict(self, base: Path | None, rules: Rules, flag: str) -> tuple[str, str]:
+        """See `_script_verdict`."""
         if self.kind == "command":
-            return "sure"
+            return "sure", ""
         if self.kind == "script":
-            return _script_verdict(self.name, base, parsers, flag, self.cwd)
-        return "unknown"
+            return _script_verdict(self.name, base, rules, flag, self.cwd)
+        return "unknown", ""
 
 
 def flag_hit(
@@ -232,7 +240,7 @@ def flag_hit(
 ) -> Hit:
     """The verdict on one old flag given to `program` (`through`: the variable that holds it)."""
     name = program.name
-    verdict = program.verdict(base, options.rules.parsers, flag)
+    verdict, why = program.verdict(base, options.rules, flag)
     if program.kind == "script" and program.cwd:
         name = os.path.join(program.cwd, name)  # `cd legacy && python train.py`: says which `train.py`
     via = f" through `${through}`" if through else ""
@@ -244,12 +252,16 @@ def flag_hit(
         return registered(
             row, start, code="own-flag", form="dataclass", who=f"`{name}`", field=field_name(flag), flag=flag
         )
+    if verdict == "parsed":
+        return registered(row, start, code="own-flag", form="parsed", who=f"`{name}`", why=why, flag=flag)
     if verdict == "unknown" or not located:
         what = codes.message("unknown-program", name=name, flag=flag)
         return info(row, start, code="unknown-program", what=what, section="config", new=row.new)
     unsafe = None
     if program.image is not None:
         unsafe = codes.message("flag", "unsafe-image", name=name, image=program.image)
+    elif verdict == "unsure":
+        unsafe = codes.message("flag", "unsafe-parser", name=name, why=why)
     return rename(
         row,
         start,
