@@ -1,7 +1,8 @@
 """Jupyter notebooks: check the code cells, and patch the renamed names inside the notebook's JSON text.
 
 Never re-serialised: each code cell's `source` strings are found with their spans (`jsonpos`), the cell is checked as
-Python (IPython's escapes line by line: `!cmd`, `%run script.py`, `%%bash`, `%%writefile x.sh` as shell), each edit is mapped back into the raw JSON
+Python (IPython's escapes line by line: `!cmd`, `%run script.py`, `%%bash`, `%%writefile x.sh` as shell, `%%writefile
+x.yaml` as a config), each edit is mapped back into the raw JSON
 string it falls in (every other byte is kept), and each finding says where it is in its cell.
 """
 
@@ -12,7 +13,7 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
-from checkpointing_migrate import jsonpos, python, shell
+from checkpointing_migrate import jsonpos, python, shell, yaml_json
 from checkpointing_migrate.hits import ESCAPED, Hit, Options
 from checkpointing_migrate.kinds import kind_of
 from checkpointing_migrate.located import ParseError
@@ -194,6 +195,15 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
 
 
 def _written(name: str, body: str, options: Options, base: Path | None) -> list[Hit]:
-    """Hits in the body of a `%%writefile NAME` cell when NAME is a shell script (the launch command it holds); a
-    Python or config file written this way is not checked (the cell may be a fragment, or a template)."""
-    return shell.analyse(body, options, base) if kind_of(name, sniff=False) == "shell" else []
+    """Hits in the body of a `%%writefile NAME` cell when NAME is a shell script (the launch command it holds) or a
+    YAML or JSON config (by its suffix; read as a Markdown fence is: no reader of it is proven); a Python file
+    written this way, or a config that does not parse, is not checked (the cell may be a fragment, or a template)."""
+    kind = kind_of(name, sniff=False)
+    if kind == "shell":
+        return shell.analyse(body, options, base)
+    if kind not in ("yaml", "json"):
+        return []
+    try:
+        return (yaml_json.analyse_yaml if kind == "yaml" else yaml_json.analyse_json)(body, options)
+    except ParseError:
+        return []

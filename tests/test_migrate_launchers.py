@@ -78,6 +78,8 @@ EXPECTED = {
     ("Makefile", 2, 11): ("own-flag", "info", None),  # $(LEGACY) after `cd legacy &&`
     ("cells.ipynb", 10, 33): ("own-flag", "info", None),  # %run legacy/train_hf.py
     ("cells.ipynb", 30, 38): ("own-flag", "info", None),  # %%bash: cd legacy && …
+    ("cells.ipynb", 41, 6): ("config-key", "fix", "unsafe"),  # `%%writefile cfg.yaml`: a config, no reader shown
+    ("cells.ipynb", 51, 34): ("config-key", "fix", "unsafe"),  # `%%writefile cfg.json`
     ("legacy/train_hf.py", 5, 22): ("own-flag", "info", None),
     ("run.sh", 10, 15): ("flag", "fix", "unsafe"),  # exported, expanded nowhere here
     ("run.sh", 11, 7): ("both-names", "hazard", None),  # $BOTH holds both names
@@ -88,6 +90,11 @@ EXPECTED = {
     ("Dockerfile", 17, 3): ("flag", "fix", "unsafe"),  # `RUN <<-EOT bash`, continued
     ("Dockerfile", 23, 20): ("flag", "fix", "unsafe"),  # `COPY <<EOF /app/train.sh`
     ("Dockerfile", 25, 24): ("flag", "fix", "unsafe"),  # the next instruction: back in the build's folder
+    ("Dockerfile", 27, 24): ("own-flag", "info", None),  # `WORKDIR legacy` in /app, where `COPY . .` put the project
+    ("Dockerfile", 29, 24): ("unknown-program", "info", None),  # `WORKDIR /opt/other`: no project folder copied there
+    ("Dockerfile", 33, 24): ("own-flag", "info", None),  # another stage: `COPY legacy /srv`, `WORKDIR /srv`
+    ("Dockerfile", 36, 1): ("config-key", "fix", "unsafe"),  # `COPY <<EOF /app/cfg.yaml`: a config, no reader shown
+    ("Dockerfile", 39, 3): ("config-key", "fix", "unsafe"),  # `COPY <<'EOF' cfg.json`
     ("dirs.sh", 4, 20): ("own-flag", "info", None),  # after `pushd legacy`
     ("dirs.sh", 7, 48): ("own-flag", "info", None),  # `pushd legacy > /dev/null && python …`
     ("dirs.sh", 10, 20): ("unknown-program", "info", None),  # a `popd` with no `pushd` left: the folder is not known
