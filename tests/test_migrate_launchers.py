@@ -98,7 +98,8 @@ EXPECTED = {
     ("dirs.sh", 4, 20): ("own-flag", "info", None),  # after `pushd legacy`
     ("dirs.sh", 7, 48): ("own-flag", "info", None),  # `pushd legacy > /dev/null && python …`
     ("dirs.sh", 10, 20): ("unknown-program", "info", None),  # a `popd` with no `pushd` left: the folder is not known
-    ("moved.ipynb", 19, 26): ("unknown-program", "info", None),  # `!python train_hf.py` after a cell's `%cd legacy`
+    ("moved.ipynb", 19, 26): ("own-flag", "info", None),  # `!python train_hf.py` after a cell's `%cd legacy`
+    ("moved.ipynb", 42, 26): ("unknown-program", "info", None),  # after `os.chdir(...)`: the folder is not known
 }
 
 
@@ -197,3 +198,14 @@ def test_broken_heredocs_defines_and_folder_stacks_never_raise(
     assert main(["scan", str(tmp_path)]) in (0, 1)
     out = capsys.readouterr().out
     assert (f"{where}: " in out) if where else "0 findings" in out
+
+
+def test_a_written_config_that_does_not_parse_is_left_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A `%%writefile cfg.yaml` cell or a `COPY <<EOF cfg.json` heredoc may be a template: no finding, no error."""
+    shutil.copy(TREE / "pyproject.toml", tmp_path)
+    cell = {"cell_type": "code", "source": ["%%writefile cfg.yaml\n", "gradient_checkpointing: [{{ flag }\n"]}
+    (tmp_path / "cells.ipynb").write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4}))
+    (tmp_path / "Dockerfile").write_text('COPY <<EOF cfg.json\n{"gradient_checkpointing": {{ flag }}\nEOF\n')
+    capsys.readouterr()
+    assert main(["scan", "--format", "json", str(tmp_path)]) == 0
+    assert json.loads(capsys.readouterr().out) == []
