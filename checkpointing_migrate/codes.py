@@ -474,7 +474,9 @@ _CODES = (
         explanation="The script declares this flag with argparse, so it is the script's own option, not the TrainingArguments "
         "flag: it is not rewritten. Read back off the parsed namespace under its dest (`args.model."
         "gradient_checkpointing_enable` for `--model.gradient_checkpointing_enable`, declared in any Python file of "
-        "the project), it is that option, not the transformers method.",
+        "the project), it is that option, not the transformers method; so is a field of a dataclass of the project's "
+        "(`model_args.gradient_checkpointing_enable` for `gradient_checkpointing_enable: bool` in the dataclass an "
+        "HfArgumentParser fills).",
         example=(
             "cli.py",
             "import argparse\n\nparser = argparse.ArgumentParser()\nparser.add_argument('--gradient_checkpointing', action='store_true')\n",
@@ -491,6 +493,8 @@ _CODES = (
             "argument); it is not rewritten",
             "namespace": "{who} `{use}`, the project's own flag `{flag}` (`add_argument` at {where}), "
             "not the transformers method, so it is not rewritten",
+            "field-namespace": "{who} `{use}`, a field of the project's own dataclass `{cls}` ({where}; "
+            "HfArgumentParser's flag `{flag}`), not the transformers method, so it is not rewritten",
         },
     ),
     Code(

@@ -569,8 +569,8 @@ def test_a_dataclass_imported_by_the_parser_declares_its_flags_and_keys(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A flag renamed for a parser whose dataclass, imported from another module, declares the field was a safe fix:
-    renamed, the project's parser refuses it (measured below). A
-    dataclass the tool cannot find makes the flag an unsafe fix, like a config key."""
+    renamed, the project's parser refuses it (measured below). A dataclass the tool cannot find makes the flag an
+    unsafe fix, like a config key; a field named like an old method, read anywhere in the project, is that field."""
     import argparse
     import dataclasses
     import warnings
@@ -587,6 +587,9 @@ def test_a_dataclass_imported_by_the_parser_declares_its_flags_and_keys(
     (tmp_path / "train.py").write_text(parser.format("myargs"))
     (tmp_path / "other.py").write_text(parser.format("elsewhere"))
     (tmp_path / "cfg.yaml").write_text("gradient_checkpointing: true\n")
+    (tmp_path / "report.py").write_text(
+        "def report(model_args):\n    return model_args.gradient_checkpointing_enable\n"
+    )
     (tmp_path / "run.sh").write_text(
         "python train.py --gradient_checkpointing_enable --gradient_checkpointing true\n"
         "python other.py --gradient_checkpointing true\n"
@@ -599,7 +602,13 @@ def test_a_dataclass_imported_by_the_parser_declares_its_flags_and_keys(
         ("cfg.yaml", 1, "hazard", None, "own-reader"),
         ("run.sh", 1, "info", None, "own-flag"),
         ("run.sh", 2, "fix", "unsafe", "flag"),
+        ("report.py", 2, "info", None, "own-flag"),
     }
+    assert (
+        "reads `model_args.gradient_checkpointing_enable`, a field of the project's own dataclass `ModelArguments` "
+        "(`myargs.py:6`; HfArgumentParser's flag `--gradient_checkpointing_enable`)"
+        in found["report.py", 2, "info", None, "own-flag"]
+    )
     assert (
         "`train.py` parses its arguments into the project's own dataclass: `ModelArguments` declares "
         "`gradient_checkpointing` itself, so its HfArgumentParser reads `--gradient_checkpointing` into that dataclass"

@@ -233,6 +233,19 @@ def test_train():
     model.gradient_checkpointing_enable = MagicMock()  # info not-transformers
     train(MagicMock(), model)
 """,
+    # A field of the project's own dataclass named like an old method: HfArgumentParser's flag, the project's.
+    "own_dataclass_field": """
+from dataclasses import dataclass
+from transformers import HfArgumentParser, TrainingArguments
+
+@dataclass
+class ModelArguments:
+    gradient_checkpointing_enable: bool = False
+
+model_args, training_args = HfArgumentParser((ModelArguments, TrainingArguments)).parse_args_into_dataclasses()
+if model_args.gradient_checkpointing_enable:  # info own-flag
+    pass
+""",
     # pytest-mock's `mocker` makes the same doubles as unittest.mock; a module-level `mocker` of the project's does not.
     "pytest_mock_doubles": """
 def test_train(mocker):
