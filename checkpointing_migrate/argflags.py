@@ -2,13 +2,16 @@
 
 `args.model.gradient_checkpointing_enable` read off a namespace is the project's flag `--model.gradient_checkpointing_enable`
 when some module of the project declares it with `add_argument` (openrlhf reads in `trainer/ray/ppo_actor.py` a flag
-that `cli/train_ppo_ray.py` declares): not the transformers method. Each project folder is read once per run.
+that `cli/train_ppo_ray.py` declares), or a field of a dataclass of the project's (`model_args.gradient_checkpointing_enable`
+for `gradient_checkpointing_enable: bool` in the dataclass an `HfArgumentParser` fills): not the transformers method.
+Each project folder is read once per run.
 """
 
 from __future__ import annotations
 
 import ast
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,13 +21,16 @@ from checkpointing_migrate.configreaders import MAX_FOLDERS, SKIP, root_of
 
 @dataclass(frozen=True)
 class Declared:
-    """One `add_argument` of a flag: its option string, and where it is."""
+    """One `add_argument` of a flag, or a dataclass field: its option string, and where it is."""
 
     flag: str
     """The option string as written (`--model.gradient_checkpointing_enable`)."""
     path: Path | None
     """The file, `None` for the text being checked itself."""
     line: int
+    owner: str = ""
+    """For a dataclass field (a flag `HfArgumentParser` makes of it): the class that declares it; `""` for an
+    `add_argument`."""
 
     def where(self, folder: Path) -> str:
         """`line 168` in the checked text, else the file relative to `folder` (`cli/train_ppo_ray.py:328`)."""
@@ -59,6 +65,13 @@ def dests(tree: ast.AST, names: Iterable[str], path: Path | None = None) -> dict
             continue
         if flag is not None and dest.rpartition(".")[2] in wanted:
             found.setdefault(dest, Declared(flag, path, node.lineno))
+    for node in ast.walk(tree):
+        # A dataclass field: `HfArgumentParser` makes it the flag `--name`, parsed into the project's own object.
+        if isinstance(node, ast.ClassDef) and any("dataclass" in ast.unparse(d) for d in node.decorator_list):
+            for item in node.body:
+                if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and item.target.id in wanted:
+                    name = item.target.id
+                    found.setdefault(name, Declared(f"--{name}", path, item.lineno, node.name))
     return found
 
 
@@ -91,13 +104,16 @@ class Parsers:
 def _walk(root: Path, whole: bool, names: frozenset[str]) -> dict[str, Declared]:
     found: dict[str, Declared] = {}
     needles = [n.encode() for n in names]
+    # A field named like one (`name: type` indented in a class): only such a file is parsed for its dataclasses.
+    fields = re.compile(rb"^[ \t]+(?:" + b"|".join(re.escape(n) for n in sorted(needles)) + rb")[ \t]*:", re.M)
     for count, (here, dirs, files) in enumerate(os.walk(root)):
         dirs[:] = sorted(d for d in dirs if whole and not d.startswith(".") and d not in SKIP)
         for name in sorted(f for f in files if f.endswith(".py")):
             path = Path(here, name)
             try:
                 data = path.read_bytes()
-                if b"add_argument" in data and any(n in data for n in needles):
+                argparse = b"add_argument" in data and any(n in data for n in needles)
+                if argparse or (b"dataclass" in data and fields.search(data) is not None):
                     for dest, declared in dests(ast.parse(data), names, path).items():
                         found.setdefault(dest, declared)
             except (OSError, SyntaxError, ValueError, RecursionError):

@@ -163,6 +163,7 @@ _CODES = (
             "gets": "`{name}` gets the flag `{flag}`{via}",
             "variable": "the shell variable `{variable}` holds the flag `{flag}`",
             "unsafe-image": "`{name}` runs inside {image}, whose files the tool cannot tell are this project's",
+            "unsafe-parser": "`{name}` parses it with an HfArgumentParser, but {why}",
             "unsafe-variable": "`${variable}` is {where}, so what parses `{flag}` is not known",
             "unexpanded": "not expanded by any command in this file",
             "also-expanded": "also expanded by a command the tool cannot tell reads training flags",
@@ -473,7 +474,9 @@ _CODES = (
         explanation="The script declares this flag with argparse, so it is the script's own option, not the TrainingArguments "
         "flag: it is not rewritten. Read back off the parsed namespace under its dest (`args.model."
         "gradient_checkpointing_enable` for `--model.gradient_checkpointing_enable`, declared in any Python file of "
-        "the project), it is that option, not the transformers method.",
+        "the project), it is that option, not the transformers method; so is a field of a dataclass of the project's "
+        "(`model_args.gradient_checkpointing_enable` for `gradient_checkpointing_enable: bool` in the dataclass an "
+        "HfArgumentParser fills).",
         example=(
             "cli.py",
             "import argparse\n\nparser = argparse.ArgumentParser()\nparser.add_argument('--gradient_checkpointing', action='store_true')\n",
@@ -485,8 +488,13 @@ _CODES = (
             "dataclass": "{who} declares its own dataclass field `{field}`: its HfArgumentParser may read `{flag}` into "
             "that dataclass, not TrainingArguments (renaming it would be refused as an unused argument), so it is not "
             "rewritten",
+            "parsed": "{who} parses its arguments into the project's own dataclass: {why}, so its HfArgumentParser "
+            "reads `{flag}` into that dataclass, not TrainingArguments (renaming it would be refused as an unused "
+            "argument); it is not rewritten",
             "namespace": "{who} `{use}`, the project's own flag `{flag}` (`add_argument` at {where}), "
             "not the transformers method, so it is not rewritten",
+            "field-namespace": "{who} `{use}`, a field of the project's own dataclass `{cls}` ({where}; "
+            "HfArgumentParser's flag `{flag}`), not the transformers method, so it is not rewritten",
         },
     ),
     Code(

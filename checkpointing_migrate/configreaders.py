@@ -12,8 +12,8 @@ import os
 from pathlib import Path
 
 from checkpointing_migrate import codes
-from checkpointing_migrate.dictflow import NONE, Verdict, VerdictKind, parser_of
-from checkpointing_migrate.receivers import Receivers
+from checkpointing_migrate.dictflow import NONE, Verdict, VerdictKind, parser_of, parser_verdict
+from checkpointing_migrate.receivers import ModuleCache, Receivers
 from checkpointing_migrate.rules import Rules
 
 OWN_READERS = frozenset(
@@ -115,6 +115,22 @@ def consumer(config: Path, old: str, rules: Rules, launched: list[Verdict], run:
     return NONE
 
 
+def flag_reader(script: Path, field: str, rules: Rules) -> Verdict:
+    """What the parsers `script` builds fill from the flag of dataclass field `field` (`dictflow.parser_verdict`):
+    `own` when one is given a dataclass of the project's that declares it (followed into the project's modules),
+    else `unsure`, `args` or `none`, the first found in that order."""
+    try:
+        tree = ast.parse(script.read_bytes())
+    except (OSError, SyntaxError, ValueError, RecursionError):
+        return NONE
+    receivers = Receivers(tree, rules, ModuleCache(), script.parent)
+    verdicts = [parser_verdict(n, receivers, field) for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    return next(
+        (v for kind in (VerdictKind.OWN, VerdictKind.UNSURE, VerdictKind.ARGS) for v in verdicts if v.kind == kind),
+        NONE,
+    )
+
+
 def argument_reader(script: Path, dests: frozenset[str], old: str, rules: Rules) -> list[Verdict]:
     """What `script` does with a file named on its command line: followed from `sys.argv[...]` (when `dests` holds
     `""`: the file is a positional argument) and from `args.DEST` for each argparse destination in `dests`."""
@@ -149,7 +165,8 @@ class _Mentions:
 
     def __init__(self, tree: ast.Module, rules: Rules, path: Path, name: str, old: str) -> None:
         self.tree, self.path, self.name, self.old = tree, path, name, old
-        self.receivers = Receivers(tree, rules, path.parent)
+        # Its own module cache: the dataclasses its parsers are given are followed into the project's modules.
+        self.receivers = Receivers(tree, rules, ModuleCache(), path.parent)
         self.parents = {id(c): p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
 
     def verdicts(self) -> list[Verdict]:

@@ -72,8 +72,10 @@ def parser_verdict(call: ast.Call, receivers: Receivers, old: str) -> Verdict:
             continue
         if kind.kind in (ReceiverKind.MIXIN, ReceiverKind.ARGS_UNSURE):
             return Verdict(VerdictKind.UNSURE, kind.why, kind.line)
-        # A class of another project module is followed by `class_kind`: "defines `old` itself" is its evidence.
-        if (local is not None and _declares(local, old)) or (
+        # A class of another project module is followed by `class_kind`: "defines `old` itself" is its evidence; a
+        # dataclass imported from one declares its fields in its body (`class_node` finds it).
+        defined = local if local is not None else receivers.class_node(node)
+        if (defined is not None and _declares(defined, old)) or (
             kind.kind == ReceiverKind.FOREIGN and f"`{old}`" in kind.why
         ):
             return Verdict(VerdictKind.OWN, message("own-reader", "declares", cls=text, old=old), kind.line)

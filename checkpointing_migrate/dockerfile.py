@@ -2,17 +2,24 @@
 
 Read as shell in place: the shell form as is, the exec form (`["python", "train.py", "--flag"]`) with its brackets and
 commas blanked, `ENV`/`ARG NAME=…` as variables, a heredoc that is shell (`RUN <<EOF`, `RUN <<-EOT bash`, `COPY <<EOF
-train.sh`) as one script. It all runs inside the image, whose files may not be the project's: its fixes are unsafe.
+train.sh`) as one script, one that writes a config (`COPY <<EOF cfg.yaml`) as YAML or JSON. It all runs inside the
+image, whose files may not be the project's: its fixes are unsafe.
+After a `WORKDIR`, a script is looked up in the project folder `COPY`/`ADD` put there (`COPY . /app` then `WORKDIR
+/app/legacy`: `legacy/`), and is not known when none did.
 """
 
 from __future__ import annotations
 
+import json
+import posixpath
 import re
 from pathlib import Path
 
-from checkpointing_migrate import shell
+from checkpointing_migrate import shell, yaml_json
 from checkpointing_migrate.hits import Hit, Options
 from checkpointing_migrate.kinds import kind_of, shebang_kind
+from checkpointing_migrate.located import ParseError
+from checkpointing_migrate.pieces import shift
 
 _INSTRUCTION = re.compile(r"[ \t]*(?:RUN|CMD|ENTRYPOINT)(?:[ \t]+--[\w-]+=\S+)*[ \t]+", re.IGNORECASE)
 """An instruction whose arguments are a command (`RUN --mount=… cmd`: the options are Docker's)."""
@@ -27,6 +34,9 @@ _HEREDOC = re.compile(r"<<(?P<strip>-?)(?P<quote>[\"']?)(?P<name>[A-Za-z_][A-Za-
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh"})
 
 IMAGE = "the image this Dockerfile builds"
+
+_PLACING = re.compile(r"[ \t]*(?P<op>FROM|WORKDIR|COPY|ADD)[ \t]+(?P<rest>[^\r\n]*)", re.IGNORECASE)
+"""The instructions that change which project folder a command runs in: a stage, its `WORKDIR`, the copies."""
 
 
 def view(text: str) -> tuple[str, tuple[tuple[int, int], ...]]:
@@ -139,5 +149,132 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
     if options.rules.stem not in text:
         return []
     code, joined = view(text)
+    configs = [h for start, body, kind in _configs(text) for h in _config_hits(start, body, kind, options)]
     # Each instruction runs in a shell of its own; a heredoc's lines in one.
-    return shell.analyse(code, options, base, image=IMAGE, each_line=True, joined=joined)
+    if not re.search(r"^[ \t]*WORKDIR[ \t]", text, re.IGNORECASE | re.MULTILINE):
+        return shell.analyse(code, options, base, image=IMAGE, each_line=True, joined=joined) + configs
+    hits: list[Hit] = configs
+    for start, end, cwd in _stretches(text, code, base):
+        # The other stretches' commands blanked (the settings before it kept): each is read in its own folder.
+        part = _only(text, code, start, end)
+        found = shell.analyse(part, options, base, image=IMAGE, each_line=True, joined=joined, cwd=cwd)
+        hits += [h for h in found if start <= h.start < end]
+    return hits
+
+
+def _configs(text: str) -> list[tuple[int, str, str]]:
+    """(offset, text, kind) of the body of each `COPY <<EOF cfg.yaml` heredoc that writes a YAML or JSON file (by
+    its name); the bodies of other heredocs are skipped."""
+    out: list[tuple[int, str, str]] = []
+    lines = text.splitlines(keepends=True)
+    i, offset = 0, 0
+    while i < len(lines):
+        body = lines[i].rstrip("\r\n")
+        copy = _COPY.match(body)
+        heredocs = list(_HEREDOC.finditer(body)) if copy is not None or _INSTRUCTION.match(body) else []
+        offset += len(lines[i])
+        i += 1
+        for heredoc in heredocs:  # their bodies follow one after the other
+            start, end = offset, None
+            while i < len(lines) and end is None:
+                line = lines[i].rstrip("\r\n")
+                if (line.lstrip("\t") if heredoc["strip"] else line) == heredoc["name"]:
+                    end = offset
+                offset += len(lines[i])
+                i += 1
+            end = offset if end is None else end  # not closed: to the end of the file
+            words = (body[: heredoc.start()] + body[heredoc.end() :]).split()
+            kind = kind_of(words[-1], sniff=False) if copy is not None and len(heredocs) == 1 and words else None
+            if kind in ("yaml", "json"):
+                out.append((start, text[start:end], kind))
+    return out
+
+
+def _config_hits(start: int, body: str, kind: str, options: Options) -> list[Hit]:
+    """The hits of a config heredoc's body, read as a Markdown fence is (no reader of it is proven); none when it
+    does not parse (a template)."""
+    try:
+        found = (yaml_json.analyse_yaml if kind == "yaml" else yaml_json.analyse_json)(body, options)
+    except ParseError:
+        return []
+    return [shift(h, start) for h in found]
+
+
+def _stretches(text: str, code: str, base: Path | None) -> list[tuple[int, int, str | None]]:
+    """The stretches of `text` between the instructions that place commands (`_PLACING`), each with the folder its
+    commands run in, relative to `base` (`""` before any `WORKDIR`, as without one; `None`: not known)."""
+    out: list[tuple[int, int, str | None]] = []
+    workdir: str | None = ""  # the image's folder; "" before any WORKDIR of the stage
+    copies: list[tuple[str, str]] = []  # (folder in the image, project folder) of each folder copied
+    start = offset = 0
+    previous = ""
+    for line in text.splitlines(keepends=True):
+        found = _PLACING.match(line)
+        # A placing line of its own: not continued, not a heredoc's body (the view blanks a WORKDIR line, keeps a
+        # shell heredoc's lines).
+        if found is not None and not previous.rstrip().endswith("\\") and not code[offset : offset + len(line)].strip():
+            out.append((start, offset, _folder(workdir, copies)))
+            start = offset
+            op, rest = found["op"].upper(), found["rest"].strip()
+            if op == "FROM":
+                workdir, copies = "", []
+            elif op == "WORKDIR":
+                workdir = _joined(workdir, rest)
+            elif "<<" not in rest:
+                copies += _copied(rest, workdir, base)
+        previous = line
+        offset += len(line)
+    out.append((start, len(text), _folder(workdir, copies)))
+    return [s for s in out if s[0] < s[1]]
+
+
+def _joined(workdir: str | None, path: str) -> str | None:
+    """The image folder after `WORKDIR path` from `workdir` (a relative one from a base image's folder: not known)."""
+    if any(c in path for c in "$\"'"):
+        return None
+    if path.startswith("/"):
+        return posixpath.normpath(path)
+    return None if not workdir else posixpath.normpath(posixpath.join(workdir, path))
+
+
+def _copied(rest: str, workdir: str | None, base: Path | None) -> list[tuple[str, str]]:
+    """(folder in the image, project folder) of `COPY SRC DEST` (`rest`) when SRC is one folder of the build
+    context (`--from=` copies from another image)."""
+    words = rest.split()
+    if rest.startswith("["):
+        try:
+            words = [str(w) for w in json.loads(rest)]
+        except (ValueError, TypeError):
+            return []
+    options = [w for w in words if w.startswith("--")]
+    words = [w for w in words if not w.startswith("--")]
+    if any(o.startswith("--from") for o in options) or len(words) != 2:
+        return []
+    source, dest = words
+    folder = source in (".", "./") or source.endswith("/") or (base is not None and (base / source).is_dir())
+    target = _joined(workdir, dest.rstrip("/") or "/") if dest not in (".", "./") else workdir or None
+    if not folder or target is None or any(c in source for c in "$*?["):
+        return []
+    return [(target, posixpath.normpath(source))]
+
+
+def _folder(workdir: str | None, copies: list[tuple[str, str]]) -> str | None:
+    """The project folder that image folder `workdir` is (the latest copy that holds it), relative to the context."""
+    if workdir == "":
+        return ""
+    for target, source in reversed(copies):
+        if workdir is not None and (workdir == target or workdir.startswith(target.rstrip("/") + "/")):
+            folder = posixpath.normpath(posixpath.join(source, posixpath.relpath(workdir, target)))
+            return None if folder.startswith("..") else "" if folder == "." else folder
+    return None
+
+
+def _only(text: str, code: str, start: int, end: int) -> str:
+    """`code` with everything outside `start:end` blanked but the `ENV`/`ARG` settings before it (`text`'s lines)."""
+    out, offset = [], 0
+    for line, shown in zip(text.splitlines(keepends=True), code.splitlines(keepends=True), strict=False):
+        inside = start <= offset < end
+        keep = inside or offset < start and _SETTING.match(line) is not None
+        out.append(shown if keep else "".join(c if c in "\r\n" else " " for c in shown))
+        offset += len(line)
+    return "".join(out)

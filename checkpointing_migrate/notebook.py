@@ -1,18 +1,21 @@
 """Jupyter notebooks: check the code cells, and patch the renamed names inside the notebook's JSON text.
 
 Never re-serialised: each code cell's `source` strings are found with their spans (`jsonpos`), the cell is checked as
-Python (IPython's escapes line by line: `!cmd`, `%run script.py`, `%%bash`, `%%writefile x.sh` as shell), each edit is mapped back into the raw JSON
+Python (IPython's escapes line by line: `!cmd`, `%run script.py`, `%%bash`, `%%writefile x.sh` as shell, `%%writefile
+x.yaml` as a config), each edit is mapped back into the raw JSON
 string it falls in (every other byte is kept), and each finding says where it is in its cell.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
+import os
 import re
 from pathlib import Path
 from typing import NamedTuple
 
-from checkpointing_migrate import jsonpos, python, shell
+from checkpointing_migrate import jsonpos, python, shell, yaml_json
 from checkpointing_migrate.hits import ESCAPED, Hit, Options
 from checkpointing_migrate.kinds import kind_of
 from checkpointing_migrate.located import ParseError
@@ -93,7 +96,42 @@ def _python_view(code: str) -> tuple[str, list[tuple[int, str]]]:
 
 
 _CHDIR = re.compile(r"^[ \t]*%cd\b|\bchdir\(", re.MULTILINE)
-"""`%cd DIR` or `os.chdir(...)`: the folder later cells run their commands in is no longer the notebook's."""
+"""`%cd DIR` or `os.chdir(...)`: the folder the next lines and cells run their commands in is no longer the
+notebook's."""
+_CD = re.compile(r"%cd(?:[ \t]+-q)?[ \t]+(?P<folder>[^\r\n]*?)[ \t]*\Z")
+"""`%cd DIR` at the start of a line (`-q`: quietly): IPython runs what follows in DIR."""
+
+
+def _moved(cwd: str | None, line: str) -> str | None:
+    """The folder after `line` runs in `cwd` (relative to the notebook's; `None`: not known). `%cd DIR` moves it to a
+    folder its text tells (not `~`, `-`, `$VAR`, an absolute path: no project folder); `os.chdir(...)`, an indented
+    `%cd` (maybe not run) and any other `%cd` make it unknown."""
+    if _CHDIR.search(line) is None:
+        return cwd
+    found = _CD.match(line)
+    folder = found["folder"].strip("'\"") if found is not None else ""
+    if cwd is None or not folder or folder.startswith(("/", "~", "-")) or any(c in folder for c in "$`*?{\\"):
+        return None
+    moved = os.path.normpath(os.path.join(cwd, folder))
+    return "" if moved == "." else moved
+
+
+def _folders(code: str, cwd: str | None) -> tuple[list[tuple[int, str | None]], str | None]:
+    """(offset, folder it runs in) of each line of the code cell `code` entered in `cwd`, and the folder after the
+    cell, read top to bottom as "Run All" does. Only a Python cell moves it (a `cd` in `%%bash` ends with its
+    shell)."""
+    lines, offset = [], 0
+    python_cell = not code.startswith("%%") or _PYTHON_CELL.match(code) is not None
+    for line in code.splitlines(keepends=True):
+        lines.append((offset, cwd))
+        cwd = _moved(cwd, line.rstrip("\r\n")) if python_cell else cwd
+        offset += len(line)
+    return lines or [(0, cwd)], cwd
+
+
+def _folder_at(lines: list[tuple[int, str | None]], offset: int) -> str | None:
+    """The folder of the line that holds `offset` (`lines` from `_folders`)."""
+    return lines[max(bisect.bisect_right(lines, offset, key=lambda line: line[0]) - 1, 0)][1]
 
 
 class _Cell(NamedTuple):
@@ -118,24 +156,29 @@ def launch_texts(text: str) -> list[tuple[int, str, bool, str | None]]:
         for source in [cell.get("source")]
         if isinstance(source, (str, list))
     ]
-    cwd = None if any(_CHDIR.search(p.text) for p in pieces) else ""
     found = []
+    after: str | None = ""
     for piece in pieces:
         code = piece.text
+        cwd = after
+        lines, after = _folders(code, cwd) if _CHDIR.search(code) else ([(0, cwd)], cwd)
         if "!" not in code and "%" not in code:
             continue  # no escape: all Python
-        view = [c if c in "\r\n" else " " for c in code]
         if _SHELL_CELL.match(code):
             first = code.find("\n") + 1 if "\n" in code else len(code)
+            view = [c if c in "\r\n" else " " for c in code]
             view[first:] = code[first:]
+            shown = "".join(view)
+            if shown.strip():
+                found.append((piece.cell, shown, False, cwd))
         elif not code.startswith("%%") or _PYTHON_CELL.match(code):
+            # One text per folder the cell's shell lines run in (a `%cd` line between them moves the later ones).
+            views: dict[str | None, list[str]] = {}
             for offset, line in _python_view(code)[1]:
+                view = views.setdefault(_folder_at(lines, offset), [c if c in "\r\n" else " " for c in code])
                 view[offset : offset + len(line)] = line
-        else:
-            continue  # `%%writefile`, `%%html`, …: not run here
-        shown = "".join(view)
-        if shown.strip():
-            found.append((piece.cell, shown, not _SHELL_CELL.match(code), cwd))
+            found += [(piece.cell, "".join(v), True, folder) for folder, v in views.items() if "".join(v).strip()]
+        # `%%writefile`, `%%html`, …: not run here
     return found
 
 
@@ -160,10 +203,12 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
     context = python.context_of(
         [_python_view(p.text)[0] for p in code_cells if not p.text.startswith("%%") or _PYTHON_CELL.match(p.text)]
     )
-    # After `%cd DIR` (or `os.chdir`) in some cell, the folder a command runs in is not known: its script neither.
-    cwd = None if any(_CHDIR.search(p.text) for p in code_cells) else ""
+    # After `%cd DIR`, later lines and cells run their commands in DIR; after `os.chdir(...)`, in a folder not known.
+    after: str | None = ""
     for piece in code_cells:
         code = piece.text
+        cwd = after
+        lines, after = _folders(code, cwd) if _CHDIR.search(code) else ([(0, cwd)], cwd)
         if options.rules.stem not in code:
             continue
         found: list[Hit] = []
@@ -188,12 +233,22 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
                     piece.place(at),
                 ) from None
             for offset, line in shell_lines:
-                found += [shift(h, offset) for h in shell.analyse(line, options, base, cwd=cwd)]
+                here = _folder_at(lines, offset)
+                found += [shift(h, offset) for h in shell.analyse(line, options, base, cwd=here)]
         hits += [piece.back(h, text, _ESCAPED_NAME, ESCAPED) for h in found]
     return hits
 
 
 def _written(name: str, body: str, options: Options, base: Path | None) -> list[Hit]:
-    """Hits in the body of a `%%writefile NAME` cell when NAME is a shell script (the launch command it holds); a
-    Python or config file written this way is not checked (the cell may be a fragment, or a template)."""
-    return shell.analyse(body, options, base) if kind_of(name, sniff=False) == "shell" else []
+    """Hits in the body of a `%%writefile NAME` cell when NAME is a shell script (the launch command it holds) or a
+    YAML or JSON config (by its suffix; read as a Markdown fence is: no reader of it is proven); a Python file
+    written this way, or a config that does not parse, is not checked (the cell may be a fragment, or a template)."""
+    kind = kind_of(name, sniff=False)
+    if kind == "shell":
+        return shell.analyse(body, options, base)
+    if kind not in ("yaml", "json"):
+        return []
+    try:
+        return (yaml_json.analyse_yaml if kind == "yaml" else yaml_json.analyse_json)(body, options)
+    except ParseError:
+        return []

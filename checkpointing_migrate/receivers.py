@@ -39,6 +39,8 @@ _MOCK_NAMES = ("Mock", "MagicMock", "NonCallableMock", "NonCallableMagicMock", "
 MOCKS = frozenset(f"{module}.{name}" for module in ("unittest.mock", "mock") for name in _MOCK_NAMES)
 """Test doubles: every attribute of one is a mock too (unless the file assigns it), so an old name on it is no
 transformers method, and assigning one there no override of it."""
+MOCKER = "mocker"
+"""pytest-mock's fixture: `mocker.MagicMock()` (and the other `_MOCK_NAMES`) makes the same doubles as `MOCKS`."""
 NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
 """Plain attribute bags: an old name on one is an attribute the code put there, not a method of a model."""
 DOUBLES = ("mock", "namespace")
@@ -238,7 +240,18 @@ class Receivers:
         """`lambda **kwargs: ...` or a mock (`MagicMock()`): a replacement that takes whatever the new name passes."""
         if isinstance(value, ast.Lambda):
             return value.args.kwarg is not None
-        return isinstance(value, ast.Call) and self.qualified(value.func) in MOCKS
+        return isinstance(value, ast.Call) and (self.qualified(value.func) in MOCKS or self._mocker(value.func))
+
+    def _mocker(self, func: ast.expr) -> bool:
+        """`mocker.MagicMock` where `mocker` is pytest-mock's fixture (a name the module neither imports nor defines)."""
+        return (
+            isinstance(func, ast.Attribute)
+            and func.attr in _MOCK_NAMES
+            and isinstance(func.value, ast.Name)
+            and func.value.id == MOCKER
+            and MOCKER not in self.imports
+            and MOCKER not in self.classes
+        )
 
     def _call_statement(self, call: ast.Call) -> None:
         """`setattr(Tiny, "old", fn)` (a class patch) and `adapters.init(model)` (a class swap)."""
@@ -281,6 +294,8 @@ class Receivers:
             and (expr.value.id in ("self", "cls") or expr.value.id in self.classes)
         ):
             return self._local_class(expr.attr, depth)  # `self._FakeModel()`: a class nested in the test class
+        if self._mocker(expr):
+            return Kind(ReceiverKind.MOCK, f"a `{expr.attr}` (from pytest-mock's `{MOCKER}`)")
         name = self.qualified(expr)
         if name is None:
             # A known class name neither imported nor defined: a snippet (a README fence) that uses the real one.
@@ -346,6 +361,24 @@ class Receivers:
         if kind.kind == ReceiverKind.UNKNOWN:
             return kind
         return dataclasses.replace(kind, why=f"{kind.why} (in {following[0][0].name})", line=0)
+
+    def class_node(self, expr: ast.expr) -> ast.ClassDef | None:
+        """The definition of the class named `expr`: in this module, or in the project module it is imported from
+        (followed like `class_kind`, `MAX_HOPS` deep). `None` when not found."""
+        if not isinstance(expr, ast.Name):
+            return None
+        if expr.id not in self.imports:
+            return self.classes.get(expr.id)
+        module, _, name = self.imports[expr.id].rpartition(".")
+        found = self._module_of(module, name) if module else None
+        if found is None:
+            return None
+        other, following = found
+        self.cache.following.add(following)
+        try:
+            return other.class_node(ast.Name(name))
+        finally:
+            self.cache.following.discard(following)
 
     def definitions(self, expr: ast.expr, depth: int = 0) -> tuple[list[tuple[str, ast.AST, str]], str | None]:
         """What the class `expr` and its bases (not transformers' own classes) define of the old member names, as

@@ -15,9 +15,12 @@ from pathlib import Path
 
 from checkpointing_migrate import codes
 from checkpointing_migrate.codes import Applicability, Severity
+from checkpointing_migrate.configreaders import flag_reader
+from checkpointing_migrate.dictflow import VerdictKind
 from checkpointing_migrate.findings import Edit
 from checkpointing_migrate.hits import Hit, Options, info, planned_hit, registered, rename
 from checkpointing_migrate.pylex import declared_fields
+from checkpointing_migrate.rules import Rules
 from checkpointing_migrate.table import Rename, field_name
 
 _PYTHON = re.compile(r"python[\d.]*\Z")
@@ -66,6 +69,10 @@ class FlagReader(StrEnum):
     """The script's own `add_argument`."""
     FIELD = "field"
     """Maybe the script's own dataclass, which declares a field of the flag's name."""
+    PARSED = "parsed"
+    """The script's parser is given a dataclass of the project's that declares the field."""
+    UNSURE = "unsure"
+    """The script's parser is given a dataclass the tool cannot read."""
     UNKNOWN = "unknown"
     """Not known."""
 
@@ -197,32 +204,38 @@ def normal(flag: str) -> str:
 
 
 def _script_verdict(
-    script: str, base: Path | None, parsers: frozenset[str], flag: str, cwd: str | None = ""
-) -> FlagReader:
+    script: str, base: Path | None, rules: Rules, flag: str, cwd: str | None = ""
+) -> tuple[FlagReader, str]:
     """`sure`, `own` (the script defines the flag), `field` (it declares a dataclass field of the flag's name, so its
-    parser may read the flag into the script's own dataclass) or `unknown`, for a script path as written in a command
-    run from `cwd` (what `cd` made of the folder the shell file is run from; `None`: not known).
+    parser may read the flag into the script's own dataclass), `parsed` (its parser is given a dataclass of the
+    project's that declares the field), `unsure` (one the tool cannot read) or `unknown`, for a script path as
+    written in a command run from `cwd` (what `cd` made of the folder the shell file is run from; `None`: not
+    known); with the evidence of `parsed` and `unsure` (`dictflow.Verdict.why`).
 
     Sure only when the script is found next to the file (or above it, up to the project) and builds its arguments
     with the renamed flags' parser (`HfArgumentParser`) without defining the flag itself; otherwise reported as
     `info`."""
     if base is None or cwd is None:
-        return FlagReader.UNKNOWN
+        return FlagReader.UNKNOWN, ""
     for folder in (base, *base.parents):
         path = folder / cwd / script
         if path.is_file():
             try:
                 text = path.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
-                return FlagReader.UNKNOWN
+                return FlagReader.UNKNOWN, ""
             if re.search(rf"add_argument\([^)]*[\"']{re.escape(flag)}[\"']", text):
-                return FlagReader.OWN
+                return FlagReader.OWN, ""
             if declared_fields(text, flag):
-                return FlagReader.FIELD
-            return FlagReader.SURE if any(re.search(rf"\b{p}\b", text) for p in parsers) else FlagReader.UNKNOWN
+                return FlagReader.FIELD, ""
+            if not any(re.search(rf"\b{p}\b", text) for p in rules.parsers):
+                return FlagReader.UNKNOWN, ""
+            found = flag_reader(path, field_name(flag), rules)
+            by_kind = {VerdictKind.OWN: FlagReader.PARSED, VerdictKind.UNSURE: FlagReader.UNSURE}
+            return by_kind.get(found.kind, FlagReader.SURE), found.why
         if (folder / ".git").exists():
             break
-    return FlagReader.UNKNOWN
+    return FlagReader.UNKNOWN, ""
 
 
 @dataclass(frozen=True)
@@ -239,12 +252,13 @@ class Program:
     present: frozenset[str] = frozenset()
     """Every flag the program gets (spelt `--a_b`), from its words and the variables they expand."""
 
-    def verdict(self, base: Path | None, parsers: frozenset[str], flag: str) -> FlagReader:
+    def verdict(self, base: Path | None, rules: Rules, flag: str) -> tuple[FlagReader, str]:
+        """See `_script_verdict`."""
         if self.kind == ProgramKind.COMMAND:
-            return FlagReader.SURE
+            return FlagReader.SURE, ""
         if self.kind == ProgramKind.SCRIPT:
-            return _script_verdict(self.name, base, parsers, flag, self.cwd)
-        return FlagReader.UNKNOWN
+            return _script_verdict(self.name, base, rules, flag, self.cwd)
+        return FlagReader.UNKNOWN, ""
 
 
 def flag_hit(
@@ -259,7 +273,7 @@ def flag_hit(
 ) -> Hit:
     """The verdict on one old flag given to `program` (`through`: the variable that holds it)."""
     name = program.name
-    verdict = program.verdict(base, options.rules.parsers, flag)
+    verdict, why = program.verdict(base, options.rules, flag)
     if program.kind == ProgramKind.SCRIPT and program.cwd:
         name = os.path.join(program.cwd, name)  # `cd legacy && python train.py`: says which `train.py`
     via = f" through `${through}`" if through else ""
@@ -271,12 +285,16 @@ def flag_hit(
         return registered(
             row, start, code="own-flag", form="dataclass", who=f"`{name}`", field=field_name(flag), flag=flag
         )
+    if verdict == FlagReader.PARSED:
+        return registered(row, start, code="own-flag", form="parsed", who=f"`{name}`", why=why, flag=flag)
     if verdict == FlagReader.UNKNOWN or not located:
         what = codes.message("unknown-program", name=name, flag=flag)
         return info(row, start, code="unknown-program", what=what, section="config", new=row.new)
     unsafe = None
     if program.image is not None:
         unsafe = codes.message("flag", "unsafe-image", name=name, image=program.image)
+    elif verdict == FlagReader.UNSURE:
+        unsafe = codes.message("flag", "unsafe-parser", name=name, why=why)
     return rename(
         row,
         start,

@@ -563,3 +563,76 @@ def test_a_configs_reader_is_the_call_that_reads_it(
     (tmp_path / "run.py").write_text(reader)
     (finding,) = [f for f in _scan(tmp_path, capsys) if str(f["path"]).endswith("conf.yaml")]
     assert (finding["code"], finding.get("applicability")) == READER_CASES[reader]
+
+
+def test_a_dataclass_imported_by_the_parser_declares_its_flags_and_keys(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A flag renamed for a parser whose dataclass, imported from another module, declares the field was a safe fix:
+    renamed, the project's parser refuses it (measured below). A dataclass the tool cannot find makes the flag an
+    unsafe fix, like a config key; a field named like an old method, read anywhere in the project, is that field."""
+    import argparse
+    import dataclasses
+    import warnings
+
+    import transformers
+
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "myargs.py").write_text(
+        "from dataclasses import dataclass\n\n\n@dataclass\nclass ModelArguments:\n"
+        "    gradient_checkpointing_enable: bool = False\n    gradient_checkpointing: bool = False\n"
+    )
+    parser = "from transformers import HfArgumentParser, TrainingArguments\n\nfrom {} import ModelArguments\n\n"
+    parser += 'parser = HfArgumentParser((ModelArguments, TrainingArguments))\nparser.parse_yaml_file("cfg.yaml")\n'
+    (tmp_path / "train.py").write_text(parser.format("myargs"))
+    (tmp_path / "other.py").write_text(parser.format("elsewhere"))
+    (tmp_path / "cfg.yaml").write_text("gradient_checkpointing: true\n")
+    (tmp_path / "report.py").write_text(
+        "def report(model_args):\n    return model_args.gradient_checkpointing_enable\n"
+    )
+    (tmp_path / "run.sh").write_text(
+        "python train.py --gradient_checkpointing_enable --gradient_checkpointing true\n"
+        "python other.py --gradient_checkpointing true\n"
+    )
+    found = {
+        (Path(str(f["path"])).name, f["line"], f["severity"], f.get("applicability"), f["code"]): str(f["message"])
+        for f in _scan(tmp_path, capsys)
+    }
+    assert set(found) == {
+        ("cfg.yaml", 1, "hazard", None, "own-reader"),
+        ("run.sh", 1, "info", None, "own-flag"),
+        ("run.sh", 2, "fix", "unsafe", "flag"),
+        ("report.py", 2, "info", None, "own-flag"),
+    }
+    assert (
+        "reads `model_args.gradient_checkpointing_enable`, a field of the project's own dataclass `ModelArguments` "
+        "(`myargs.py:6`; HfArgumentParser's flag `--gradient_checkpointing_enable`)"
+        in found["report.py", 2, "info", None, "own-flag"]
+    )
+    assert (
+        "`train.py` parses its arguments into the project's own dataclass: `ModelArguments` declares "
+        "`gradient_checkpointing` itself, so its HfArgumentParser reads `--gradient_checkpointing` into that dataclass"
+        in found["run.sh", 1, "info", None, "own-flag"]
+    )
+    assert (
+        "`other.py` parses it with an HfArgumentParser, but `ModelArguments` is not in this file"
+        in found["run.sh", 2, "fix", "unsafe", "flag"]
+    )
+    assert (
+        "`ModelArguments` declares `gradient_checkpointing` itself"
+        in found["cfg.yaml", 1, "hazard", None, "own-reader"]
+    )
+
+    # Measured: renamed, the flag is no field of the project's dataclass, and its parser refuses it. (Given with
+    # TrainingArguments too, this parser cannot even be built on a release with the rename: the deprecated alias
+    # field `gradient_checkpointing` conflicts with the project's own.)
+    own = dataclasses.make_dataclass("ModelArguments", [("gradient_checkpointing", bool, False)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        hf = transformers.HfArgumentParser(own)
+        (old,) = hf.parse_args_into_dataclasses(["--gradient_checkpointing", "true"])
+        with pytest.raises(ValueError, match="Some specified arguments are not used"):
+            hf.parse_args_into_dataclasses(["--activation_checkpointing", "true"])
+        with pytest.raises(argparse.ArgumentError, match="conflicting option string"):
+            transformers.HfArgumentParser((own, transformers.TrainingArguments))
+    assert old.gradient_checkpointing

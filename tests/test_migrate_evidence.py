@@ -233,6 +233,31 @@ def test_train():
     model.gradient_checkpointing_enable = MagicMock()  # info not-transformers
     train(MagicMock(), model)
 """,
+    # A field of the project's own dataclass named like an old method: HfArgumentParser's flag, the project's.
+    "own_dataclass_field": """
+from dataclasses import dataclass
+from transformers import HfArgumentParser, TrainingArguments
+
+@dataclass
+class ModelArguments:
+    gradient_checkpointing_enable: bool = False
+
+model_args, training_args = HfArgumentParser((ModelArguments, TrainingArguments)).parse_args_into_dataclasses()
+if model_args.gradient_checkpointing_enable:  # info own-flag
+    pass
+""",
+    # pytest-mock's `mocker` makes the same doubles as unittest.mock; a module-level `mocker` of the project's does not.
+    "pytest_mock_doubles": """
+def test_train(mocker):
+    model = mocker.MagicMock()
+    model.gradient_checkpointing_enable()  # unsafe call
+    model.gradient_checkpointing_enable.assert_called_once()  # info not-transformers
+    other = mocker.Mock()
+    other.is_gradient_checkpointing  # info not-transformers
+    holder = mocker.NonCallableMagicMock()
+    holder.gradient_checkpointing_enable = mocker.MagicMock()  # info not-transformers
+    holder.gradient_checkpointing_enable()  # unsafe call
+""",
 }
 
 
@@ -385,6 +410,9 @@ def test_an_attribute_of_a_test_double_says_what_holds_it(tmp_path: Path, capsys
         "`MagicMock` (from unittest.mock)): a mock's attribute, not the deprecated method nor an override of it"
     )
     assert "on a plain namespace (`ns` holds a `SimpleNamespace` (from types))" in messages[12]
+    (tmp_path / "case.py").write_text(CASES["pytest_mock_doubles"].lstrip("\n"))
+    messages = {f["line"]: f["message"] for f in _scan(tmp_path, capsys)}
+    assert "on a test double (`model` holds a `MagicMock` (from pytest-mock's `mocker`))" in messages[4]
 
 
 # --- what the verdicts rest on, measured on the installed transformers ------------------------------------------------

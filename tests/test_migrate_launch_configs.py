@@ -55,7 +55,7 @@ def test_the_launch_kinds_and_the_unproven_case_are_covered() -> None:
     assert {p.name.split(".")[0] for p in BEFORE} == {
         "proven_sh", "proven_make", "proven_md", "proven_ci", "proven_trl", "trl_eq", "unproven",
         "proven_var", "unproven_var", "proven_pushd", "proven_vscode", "proven_nb", "proven_run", "unproven_nb",
-        "proven_makevar", "unproven_makevar",
+        "proven_makevar", "unproven_makevar", "proven_cd",
     }  # fmt: skip
     for name in ("unproven", "trl_eq", "unproven_var", "unproven_nb", "unproven_makevar"):
         assert (TREE / f"{name}.after.yaml").read_bytes() == (TREE / f"{name}.before.yaml").read_bytes()
@@ -86,7 +86,8 @@ def test_each_verdict_says_who_reads_the_file(tmp_path: Path, capsys: pytest.Cap
         "own_vscode.yaml": ("own-reader", "hazard", None),
         "proven_nb.yaml": ("config-key", "fix", "safe"),  # `!python scripts/train_cfg.py --config …`
         "proven_run.yaml": ("config-key", "fix", "safe"),  # `%run scripts/train_cfg.py --config …`
-        "unproven_nb.yaml": ("config-key", "fix", "unsafe"),  # after `%cd scripts`
+        "proven_cd.yaml": ("config-key", "fix", "safe"),  # `%cd scripts`, then a later cell's `--config ../…`
+        "unproven_nb.yaml": ("config-key", "fix", "unsafe"),  # after `os.chdir(...)`
         "own_nb.yaml": ("own-reader", "hazard", None),  # `!python read_own.py own_nb.yaml`
         "proven_makevar.yaml": ("config-key", "fix", "safe"),  # Makefile `CFG = …` then `--config $(CFG)`
         "unproven_makevar.yaml": ("config-key", "fix", "unsafe"),  # `TWICE += …`
@@ -109,6 +110,7 @@ def test_each_verdict_says_who_reads_the_file(tmp_path: Path, capsys: pytest.Cap
         "own_vscode.yaml": "launch.json:18 runs `read_own.py own_vscode.yaml`, and read_own.py:7 loads",
         "proven_nb.yaml": "run as `scripts/train_cfg.py --config proven_nb.yaml` (train.ipynb:cell 1:2)",
         "proven_run.yaml": "run as `scripts/train_cfg.py --config proven_run.yaml` (train.ipynb:cell 2:1)",
+        "proven_cd.yaml": "run as `train_cfg.py --config ../proven_cd.yaml` (moved.ipynb:cell 2:2)",
         "proven_makevar.yaml": "run as `scripts/train_cfg.py --config proven_makevar.yaml` (Makefile:10, through `$CFG`)",
         "unproven_makevar.yaml": "no launch command or Python file of the project was found reading this file",
         "own_nb.yaml": "train.ipynb:cell 3:1 runs `read_own.py own_nb.yaml`, and read_own.py:7 loads this file",

@@ -78,6 +78,8 @@ EXPECTED = {
     ("Makefile", 2, 11): ("own-flag", "info", None),  # $(LEGACY) after `cd legacy &&`
     ("cells.ipynb", 10, 33): ("own-flag", "info", None),  # %run legacy/train_hf.py
     ("cells.ipynb", 30, 38): ("own-flag", "info", None),  # %%bash: cd legacy && …
+    ("cells.ipynb", 41, 6): ("config-key", "fix", "unsafe"),  # `%%writefile cfg.yaml`: a config, no reader shown
+    ("cells.ipynb", 51, 34): ("config-key", "fix", "unsafe"),  # `%%writefile cfg.json`
     ("legacy/train_hf.py", 5, 22): ("own-flag", "info", None),
     ("run.sh", 10, 15): ("flag", "fix", "unsafe"),  # exported, expanded nowhere here
     ("run.sh", 11, 7): ("both-names", "hazard", None),  # $BOTH holds both names
@@ -88,10 +90,16 @@ EXPECTED = {
     ("Dockerfile", 17, 3): ("flag", "fix", "unsafe"),  # `RUN <<-EOT bash`, continued
     ("Dockerfile", 23, 20): ("flag", "fix", "unsafe"),  # `COPY <<EOF /app/train.sh`
     ("Dockerfile", 25, 24): ("flag", "fix", "unsafe"),  # the next instruction: back in the build's folder
+    ("Dockerfile", 27, 24): ("own-flag", "info", None),  # `WORKDIR legacy` in /app, where `COPY . .` put the project
+    ("Dockerfile", 29, 24): ("unknown-program", "info", None),  # `WORKDIR /opt/other`: no project folder copied there
+    ("Dockerfile", 33, 24): ("own-flag", "info", None),  # another stage: `COPY legacy /srv`, `WORKDIR /srv`
+    ("Dockerfile", 36, 1): ("config-key", "fix", "unsafe"),  # `COPY <<EOF /app/cfg.yaml`: a config, no reader shown
+    ("Dockerfile", 39, 3): ("config-key", "fix", "unsafe"),  # `COPY <<'EOF' cfg.json`
     ("dirs.sh", 4, 20): ("own-flag", "info", None),  # after `pushd legacy`
     ("dirs.sh", 7, 48): ("own-flag", "info", None),  # `pushd legacy > /dev/null && python …`
     ("dirs.sh", 10, 20): ("unknown-program", "info", None),  # a `popd` with no `pushd` left: the folder is not known
-    ("moved.ipynb", 19, 26): ("unknown-program", "info", None),  # `!python train_hf.py` after a cell's `%cd legacy`
+    ("moved.ipynb", 19, 26): ("own-flag", "info", None),  # `!python train_hf.py` after a cell's `%cd legacy`
+    ("moved.ipynb", 42, 26): ("unknown-program", "info", None),  # after `os.chdir(...)`: the folder is not known
 }
 
 
@@ -202,3 +210,14 @@ def test_a_fix_inside_a_string_quoted_with_escapes_is_an_info_in_json_too(
     assert main(["scan", "--format", "json", str(tmp_path)]) == 0  # an info only
     [finding] = json.loads(capsys.readouterr().out)
     assert (finding["code"], finding["severity"], finding["applicability"]) == ("flag", "info", None)
+
+
+def test_a_written_config_that_does_not_parse_is_left_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A `%%writefile cfg.yaml` cell or a `COPY <<EOF cfg.json` heredoc may be a template: no finding, no error."""
+    shutil.copy(TREE / "pyproject.toml", tmp_path)
+    cell = {"cell_type": "code", "source": ["%%writefile cfg.yaml\n", "gradient_checkpointing: [{{ flag }\n"]}
+    (tmp_path / "cells.ipynb").write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4}))
+    (tmp_path / "Dockerfile").write_text('COPY <<EOF cfg.json\n{"gradient_checkpointing": {{ flag }}\nEOF\n')
+    capsys.readouterr()
+    assert main(["scan", "--format", "json", str(tmp_path)]) == 0
+    assert json.loads(capsys.readouterr().out) == []

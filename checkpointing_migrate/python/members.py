@@ -83,7 +83,8 @@ def _not_a_method(file: File, node: ast.Attribute, at: At, row: Rename, start: i
 
         folder = project_folder(file.base)[0] if file.base is not None else Path()
         names = {"who": who, "use": f"{receiver}.{node.attr}", "flag": declared.flag, "where": declared.where(folder)}
-        return registered(row, start, code="own-flag", form="namespace", section="library", **names)
+        form = "field-namespace" if declared.owner else "namespace"
+        return registered(row, start, code="own-flag", form=form, section="library", cls=declared.owner, **names)
     held = evidence.kind(file, at, node.value)
     if held.kind not in DOUBLES:
         return None
