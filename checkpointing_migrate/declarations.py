@@ -118,7 +118,8 @@ def _read(path: Path) -> str:
 
 # --- requirements files ---------------------------------------------------------------------------------------------
 
-_INCLUDE = re.compile(r"(?:-(?P<short>[rc])\s*|--(?P<long>requirement|constraint)(?:\s*=\s*|\s+))(?P<file>\S+)$")
+# Patterns of one place each are text, compiled (and cached) by `re` on first use: most scans never read them.
+_INCLUDE = r"(?:-(?P<short>[rc])\s*|--(?P<long>requirement|constraint)(?:\s*=\s*|\s+))(?P<file>\S+)$"
 
 
 @dataclass
@@ -143,7 +144,7 @@ def _requirements_file(path: Path, chain: tuple[Path, ...] = ()) -> _Requirement
             continue
         at = Position(name, number, raw.find(line[0]) + 1)
         if line.startswith("-"):
-            include = _INCLUDE.match(line)
+            include = re.match(_INCLUDE, line)
             if include is None:
                 continue  # another pip option (`-e .`, `--index-url`): no requirement on transformers
             if "://" in include.group("file"):
@@ -245,7 +246,7 @@ def _caret_or_tilde(operator: str, version: str) -> str:
     return f">={version},<{'.'.join(map(str, upper))}"
 
 
-_POETRY_PART = re.compile(r"(?P<op>\^|~=|~|===|==|!=|>=|<=|>|<|=)?\s*(?P<version>[0-9A-Za-z.*+!_-]+)")
+_POETRY_PART = r"(?P<op>\^|~=|~|===|==|!=|>=|<=|>|<|=)?\s*(?P<version>[0-9A-Za-z.*+!_-]+)"  # see `_INCLUDE`
 
 
 def poetry_constraint(text: str) -> list[str]:
@@ -258,7 +259,7 @@ def poetry_constraint(text: str) -> list[str]:
         parts = []
         rest = alternative.strip()
         while rest:
-            part = _POETRY_PART.match(rest)
+            part = re.match(_POETRY_PART, rest)
             if part is None:
                 raise ValueError(f"cannot read {rest!r}")
             rest = rest[part.end() :].lstrip(" ,")
@@ -466,7 +467,7 @@ def from_setup_py(folder: Path) -> list[DependencyList]:
 
 # --- conda environment.yml -------------------------------------------------------------------------------------------
 
-_CONDA = re.compile(r"\s*(?:[A-Za-z0-9_.-]+::)?(?P<name>[A-Za-z0-9_.-]+)\s*(?P<spec>[^\s#]*)\s*(?P<build>\S*)")
+_CONDA = r"\s*(?:[A-Za-z0-9_.-]+::)?(?P<name>[A-Za-z0-9_.-]+)\s*(?P<spec>[^\s#]*)\s*(?P<build>\S*)"  # see `_INCLUDE`
 
 
 def conda_spec(text: str) -> list[str] | None:
@@ -474,7 +475,7 @@ def conda_spec(text: str) -> list[str] | None:
     `==5.23` → `==5.23`, `>=5.23,<6` as is; `None` for another package; `ValueError` when bad."""
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-    found = _CONDA.match(text)
+    found = re.match(_CONDA, text)
     if found is None or found.group("name").lower() != PACKAGE:
         return None
     alternatives = []

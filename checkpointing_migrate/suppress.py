@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 MARKER = "checkpointing-migrate:"
 """What every suppression comment holds; a file without it has none."""
 
-DIRECTIVE = re.compile(r"#\s*checkpointing-migrate:\s*ignore(?:\[([^\]\n]*)\])?(?=\s*(?:$|#|\\n|\"))", re.MULTILINE)
-"""A suppression comment; group 1 holds its codes. It ends its line, or a notebook's JSON string (`…\\n",`)."""
+DIRECTIVE = r"#\s*checkpointing-migrate:\s*ignore(?:\[([^\]\n]*)\])?(?=\s*(?:$|#|\\n|\"))"
+"""A suppression comment (a `re.MULTILINE` pattern); group 1 holds its codes. It ends its line, or a notebook's JSON
+string (`…\\n",`). Kept as text, compiled (and cached by `re`) by the first file holding `MARKER`: most hold none."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ def directives(text: str, kind: str) -> dict[int, Directive]:
     starts = line_starts(text)
     comments = _python_comments(text) if kind == "python" else None
     found = {}
-    for match in DIRECTIVE.finditer(text):
+    for match in re.finditer(DIRECTIVE, text, re.MULTILINE):
         line = _line_of(starts, match.start())
         if comments is not None and not any(a <= match.start() < b for a, b in comments.get(line, ())):
             continue
@@ -139,7 +140,7 @@ def _continuations(text: str, inside: set[int]) -> list[tuple[int, int]]:
     return spans
 
 
-_HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
+_HEREDOC = r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1"  # compiled (by `re`) at a shell file's first `<<`
 
 
 def _shell_line(
@@ -164,7 +165,7 @@ def _shell_line(
         elif c == "#" and (i == 0 or line[i - 1].isspace()):
             break
         elif line.startswith("<<", i) and not line.startswith("<<<", i):
-            found = _HEREDOC.match(line, i)
+            found = re.compile(_HEREDOC).match(line, i)
             if found:
                 heredocs.append(found[2])
                 i = found.end() - 1

@@ -132,6 +132,8 @@ def test_the_installed_tool_loads_only_what_scan_needs(installed: Path, project:
         or m in ("tomllib", "checkpointing_migrate.gitignore")
         # what only an old name read off an object (a project's own flag?) or a config file's consumer would need
         or m in ("checkpointing_migrate.argflags", "checkpointing_migrate.configreaders")
+        # what only a dict key, a subscript or a keyword on a candidate line would need
+        or m == "checkpointing_migrate.dictflow"
     }
     assert {"checkpointing_migrate.commands", "packaging.specifiers"} <= with_requirement
     other_kinds = {k.handler.partition(":")[0] for k in kinds.KINDS if k.name != "python"}

@@ -17,7 +17,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from checkpointing_migrate.dictflow import Dicts
 from checkpointing_migrate.hits import Hit, Options
 from checkpointing_migrate.pylex import Source, config_subclasses
 from checkpointing_migrate.receivers import ModuleCache, Receivers
@@ -26,6 +25,7 @@ from checkpointing_migrate.table import field_name
 
 if TYPE_CHECKING:
     from checkpointing_migrate.argflags import Declared
+    from checkpointing_migrate.dictflow import Dicts
 
 Check = Callable[["File", ast.AST, "At"], Iterator[Hit]]
 
@@ -59,18 +59,33 @@ class Run:
     rules: Rules
     flags: tuple[str, ...]
     """The renamed CLI flags, with the planned ones."""
-    flag_pattern: re.Pattern[str]
-    """Any of `flags` as a whole flag, longest first."""
-    defines_flag: dict[str, re.Pattern[str]]
-    """Flag → `add_argument(... "flag"`: a file that defines the flag itself."""
-    declares_field: dict[str, re.Pattern[str]]
-    """Flag → `    name:` (the dataclass field HfArgumentParser turns into the flag)."""
-    imports_library: dict[str, re.Pattern[str]]
-    """Import name of a library sharing a member name → `import lib` / `from lib` at the start of a line."""
     dispatch: Mapping[type[ast.AST], tuple[Rule, ...]]
     """Node type → the rules registered for it, in the families' order."""
     modules: ModuleCache = field(default_factory=ModuleCache)
     """The project modules read to follow imports during this run."""
+
+    # The patterns below are compiled when a file first needs one, not up front: most files hold no flag and import
+    # no library sharing a member name, and compiling them all cost a one-file scan a tenth of its analysis. `re`'s
+    # own cache keeps each compiled once per run (`cached_property` on a frozen dataclass: see `table.Table`).
+
+    @cached_property
+    def flag_pattern(self) -> re.Pattern[str]:
+        """Any of `flags` as a whole flag, longest first."""
+        flags = sorted(self.flags, key=len, reverse=True)
+        return re.compile("|".join(rf"(?<![\w-]){re.escape(f)}(?![\w-])" for f in flags))
+
+    def defines_flag(self, flag: str) -> re.Pattern[str]:
+        """`add_argument(... "flag"`: a file that defines the flag itself."""
+        return re.compile(rf"add_argument\([^)]*[\"']{re.escape(flag)}[\"']")
+
+    def declares_field(self, flag: str) -> re.Pattern[str]:
+        """`    name:` (the dataclass field HfArgumentParser turns into the flag)."""
+        return re.compile(rf"^[ \t]+{re.escape(field_name(flag))}[ \t]*:", re.M)
+
+    def imports_library(self, library: str) -> re.Pattern[str]:
+        """`import lib` / `from lib` at the start of a line (`library`: the import name of a library sharing a
+        member name)."""
+        return re.compile(rf"^[ \t]*(?:from|import)[ \t]+{re.escape(library)}\b", re.M)
 
     @classmethod
     def of(cls, rules: Rules, families: tuple[ModuleType, ...]) -> Run:
@@ -81,16 +96,7 @@ class Run:
                 for kind in rule.types if isinstance(rule, Rule) else ():
                     table.setdefault(kind, []).append(rule)
         flags = (*rules.flags, *(n for n in rules.planned if n.startswith("--")))
-        libraries = {lib for libs in rules.shared.values() for lib in libs}
-        return cls(
-            rules,
-            flags,
-            re.compile("|".join(rf"(?<![\w-]){re.escape(f)}(?![\w-])" for f in sorted(flags, key=len, reverse=True))),
-            {f: re.compile(rf"add_argument\([^)]*[\"']{re.escape(f)}[\"']") for f in flags},
-            {f: re.compile(rf"^[ \t]+{re.escape(field_name(f))}[ \t]*:", re.M) for f in flags},
-            {lib: re.compile(rf"^[ \t]*(?:from|import)[ \t]+{re.escape(lib)}\b", re.M) for lib in libraries},
-            {kind: tuple(found) for kind, found in table.items()},
-        )
+        return cls(rules, flags, {kind: tuple(found) for kind, found in table.items()})
 
 
 @dataclass(frozen=True)
@@ -124,6 +130,8 @@ class File:
     @cached_property
     def dicts(self) -> Dicts:
         """Where the module's dicts go (`checkpointing_migrate.dictflow`), built the first time a dict key is met."""
+        from checkpointing_migrate.dictflow import Dicts  # only a file with a dict key, subscript or keyword needs it
+
         return Dicts(self.receivers, self.options, self.at, self.text)
 
     @cached_property
@@ -137,7 +145,7 @@ class File:
             name
             for name, libs in self.rules.shared.items()
             if self.options.package in libs
-            or any(lib in self.text and self.run.imports_library[lib].search(self.text) for lib in libs)
+            or any(lib in self.text and self.run.imports_library(lib).search(self.text) for lib in libs)
         )
 
     @cached_property
@@ -147,7 +155,7 @@ class File:
     @cached_property
     def own_flags(self) -> frozenset[str]:
         """Flags the file defines itself with `add_argument`."""
-        return frozenset(f for f in self.run.flags if f in self.text and self.run.defines_flag[f].search(self.text))
+        return frozenset(f for f in self.run.flags if f in self.text and self.run.defines_flag(f).search(self.text))
 
     @cached_property
     def member_names(self) -> frozenset[str]:
@@ -165,7 +173,7 @@ class File:
     def own_fields(self) -> frozenset[str]:
         """Flags whose dataclass field the file declares."""
         text = self.text
-        return frozenset(f for f in self.run.flags if field_name(f) in text and self.run.declares_field[f].search(text))
+        return frozenset(f for f in self.run.flags if field_name(f) in text and self.run.declares_field(f).search(text))
 
     def touches(self, first: int, last: int | None) -> bool:
         i = bisect.bisect_left(self.lines, first)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 
-from checkpointing_migrate import dictflow
 from checkpointing_migrate.hits import Hit
 from checkpointing_migrate.python.context import At, File, register
 from checkpointing_migrate.python.evidence import config_receiver, scopes
@@ -16,6 +15,8 @@ from checkpointing_migrate.python.evidence import config_receiver, scopes
 
 @register(ast.Subscript, ast.Dict, ast.keyword, claims=True)
 def dict_use(file: File, node: ast.AST, at: At) -> list[Hit] | None:
+    from checkpointing_migrate import dictflow  # here: a file with no such node on a candidate line never loads it
+
     if not dictflow.relevant(node, file.rules):
         return None
     parents = [n for n, _ in at.chain[:-1]]
