@@ -1,10 +1,8 @@
-"""Which command-line flags the project's own argparse parsers declare, found across its Python files.
+"""Which command-line flags the project's own argparse parsers declare, found across its Python files (once per folder).
 
-`args.model.gradient_checkpointing_enable` read off a namespace is the project's flag `--model.gradient_checkpointing_enable`
-when some module of the project declares it with `add_argument` (openrlhf reads in `trainer/ray/ppo_actor.py` a flag
-that `cli/train_ppo_ray.py` declares), or a field of a dataclass of the project's (`model_args.gradient_checkpointing_enable`
-for `gradient_checkpointing_enable: bool` in the dataclass an `HfArgumentParser` fills): not the transformers method.
-Each project folder is read once per run.
+`args.model.gradient_checkpointing_enable` is the project's flag when a module of the project declares it with
+`add_argument` (openrlhf declares in `cli/train_ppo_ray.py` what `trainer/ray/ppo_actor.py` reads), or a field of one
+of its dataclasses (`gradient_checkpointing_enable: bool`, filled by an `HfArgumentParser`): not the transformers method.
 """
 
 from __future__ import annotations

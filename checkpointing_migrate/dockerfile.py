@@ -1,11 +1,8 @@
 """Dockerfiles (`Dockerfile`, `*.Dockerfile`, `Containerfile`): the commands of `RUN`, `CMD` and `ENTRYPOINT`.
 
-Read as shell in place: the shell form as is, the exec form (`["python", "train.py", "--flag"]`) with its brackets and
-commas blanked, `ENV`/`ARG NAME=…` as variables, a heredoc that is shell (`RUN <<EOF`, `RUN <<-EOT bash`, `COPY <<EOF
-train.sh`) as one script, one that writes a config (`COPY <<EOF cfg.yaml`) as YAML or JSON. It all runs inside the
-image, whose files may not be the project's: its fixes are unsafe.
-After a `WORKDIR`, a script is looked up in the project folder `COPY`/`ADD` put there (`COPY . /app` then `WORKDIR
-/app/legacy`: `legacy/`), and is not known when none did.
+Read as shell in place (the exec form with its brackets and commas blanked, `ENV`/`ARG NAME=…` as variables, a shell
+heredoc as one script, `COPY <<EOF cfg.yaml` as YAML or JSON); after a `WORKDIR`, a script is looked up in the folder
+`COPY`/`ADD` put there, else not known. It runs inside the image, whose files may not be the project's: fixes are unsafe.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Jupyter notebooks: check the code cells, and patch the renamed names inside the notebook's JSON text.
 
 Never re-serialised: each code cell's `source` strings are found with their spans (`jsonpos`), the cell is checked as
-Python (IPython's escapes line by line: `!cmd`, `%run script.py`, `%%bash`, `%%writefile x.sh` as shell, `%%writefile
-x.yaml` as a config), each edit is mapped back into the raw JSON
-string it falls in (every other byte is kept), and each finding says where it is in its cell.
+Python (`!cmd`, `%run`, `%%bash`, `%%writefile x.sh` as shell, `%%writefile x.yaml` as a config), each edit is mapped
+back into the raw JSON string it falls in (every other byte is kept), and a finding says where it is in its cell.
 """
 
 from __future__ import annotations
