@@ -54,6 +54,7 @@ def tiny_model() -> Any:
 
 def _env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != preview.ENV_VAR}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"  # the fixture projects run in place: no __pycache__/ left in tests/fixtures
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
     return {**env, **extra}
 
