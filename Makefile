@@ -30,7 +30,7 @@ serve: $(STAMP) $(PLAYGROUND)
 
 setup: $(STAMP) $(AXE) $(PLAYGROUND)
 
-# PYTHONDONTWRITEBYTECODE emptied: the suite starts some 500 Python processes, 30 of them importing torch and
+# PYTHONDONTWRITEBYTECODE emptied: the suite starts about 460 Python processes, 32 of them importing torch and
 # transformers from release environments installed without bytecode; with it set (as on our CI machines), each one
 # compiled the same modules again (measured: 19% of test_rehearse.py's CPU time). The bytecode goes to ignored
 # __pycache__/ folders.

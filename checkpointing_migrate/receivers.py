@@ -43,8 +43,6 @@ MOCKER = "mocker"
 """pytest-mock's fixture: `mocker.MagicMock()` (and the other `_MOCK_NAMES`) makes the same doubles as `MOCKS`."""
 NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
 """Plain attribute bags: an old name on one is an attribute the code put there, not a method of a model."""
-DOUBLES = ("mock", "namespace")
-"""The `Kind`s of `MOCKS` and `NAMESPACES` instances: no evidence for a rename, nor against one (see `Kind`)."""
 _NEUTRAL_ROOTS = ("abc", "typing", "typing_extensions", "dataclasses", "enum", "builtins", "collections")
 """Import roots whose classes define none of the renamed names (a base from there is no evidence against)."""
 
@@ -72,6 +70,10 @@ class ReceiverKind(StrEnum):
     """A plain namespace: what its attributes are is what the code puts there."""
     UNKNOWN = "unknown"
     """No evidence either way."""
+
+
+DOUBLES = (ReceiverKind.MOCK, ReceiverKind.NAMESPACE)
+"""The `Kind`s of `MOCKS` and `NAMESPACES` instances: no evidence for a rename, nor against one (see `Kind`)."""
 
 
 @dataclass(frozen=True)
@@ -312,7 +314,7 @@ class Receivers:
         root, _, last = name.rpartition(".")
         top = name.split(".")[0]
         if name in MOCKS or name in NAMESPACES:
-            return Kind("mock" if name in MOCKS else "namespace", f"a `{last}` (from {root})")
+            return Kind(ReceiverKind.MOCK if name in MOCKS else ReceiverKind.NAMESPACE, f"a `{last}` (from {root})")
         if top in HF_ROOTS and last in self.rules.config_classes:
             return Kind(ReceiverKind.ARGS, f"`{last}` comes from {top}")
         if top == "transformers" and _MODEL_NAME.match(last):
@@ -600,7 +602,7 @@ class Receivers:
             if isinstance(func, ast.Attribute) and func.attr == "set_training":
                 return self.expr_kind(func.value, scopes, depth + 1)
             if isinstance(func, ast.Attribute) and func.attr == "parse_args":
-                return Kind("namespace", f"the namespace `{ast.unparse(func)}()` returns", expr.lineno)
+                return Kind(ReceiverKind.NAMESPACE, f"the namespace `{ast.unparse(func)}()` returns", expr.lineno)
             return self.class_kind(func)
         if isinstance(expr, ast.Name):
             return self.name_kind(expr.id, scopes, depth)
