@@ -187,22 +187,13 @@ def test_the_404_page_links_resolve(site: Path) -> None:
     assert not [b for b in check(site).broken if b.startswith("404.html")]
 
 
-def test_a_broken_raw_html_link_is_caught(tmp_path: Path) -> None:
-    """Raw HTML passes `mkdocs build --strict`; the checker is what catches it."""
+def test_a_broken_raw_html_link_is_caught_and_a_moved_page_keeps_its_old_address(tmp_path: Path) -> None:
+    """Raw HTML passes `mkdocs build --strict`; the checker is what catches it. The redirects plugin turns an entry of
+    `redirect_maps` into a page that forwards to the new address. One build for both (a site build is ~40 s of CPU):
+    the broken links found are exactly the two raw ones, so the forwarding page adds none."""
     repo = copy_repo(tmp_path / "repo")
     with (repo / "docs/index.md").open("a", encoding="utf-8") as page:
         page.write('\n<a href="generated/timeline/#no-such-anchor">x</a> <a href="nowhere/">y</a>\n')
-    assert build(repo, tmp_path / "site", SITE_URL=SITE_URL).returncode == 0
-    broken = check(tmp_path / "site").broken
-    assert broken == [
-        "index.html: generated/timeline/#no-such-anchor (no #no-such-anchor in generated/timeline/index.html)",
-        "index.html: nowhere/ (no nowhere/index.html)",
-    ]
-
-
-def test_a_moved_page_keeps_its_old_address(tmp_path: Path) -> None:
-    """The redirects plugin turns an entry of `redirect_maps` into a page that forwards to the new address."""
-    repo = copy_repo(tmp_path / "repo")
     config = (repo / "mkdocs.yml").read_text(encoding="utf-8")
     assert "redirect_maps: {}" in config
     moved = config.replace("redirect_maps: {}", 'redirect_maps: {"migration.md": "generated/migration-guide.md"}')
@@ -210,7 +201,10 @@ def test_a_moved_page_keeps_its_old_address(tmp_path: Path) -> None:
     assert build(repo, tmp_path / "site", SITE_URL=SITE_URL).returncode == 0
     redirect = parse(tmp_path / "site/migration/index.html")
     assert "../generated/migration-guide/" in redirect.links
-    assert not check(tmp_path / "site").broken
+    assert check(tmp_path / "site").broken == [
+        "index.html: generated/timeline/#no-such-anchor (no #no-such-anchor in generated/timeline/index.html)",
+        "index.html: nowhere/ (no nowhere/index.html)",
+    ]
 
 
 def test_a_redirect_to_a_missing_page_fails_the_build(tmp_path: Path) -> None:
