@@ -22,11 +22,12 @@ from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
 import pytest
-from sitekit import build, copy_repo
+from sitekit import Build, build, copy_repo, shared_site
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE_URL = "https://docs.example.invalid/"
-"""site_url for the test builds: links that start with it (canonical links, code line anchors) are internal."""
+"""site_url for the builds this module makes itself: links that start with it (canonical links, code line anchors) are
+internal. The shared build has the site_url of `mkdocs.yml`."""
 REPORT = ROOT / ".cache/linkcheck/external-links.md"
 
 
@@ -153,27 +154,27 @@ def markdown_report(report: Report) -> str:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    work = tmp_path_factory.mktemp("links")
-    result = build(copy_repo(work / "repo"), work / "site", SITE_URL=SITE_URL)
-    assert result.returncode == 0, result.stderr
-    return work / "site"
+def site(tmp_path_factory: pytest.TempPathFactory) -> Build:
+    """The session's build of the pristine site (`sitekit.shared_site`), with the site_url of `mkdocs.yml`."""
+    built = shared_site(tmp_path_factory)
+    assert built.returncode == 0, built.log
+    return built
 
 
 # --- Tests ---------------------------------------------------------------------------------------------------------
 
 
-def test_every_internal_link_and_anchor_resolves(site: Path) -> None:
-    report = check(site)
+def test_every_internal_link_and_anchor_resolves(site: Build) -> None:
+    report = check(site.site, site.site_url)
     assert not report.broken, "\n".join(report.broken)
     # The theme alone links each page to its assets and every other page: a handful would mean a parse failure.
-    assert report.checked > 50 * len(list(site.rglob("*.html")))
+    assert report.checked > 50 * len(list(site.site.rglob("*.html")))
     REPORT.parent.mkdir(parents=True, exist_ok=True)
     REPORT.write_text(markdown_report(report), encoding="utf-8")
 
 
-def test_external_links_are_listed_with_their_pages(site: Path) -> None:
-    report = check(site)
+def test_external_links_are_listed_with_their_pages(site: Build) -> None:
+    report = check(site.site, site.site_url)
     # The naming comparison links each library's documentation, taken from aliases.yaml.
     assert report.external, "no external links found at all"
     hf = [url for url in report.external if url.startswith("https://huggingface.co/docs/transformers")]
@@ -181,10 +182,10 @@ def test_external_links_are_listed_with_their_pages(site: Path) -> None:
     assert f"<{hf[0]}>" in markdown_report(report)
 
 
-def test_the_404_page_links_resolve(site: Path) -> None:
-    links = parse(site / "404.html").links
+def test_the_404_page_links_resolve(site: Build) -> None:
+    links = parse(site.site / "404.html").links
     assert any(link.startswith("/generated/") for link in links), links  # absolute, from site_url's path
-    assert not [b for b in check(site).broken if b.startswith("404.html")]
+    assert not [b for b in check(site.site, site.site_url).broken if b.startswith("404.html")]
 
 
 def test_a_broken_raw_html_link_is_caught_and_a_moved_page_keeps_its_old_address(tmp_path: Path) -> None:

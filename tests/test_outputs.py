@@ -18,7 +18,7 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
-from sitekit import build, copy_repo
+from sitekit import build, copy_repo, shared_site
 
 from checkpointing_migrate import table
 from generator.pages import outputs
@@ -34,9 +34,9 @@ def _build(repo: Path, site: Path) -> None:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    work = tmp_path_factory.mktemp("outputs")
-    _build(copy_repo(work / "repo"), work / "site")
-    return work / "site"
+    built = shared_site(tmp_path_factory)
+    assert built.returncode == 0, built.log
+    return built.site
 
 
 def _json(site: Path, name: str) -> Any:

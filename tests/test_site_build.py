@@ -9,25 +9,21 @@ a child process and from a copy of the repository in a temporary directory:
 - the hook writes docs/generated/*.md when they are stale, which would repair the working tree
   before the freshness test looks at it.
 
-One build serves the whole session; two more, each with one broken link, check that strict
-mode fails on it.
+One build serves the whole session, shared with the other site tests (`sitekit.shared_site`); one
+more, with two kinds of broken link, checks that strict mode fails on each.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from html import unescape as html_unescape
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import NamedTuple
 from urllib.parse import urljoin
 
 import pytest
-from sitekit import copy_repo
+from sitekit import Build, build_via_api, copy_repo, shared_site
 
 from checkpointing_migrate.table import load
 from generator.measure import data as measured_data
@@ -50,55 +46,10 @@ NAV = {
     "Generator internals": "reference/index.html",
 }
 
-# Runs in the child: the MkDocs API, as mkdocstrings' own tests use it. Exit code 3 means
-# MkDocs aborted the build (strict-mode warnings, or an error raised by the hook), as opposed
-# to a crash or an invalid config (1).
-_BUILD = """
-import json, logging, sys
-from mkdocs.commands.build import build
-from mkdocs.config import load_config
-from mkdocs.exceptions import Abort
-
-# The mkdocs CLI sets up logging; without this, warnings are counted but never shown.
-logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-config = load_config(sys.argv[1], site_dir=sys.argv[2], strict=True)
-with open(sys.argv[3], "w", encoding="utf-8") as f:
-    json.dump(config.nav, f)
-config.plugins.run_event("startup", command="build", dirty=False)
-try:
-    build(config)
-except Abort as exc:
-    print(f"ABORTED: {exc}", file=sys.stderr)
-    sys.exit(3)
-finally:
-    config.plugins.run_event("shutdown")
-"""
-
-
-class Build(NamedTuple):
-    returncode: int
-    log: str
-    site: Path
-    nav: list[dict[str, str]]
-
-
-def _build(repo: Path) -> Build:
-    site, nav = repo.parent / "site", repo.parent / "nav.json"
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    proc = subprocess.run(
-        [sys.executable, "-c", _BUILD, str(repo / "mkdocs.yml"), str(site), str(nav)],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    return Build(proc.returncode, proc.stdout + proc.stderr, site, json.loads(nav.read_text()) if nav.exists() else [])
-
 
 @pytest.fixture(scope="session")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Build:
-    result = _build(copy_repo(tmp_path_factory.mktemp("build") / "repo"))
+    result = shared_site(tmp_path_factory)
     assert result.returncode == 0, f"strict build failed:\n{result.log}"
     return result
 
@@ -278,7 +229,7 @@ def test_broken_links_fail_the_strict_build_each_with_its_warning(tmp_path: Path
     repo = copy_repo(tmp_path / "repo")
     with (repo / "docs/index.md").open("a", encoding="utf-8") as page:  # hand-written: the hook leaves it alone
         page.write("".join(f"\n[x]({link})\n" for link in _BROKEN_LINKS))
-    result = _build(repo)
+    result = build_via_api(repo)
     assert result.returncode == 3, result.log
     warnings = [line for line in result.log.splitlines() if line.startswith("WARNING")]
     for link, says in _BROKEN_LINKS.items():
