@@ -572,6 +572,7 @@ _CODES = (
             # An unsafe fix's reasons (`dictflow`): the dict's consumer is only maybe training arguments.
             "not-parser": "`{callee}` is not shown to be an HfArgumentParser built from TrainingArguments",
             "not-in-file": "`{cls}` is not in this file: it may declare `{old}` itself",
+            "library-declares": "`{cls}` declares `{old}` itself (measured in {library} {release})",
             "not-imported": _NOT_IMPORTED,
             "also-unpacked": "`{name}` is also unpacked into `{callee}` (line {line}), which is not TrainingArguments",
             "also-used": "`{name}` is also used on line {line} (`{use}`), which may read the old key",

@@ -16,7 +16,7 @@ from checkpointing_migrate.codes import message, shared
 from checkpointing_migrate.findings import Edit
 from checkpointing_migrate.hits import Hit, Options, info, registered, rename
 from checkpointing_migrate.receivers import HF_ROOTS, Kind, ReceiverKind, Receivers
-from checkpointing_migrate.rules import Rules
+from checkpointing_migrate.rules import LibraryDataclass, Rules
 from checkpointing_migrate.table import Rename
 
 _LOADERS = frozenset({"to_dict", "to_sanitized_dict"})
@@ -56,8 +56,9 @@ NONE = Verdict(VerdictKind.NONE)
 
 def parser_verdict(call: ast.Call, receivers: Receivers, old: str) -> Verdict:
     """What `HfArgumentParser(...)` / `TrlParser(...)` built by `call` fills from the old key `old`: `args` when every
-    dataclass it is given is training arguments or a class of this file that does not declare `old`; `own` when a
-    project dataclass declares `old` (followed into the project's modules); else `unsure`, or `none` for another call."""
+    dataclass it is given is training arguments, a class of this file or a library's measured dataclass (TRL's
+    `ModelConfig`) that does not declare `old`; `own` when a project dataclass declares `old` (followed into the
+    project's modules); else `unsure` (`why` names the class), or `none` for another call."""
     name = receivers.qualified(call.func) or ""
     if name.split(".")[0] not in HF_ROOTS or name.rpartition(".")[2] not in receivers.rules.parsers or not call.args:
         return NONE
@@ -81,9 +82,29 @@ def parser_verdict(call: ast.Call, receivers: Receivers, old: str) -> Verdict:
             return Verdict(VerdictKind.OWN, message("own-reader", "declares", cls=text, old=old), kind.line)
         if local is not None:
             continue  # a dataclass of this file without the field
+        measured = None if defined is not None else _library_dataclass(node, receivers)
+        if measured is not None and old not in measured.fields:
+            continue  # a library's dataclass (TRL's `ModelConfig`) whose measured fields do not include it
         if verdict.kind == VerdictKind.ARGS:
-            verdict = Verdict(VerdictKind.UNSURE, message("dict-key", "not-in-file", cls=text, old=old), call.lineno)
+            verdict = Verdict(VerdictKind.UNSURE, _not_shown(text, old, measured, receivers.rules), call.lineno)
     return verdict
+
+
+def _not_shown(cls: str, old: str, measured: LibraryDataclass | None, rules: Rules) -> str:
+    """Why a parser given the dataclass `cls` may not read `old` into training arguments: a library's dataclass
+    measured to declare it, or one the tool cannot read (not in this file, nor measured)."""
+    if measured is None:
+        return message("dict-key", "not-in-file", cls=cls, old=old)
+    release = rules.measured_in.get(measured.library, "")
+    return message("dict-key", "library-declares", cls=cls, old=old, library=measured.library, release=release)
+
+
+def _library_dataclass(node: ast.expr, receivers: Receivers) -> LibraryDataclass | None:
+    """The measured dataclass `node` names, when it is imported from the library that defines it (`trl.ModelConfig`,
+    also under another name or from a submodule); `None` for any other class."""
+    name = receivers.qualified(node) or ""
+    found = receivers.rules.library_dataclasses.get(name.rpartition(".")[2])
+    return found if found is not None and name.split(".")[0] == found.library else None
 
 
 def parser_of(call: ast.Call, scopes: list[ast.AST], receivers: Receivers, old: str) -> Verdict:

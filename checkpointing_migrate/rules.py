@@ -52,6 +52,10 @@ class Rules:
     """The training-arguments class and its known subclasses (measured)."""
     config_keys: frozenset[str]
     """Every key a training config file may hold (measured), old and new names included."""
+    library_dataclasses: Mapping[str, LibraryDataclass]
+    """The libraries' other dataclasses their scripts parse, by class name (measured, `TrainingClasses`)."""
+    measured_in: Mapping[str, str]
+    """Library → the release `library_dataclasses` were read from."""
     parsers: frozenset[str]
     """Classes that parse the renamed CLI flags (from the `cli-flag` rows' owners)."""
     commands: frozenset[str]
@@ -87,6 +91,16 @@ def _common_substring(names: list[str]) -> str:
 
 
 @dataclass(frozen=True)
+class LibraryDataclass:
+    """A dataclass of a library, not a training-arguments class, that the library's scripts hand to their parser."""
+
+    library: str
+    """The library that defines it: its import name (`trl`), as `TrainingClasses.sources` names it."""
+    fields: tuple[str, ...]
+    """Its fields, inherited ones included: the flags and config keys a parser given it reads into it."""
+
+
+@dataclass(frozen=True)
 class TrainingClasses:
     """`data/training-arguments.json`, measured from wheels by `python -m generator adoption`: what the table cannot
     say about the classes that hold the renamed `TrainingArguments` fields."""
@@ -99,6 +113,9 @@ class TrainingClasses:
     """The dataclasses that libraries' own training scripts parse from command lines and configs."""
     config_keys: tuple[str, ...]
     """Every field of those classes: the keys a training config file may hold."""
+    library_dataclasses: Mapping[str, LibraryDataclass]
+    """Each of `parsed_dataclasses` that is not a training-arguments class (TRL's `ModelConfig`) → what it is: a
+    parser given one reads the renamed flags into training arguments unless it declares the old field itself."""
 
 
 def load_classes(path: Path = CLASSES_PATH) -> TrainingClasses:
@@ -164,6 +181,8 @@ def from_table(table: Table, classes: TrainingClasses | None = None) -> Rules:
         model_classes=model_classes,
         config_classes=field_owners | frozenset(subclasses),
         config_keys=frozenset(config_keys),
+        library_dataclasses=classes.library_dataclasses,
+        measured_in=classes.sources,
         parsers=frozenset(parsers),
         commands=frozenset(commands),
         stem=_common_substring(olds),

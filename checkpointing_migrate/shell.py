@@ -72,7 +72,7 @@ class FlagReader(StrEnum):
     PARSED = "parsed"
     """The script's parser is given a dataclass of the project's that declares the field."""
     UNSURE = "unsure"
-    """The script's parser is given a dataclass the tool cannot read."""
+    """The script's parser is given a dataclass the tool cannot read, or a library's measured to declare the field."""
     UNKNOWN = "unknown"
     """Not known."""
 
@@ -208,9 +208,9 @@ def _script_verdict(
 ) -> tuple[FlagReader, str]:
     """`sure`, `own` (the script defines the flag), `field` (it declares a dataclass field of the flag's name, so its
     parser may read the flag into the script's own dataclass), `parsed` (its parser is given a dataclass of the
-    project's that declares the field), `unsure` (one the tool cannot read) or `unknown`, for a script path as
-    written in a command run from `cwd` (what `cd` made of the folder the shell file is run from; `None`: not
-    known); with the evidence of `parsed` and `unsure` (`dictflow.Verdict.why`).
+    project's that declares the field), `unsure` (one the tool cannot read, or a library's that declares it) or
+    `unknown`, for a script path as written in a command run from `cwd` (what `cd` made of the folder the shell file
+    is run from; `None`: not known); with the evidence of `parsed` and `unsure` (`dictflow.Verdict.why`).
 
     Sure only when the script is found next to the file (or above it, up to the project) and builds its arguments
     with the renamed flags' parser (`HfArgumentParser`) without defining the flag itself; otherwise reported as

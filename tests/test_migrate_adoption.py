@@ -107,6 +107,11 @@ def test_measured_classes_include_trl_configs(measured: tuple[rules.TrainingClas
     assert {"SFTConfig", "DPOConfig", "Seq2SeqTrainingArguments"} <= set(classes.subclasses)
     assert {"model_name_or_path", "dataset_name", "output_dir", "activation_checkpointing"} <= set(classes.config_keys)
     assert "base_model" not in classes.config_keys  # Axolotl's key: its configs must not look like TRL's
+    # A user's `TrlParser((ScriptArguments, SFTConfig, ModelConfig))` reads the renamed flags into SFTConfig only
+    # because TRL's other dataclasses do not declare them (`dictflow.parser_verdict`).
+    assert {"ModelConfig", "ScriptArguments"} <= set(classes.library_dataclasses)
+    assert set(classes.library_dataclasses) <= set(classes.parsed_dataclasses) - set(classes.subclasses)
+    assert not set(rules.from_table(TABLE).fields) & set(classes.library_dataclasses["ModelConfig"].fields)
 
 
 def test_every_guide_link_of_the_tool_exists() -> None:

@@ -8,11 +8,15 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from checkpointing_migrate import rules
 from checkpointing_migrate.cli import main
+from checkpointing_migrate.paths import TABLE_PATH
+from checkpointing_migrate.table import load
 
 PAIRS = Path(__file__).parent / "fixtures" / "migrate" / "pairs"
 BEFORE = sorted(PAIRS.glob("*.before.*"))
@@ -101,3 +105,63 @@ def test_unsafe_fixes_apply_only_when_asked(project: Path, capsys: pytest.Captur
     assert "peft_model.base_model.model.activation_checkpointing_enable()" in (project / "model_methods.py").read_text()
     main(["scan", "--format", "json", str(project)])
     assert '"severity": "fix"' not in capsys.readouterr().out
+
+
+def _library_findings(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> dict[tuple[str, int, str], dict[str, object]]:
+    """The findings on the pairs of parsers given libraries' dataclasses, by file, line and old name."""
+    capsys.readouterr()
+    main(["scan", "--format", "json", str(project)])
+    names = ("library_parsers.sh", "library_parsed.yaml", "lora_parsed.yaml")
+    return {
+        (Path(e["path"]).name, e["line"], e["old"]): e
+        for e in json.loads(capsys.readouterr().out)
+        if Path(e["path"]).name in names
+    }
+
+
+def test_a_parser_given_a_dataclass_the_tool_has_not_measured_says_which(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PEFT's `LoraConfig` (not measured) keeps a flag and a key unsafe, naming it; TRL's measured ones do not."""
+    found = _library_findings(project, capsys)
+    assert {k: (e["severity"], e["applicability"]) for k, e in found.items()} == {
+        ("library_parsers.sh", 4, "--gradient_checkpointing"): ("fix", "safe"),
+        ("library_parsers.sh", 4, "--gradient_checkpointing_kwargs"): ("fix", "safe"),
+        ("library_parsers.sh", 5, "--gradient_checkpointing"): ("fix", "unsafe"),
+        ("library_parsed.yaml", 4, "gradient_checkpointing"): ("fix", "safe"),
+        ("lora_parsed.yaml", 3, "gradient_checkpointing"): ("fix", "unsafe"),
+    }
+    reason = "`LoraConfig` is not in this file: it may declare `gradient_checkpointing` itself"
+    assert reason in str(found["library_parsers.sh", 5, "--gradient_checkpointing"]["message"])
+    assert reason in str(found["lora_parsed.yaml", 3, "gradient_checkpointing"]["message"])
+
+
+def test_a_library_dataclass_measured_with_the_field_keeps_it_unsafe(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Were TRL's `ModelConfig` measured to declare the renamed fields (as a TRL release that added them would be), its
+    parser would read them into that dataclass: the pairs' safe fixes for it become unsafe ones that name it."""
+    measured = rules.load_classes()
+    model_config = measured.library_dataclasses["ModelConfig"]
+    declaring = replace(model_config, fields=(*model_config.fields, *rules.from_table(load(TABLE_PATH)).fields))
+    dataclasses_ = {**measured.library_dataclasses, "ModelConfig": declaring}
+    monkeypatch.setattr(rules, "load_classes", lambda: replace(measured, library_dataclasses=dataclasses_))
+    found = _library_findings(project, capsys)
+    release = measured.sources["trl"]
+    for (name, line, old), cls in {
+        ("library_parsers.sh", 4, "--gradient_checkpointing"): "ModelConfig",
+        ("library_parsers.sh", 4, "--gradient_checkpointing_kwargs"): "ModelConfig",
+        ("library_parsed.yaml", 4, "gradient_checkpointing"): "trl.ModelConfig",
+    }.items():
+        finding = found[name, line, old]
+        assert finding["applicability"] == "unsafe"
+        field = old.lstrip("-")
+        assert f"`{cls}` declares `{field}` itself (measured in trl {release})" in str(finding["message"])
+    main(["fix", "--write", str(project)])
+    for name in ("library_parsers.sh", "library_parsed.yaml"):
+        assert (project / name).read_bytes() == (PAIRS / name.replace(".", ".before.", 1)).read_bytes()
+    main(["fix", "--write", "--unsafe-fixes", str(project)])
+    assert (project / "library_parsers.sh").read_bytes() == (PAIRS / "library_parsers.unsafe.sh").read_bytes()
+    assert (project / "library_parsed.yaml").read_bytes() == (PAIRS / "library_parsed.after.yaml").read_bytes()

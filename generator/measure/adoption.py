@@ -416,11 +416,17 @@ def training_classes(table: Table, sources: list[Wheel]) -> rules_module.Trainin
     keys: set[str] = set()
     for name in family | parsed:
         keys |= fields_of(name, set())
+    # The scripts' other dataclasses (TRL's `ModelConfig`): a user's parser given one is proven only by their fields.
+    others = sorted((parsed & set(classes)) - family)
     return rules_module.TrainingClasses(
         sources={w.library: w.version for w in sources},
         subclasses={name: owner_of.get(name, "") for name in sorted(family - roots)},
         parsed_dataclasses=tuple(sorted(parsed & set(classes))),
         config_keys=tuple(sorted(keys)),
+        library_dataclasses={
+            name: rules_module.LibraryDataclass(owner_of[name], tuple(sorted(fields_of(name, set()))))
+            for name in others
+        },
     )
 
 
