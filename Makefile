@@ -37,7 +37,7 @@ setup: $(STAMP) $(AXE) $(PLAYGROUND)
 test: $(STAMP) $(AXE) $(PLAYGROUND)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	PYTHONDONTWRITEBYTECODE= $(VENV)/bin/python -m pytest -n auto --maxprocesses 4 --dist loadfile
+	PYTHONDONTWRITEBYTECODE= $(VENV)/bin/python -m pytest -n auto --maxprocesses 4 --dist loadfile --no-loadscope-reorder
 
 build: $(STAMP) $(PLAYGROUND)
 	$(VENV)/bin/mkdocs build --strict

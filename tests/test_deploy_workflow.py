@@ -122,3 +122,32 @@ def test_a_tag_that_does_not_match_pyproject_is_refused(tmp_path: Path) -> None:
         ["git", "branch", "--list", "gh-pages"], cwd=repo, env=env, capture_output=True, text=True, check=True
     )
     assert not branches.stdout.strip(), "nothing may be deployed for a mismatched tag"
+
+
+def test_make_test_keeps_the_collection_order_that_puts_the_slowest_files_first(tmp_path: Path) -> None:
+    """`conftest.py` sorts the slowest files first; xdist must hand them out in that order. Under xdist 3.8's default
+    (scopes reordered by their number of tests) the refresh test started after ten minutes of small files."""
+    from conftest import SLOWEST_FIRST
+
+    assert [name for name in SLOWEST_FIRST if not (ROOT / "tests" / name).is_file()] == []
+    _, recipe = _make_recipe("test")
+    (line,) = [line for line in recipe if " -m pytest " in line]
+    flags = line.split(" -m pytest ", 1)[1].split()
+    ran = tmp_path / "ran.txt"
+    (tmp_path / "conftest.py").write_text(
+        "def pytest_collection_modifyitems(items):\n    items.sort(key=lambda item: item.path.name != 'test_few.py')\n",
+        encoding="utf-8",
+    )
+    body = f"def test_{{n}}():\n    open({str(ran)!r}, 'a').write(__name__ + '\\n')\n"
+    (tmp_path / "test_few.py").write_text(body.format(n=0), encoding="utf-8")
+    (tmp_path / "test_many.py").write_text("".join(body.format(n=n) for n in range(5)), encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", *flags, "-n", "1", "-p", "no:cacheprovider", "-q"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert ran.read_text(encoding="utf-8").split()[0] == "test_few"
