@@ -23,7 +23,7 @@ from checkpointing_migrate.discover import DEFAULT_EXCLUDE, Selection
 from checkpointing_migrate.files import GATE_UNREADABLE, Result, describe_size, parse_size
 from checkpointing_migrate.findings import SEVERITIES, FileError, Finding, link, sort_key, summary
 from checkpointing_migrate.hits import MAX_FILE_SIZE, Options
-from checkpointing_migrate.kinds import kind_of, known_kinds
+from checkpointing_migrate.kinds import FileKind, kind_of, known_kinds
 from checkpointing_migrate.records import DocumentError
 from checkpointing_migrate.requirements import PLACES, Allowed, Finder, announce, parse_target
 from checkpointing_migrate.run import check_all
@@ -271,7 +271,11 @@ def _setup(args: argparse.Namespace) -> tuple[Options, Finder, Selection] | int:
     if args.stdin_cell is not None and args.paths != [Path(stdin.MARK)]:
         print(f"error: --stdin-cell reads standard input: pass `{stdin.MARK}` as the only PATH", file=sys.stderr)
         return 2
-    if args.stdin_cell is not None and args.stdin_filename and kind_of(args.stdin_filename, sniff=False) != "notebook":
+    if (
+        args.stdin_cell is not None
+        and args.stdin_filename
+        and kind_of(args.stdin_filename, sniff=False) != FileKind.NOTEBOOK
+    ):
         print(
             f"error: --stdin-cell reads a cell of a notebook, but {args.stdin_filename} is not one: "
             "give --stdin-filename a name ending in .ipynb",

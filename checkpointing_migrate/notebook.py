@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from checkpointing_migrate import jsonpos, python, shell, yaml_json
 from checkpointing_migrate.hits import ESCAPED, Hit, Options
-from checkpointing_migrate.kinds import kind_of
+from checkpointing_migrate.kinds import FileKind, kind_of
 from checkpointing_migrate.located import ParseError
 from checkpointing_migrate.pieces import Piece, Run, shift
 
@@ -56,7 +56,7 @@ def _piece(text: str, cell: jsonpos.JObject, number: int) -> Piece:
             for i, (decoded, raw, length) in enumerate(stretches)
         ]
         at += len(string.value)
-    return Piece("".join(s.value for s in _pieces(cell)), "python", tuple(runs), number)
+    return Piece("".join(s.value for s in _pieces(cell)), FileKind.PYTHON, tuple(runs), number)
 
 
 def _python_view(code: str) -> tuple[str, list[tuple[int, str]]]:
@@ -243,11 +243,11 @@ def _written(name: str, body: str, options: Options, base: Path | None) -> list[
     YAML or JSON config (by its suffix; read as a Markdown fence is: no reader of it is proven); a Python file
     written this way, or a config that does not parse, is not checked (the cell may be a fragment, or a template)."""
     kind = kind_of(name, sniff=False)
-    if kind == "shell":
+    if kind == FileKind.SHELL:
         return shell.analyse(body, options, base)
-    if kind not in ("yaml", "json"):
+    if kind not in (FileKind.YAML, FileKind.JSON):
         return []
     try:
-        return (yaml_json.analyse_yaml if kind == "yaml" else yaml_json.analyse_json)(body, options)
+        return (yaml_json.analyse_yaml if kind == FileKind.YAML else yaml_json.analyse_json)(body, options)
     except ParseError:
         return []
