@@ -32,6 +32,17 @@ from checkpointing_migrate.table import load_table_or_report
 
 def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Path) -> None:
     """The options of `scan` or `fix` (`command`); the parser itself lives in `checkpointing_migrate/cli.py`."""
+    _add_input_arguments(sub, command)
+    _add_rule_arguments(sub, table_default)
+    _add_file_arguments(sub)
+    if command == "scan":
+        _add_scan_output_arguments(sub)
+    else:
+        _add_fixing_arguments(sub)
+
+
+def _add_input_arguments(sub: argparse.ArgumentParser, command: str) -> None:
+    """What is read: the PATHs, or standard input named by `--stdin-filename` (one notebook cell: `--stdin-cell`)."""
     sub.add_argument(
         "paths",
         nargs="+",
@@ -58,6 +69,10 @@ def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Pat
         "`?` lines allowed; only this cell is read): findings say `NAME:cell N:LINE:COL`"
         + ("; `fix -` prints the fixed cell" if command == "fix" else ""),
     )
+
+
+def _add_rule_arguments(sub: argparse.ArgumentParser, table_default: Path) -> None:
+    """What is reported: the releases to support, the table, the codes, the biggest file, the unsafe fixes."""
     sub.add_argument(
         "--target",
         metavar="REQ",
@@ -84,6 +99,10 @@ def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Pat
         action=argparse.BooleanOptionalAction,
         help="also apply (fix) or count as applicable (scan) the unsafe fixes: renames without evidence either way that the receiver is a transformers object",
     )
+
+
+def _add_file_arguments(sub: argparse.ArgumentParser) -> None:
+    """Which files a walk checks, and how ignore comments are held to account (`[tool.checkpointing-migrate]` keys)."""
     files = sub.add_argument_group(
         "files and configuration",
         "Defaults come from [tool.checkpointing-migrate] in the closest pyproject.toml; a flag wins over its key. "
@@ -117,16 +136,22 @@ def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Pat
         action=argparse.BooleanOptionalAction,
         help="report `# checkpointing-migrate: ignore[...]` comments that silence nothing [unused-ignore]",
     )
-    if command == "scan":
-        sub.add_argument("--format", choices=formats.FORMATS, default="text", help="output format (default: text)")
-        sub.add_argument(
-            "--min-severity",
-            choices=SEVERITIES[::-1],
-            default="info",
-            help="hide findings below this severity: hazard > fix > info (default: info)",
-        )
-        report.add_arguments(sub, command)
-        return
+
+
+def _add_scan_output_arguments(sub: argparse.ArgumentParser) -> None:
+    """`scan`'s report: its format, the lowest severity shown, the shared output options."""
+    sub.add_argument("--format", choices=formats.FORMATS, default="text", help="output format (default: text)")
+    sub.add_argument(
+        "--min-severity",
+        choices=SEVERITIES[::-1],
+        default="info",
+        help="hide findings below this severity: hazard > fix > info (default: info)",
+    )
+    report.add_arguments(sub, "scan")
+
+
+def _add_fixing_arguments(sub: argparse.ArgumentParser) -> None:
+    """`fix`'s report and writing: the findings left, `--add-ignore`, `--diff` or `--write`, `--verify`."""
     sub.add_argument(
         "--format",
         choices=formats.FORMATS,
@@ -144,7 +169,7 @@ def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Pat
         "--diff", action="store_true", help="print a unified diff of the rewrites and write nothing (the default)"
     )
     mode.add_argument("--write", action="store_true", help="rewrite the files in place")
-    report.add_arguments(sub, command)
+    report.add_arguments(sub, "fix")
     _add_verify_arguments(sub)
 
 
