@@ -19,7 +19,7 @@ from pathlib import Path
 import yaml
 
 from checkpointing_migrate import kinds, python, suppress
-from checkpointing_migrate.codes import Applicability, Severity
+from checkpointing_migrate.codes import Applicability, Severity, message
 from checkpointing_migrate.findings import Edit, FileError, Finding, link
 from checkpointing_migrate.hits import Hit, Options
 from checkpointing_migrate.kinds import FileKind
@@ -128,17 +128,13 @@ def read(path: str, limit: int | None) -> bytes | FileError:
     try:
         kind = stat.S_IFMT(os.stat(path).st_mode)
         if kind != stat.S_IFREG:  # checked before opening: a FIFO blocks the reader, a device may act on an open
-            return FileError(
-                path,
-                1,
-                1,
-                f"not a regular file ({_SPECIAL.get(kind, 'a special file')}); skipped: only regular files are read",
-            )
+            what = f" ({_SPECIAL.get(kind, 'a special file')})"
+            return FileError(path, 1, 1, message("file-error", "special", what=what))
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # in case it was swapped for a FIFO since
         with os.fdopen(fd, "rb") as f:
             info = os.fstat(f.fileno())
             if not stat.S_ISREG(info.st_mode):
-                return FileError(path, 1, 1, "not a regular file; skipped: only regular files are read")
+                return FileError(path, 1, 1, message("file-error", "special", what=""))
             if limit is not None and info.st_size > limit:
                 return FileError(path, 1, 1, too_big(info.st_size, limit))
             # Asked for the size it has (plus one byte, to see it grew): asking for `limit + 1` bytes allocated that
@@ -238,10 +234,7 @@ def check_data(path: str, data: bytes, kind: FileKind, options: Options, finder:
         return Result(path, error=FileError(path, 1, 1, f"{GATE_UNREADABLE}: {exc}"))
     except SyntaxError as exc:
         line, col = exc.lineno or 1, exc.offset or 1
-        return Result(
-            path,
-            error=FileError(path, line, col, f"does not parse as Python: {exc.msg}; fix the syntax, then run again"),
-        )
+        return Result(path, error=FileError(path, line, col, message("file-error", "python", error=exc.msg)))
     except ParseError as exc:
         line, col = _position(source, exc.offset)
         return Result(path, error=FileError(path, line, col, f"{exc}; fix it, then run again", exc.cell))

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from checkpointing_migrate import python, shell, yaml_json
-from checkpointing_migrate.codes import Severity, message
+from checkpointing_migrate.codes import Severity, message, shared
 from checkpointing_migrate.hits import Hit, Options
 from checkpointing_migrate.kinds import FileKind
 from checkpointing_migrate.pieces import Piece, Run
@@ -93,10 +93,6 @@ def _piece(language: FileKind, lines: list[tuple[int, str]]) -> Piece:
     return Piece("".join(line for _, line in lines), language, tuple(runs))
 
 
-_ACROSS_INDENT = "the rewrite spans the fence's indentation, rename it by hand"
-_BY_HAND = "spans an indented fence's lines: rename it by hand"
-
-
 def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
     """Hits in the fenced code of a Markdown file, with offsets into the file."""
     if options.rules.stem not in text:
@@ -120,7 +116,7 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
                 found = yaml_json.analyse_json(code, options)
         except (SyntaxError, ValueError) as exc:
             found = _unparsed(code, options, piece.language, exc)
-        hits += [piece.back(h, text, _ACROSS_INDENT, _BY_HAND) for h in found]
+        hits += [piece.back(h, text, shared("across-indent"), shared("indented-fence")) for h in found]
     return hits
 
 
