@@ -36,7 +36,7 @@ def annotate(result: Result, unsafe_fixes: bool) -> tuple[Result, set[int], list
     left = [f for f in result.findings if f.severity in SILENCED and not f.applies(unsafe_fixes)]
     if not left or result.error is not None or result.original is None:
         return result, set(), []
-    text, kind = result.original, kinds.kind_of(result.path) or "python"
+    text, kind = result.original, kinds.kind_of(result.path) or kinds.FileKind.PYTHON
     if kind not in kinds.WRITABLE:
         return result, set(), [_note(f, f"a comment cannot be added to a {kind} file's line") for f in left]
     carried = suppress.carriers(text, kind)

@@ -1,7 +1,7 @@
-"""The one registry of finding codes: what each code means, how severe it is, what it does on the renamed releases.
+"""The one registry of finding codes (and of the tool's other sentences: `SHARED`, `PROBLEMS`): what each code means.
 
-Handlers name a code and fill in its message templates (`Code.messages`: a shared sentence is written once); `Hit`
-looks it up, so a misspelt code fails on first use (a test scans every code's example). `--select`/`--ignore`, `rules`,
+Handlers name a code and fill in its message templates (`Code.messages`: each sentence is written once); `Hit` looks
+it up, so a misspelt code fails on first use (a test scans every code's example). `--select`/`--ignore`, `rules`,
 `explain`, SARIF, the site's list of codes and the adoption report (for uses no probe runs) read it. A leaf module.
 """
 
@@ -86,6 +86,18 @@ class Code:
         return self.severity == Severity.FIX
 
 
+EXPLAIN = (
+    "{code}: {summary}\n\nseverity: {severity}\neffect on transformers releases with the rename: {effect}\n"
+    "guide: {guide}\n\n{explanation}\n\nExample ({name}{scanned}):\n\n{example}"
+)
+"""What `explain CODE` prints: a code's entry, its example indented (`GATED_NOTE` and `NO_EFFECT` fill it in)."""
+
+GATED_NOTE = "info when this use is not rewritten, e.g. an allowed release predates the rename"
+"""What `explain` says after the severity of a code that may be reported as `info` (`Code.gated`)."""
+
+NO_EFFECT = "not determined (the tool cannot tell what the name refers to)"
+"""What `explain` says of a code whose `effect` is `None`."""
+
 ESCAPED = "written with escapes: rename it by hand"
 """The short reason of a `fix` code reported as `info` because the name is spelt with escapes (a JSON or YAML string);
 `unknown-program`'s escaped form ends with it."""
@@ -101,6 +113,9 @@ _NOT_THE_METHOD = "not the deprecated method nor an override of it, so nothing i
 
 _NOT_IMPORTED = "`{callee}` is not imported from transformers or trl in this file"
 """Why a class only named like a config class is not proven training arguments: `keyword`'s and `dict-key`'s reason."""
+
+_FIX_SYNTAX = "fix the syntax, then run again"
+"""What to do about a file that does not parse: a Python file's and the configuration's `pyproject.toml`."""
 
 _CODES = (
     Code(
@@ -192,6 +207,7 @@ _CODES = (
             # Who a launch command shows reads the file (`launchreaders`): the `why` of `read-by`, an unsafe fix or
             # `own-reader`; `at` is where the command is, with `through` the shell variables it is named by.
             "trl-config": "`{run}` ({at}), TRL's own config",
+            "parser": "`{parse}` ({where})",  # a reader: the parser of training arguments that reads the file
             "run-as": "{why}, run as `{run}` ({at})",
             "runs": "{where} runs `{run}`{aside}, and {why}",
             "at-through": "{where}, through {through}",
@@ -820,6 +836,13 @@ _CODES = (
             "yaml": "not valid YAML: {error}",
             "json": "not valid JSON: {error}",
             "nesting": "nested deeper than {levels} levels",
+            "python": "does not parse as Python: {error}; " + _FIX_SYNTAX,
+            "toml": "not valid TOML: {error}; " + _FIX_SYNTAX,  # `[tool.checkpointing-migrate]`'s pyproject.toml
+            "notebook-json": "not a valid notebook (JSON): {error}",
+            "notebook": 'not a notebook: no "cells" list at the top level',
+            "cell": "code cell {cell} does not parse as Python: {error}",
+            "launch-json": "not a valid launch.json (JSON with comments): {error}",
+            "special": "not a regular file{what}; skipped: only regular files are read",  # what: ` (a FIFO)` or none
         },
     ),
 )
@@ -836,6 +859,11 @@ SHARED: Mapping[str, str] = {
     # A `write`'s and a `read`'s `maybe`: the receiver is only conventionally named like training arguments.
     "maybe": " (if `{receiver}` is TrainingArguments)",
     "gated-why": "not rewritten: {allowed}, and releases before {since} lack the new name",
+    # How a rename in a notebook cell or a Markdown fence starts when its edit cannot be placed in the file (`Piece.back`),
+    # and its short reason: a name spelt with JSON escapes, an edit across an indented fence's lines.
+    "json-escapes": "the name is written with JSON escapes, rename it by hand",
+    "across-indent": "the rewrite spans the fence's indentation, rename it by hand",
+    "indented-fence": "spans an indented fence's lines: rename it by hand",
     "declare": "declare transformers>={since} ({places}) or pass --target transformers=={since}",
     "once": "once the requirement is transformers>={since} this becomes a fix",
     # What to write when releases before `since` must keep working (`gated`'s `pattern`), by the rename's kind.
@@ -853,6 +881,56 @@ name, an unsafe fix's reason, and why the version gate keeps the old name; `shar
 def shared(form: str, **names: object) -> str:
     """The `SHARED` sentence `form` with `names` filled in."""
     return SHARED[form].format(**names)
+
+
+PROBLEMS: Mapping[str, str] = {
+    # Usage errors of `scan` and `fix` (exit 2), after `error: `.
+    "stdin-mixed": "`{mark}` (standard input) cannot be mixed with other paths; check them in two runs",
+    "stdin-filename": "--stdin-filename names standard input: pass `{mark}` as the only PATH",
+    "stdin-cell": "--stdin-cell reads standard input: pass `{mark}` as the only PATH",
+    "stdin-cell-kind": "--stdin-cell reads a cell of a notebook, but {name} is not one: give --stdin-filename a name "
+    "ending in .ipynb",
+    "stdin-write": "--write cannot rewrite standard input: `fix {mark}` prints the fixed text (redirect it to a file), "
+    "or pass the file's path instead",
+    "verify-write": "--verify and --verify-timeout need --write (they check the files written)",
+    "gate": "the transformers requirement above cannot be read: nothing was reported or written; fix it, or "
+    "pass --target",
+    # An option's value of the wrong form (argparse's usage error).
+    "cell-number": "{text} is not a cell number: count the notebook's cells (Markdown too) from 1, up to {most}",
+    "seconds": "{text} is not a number of seconds greater than 0, e.g. 300",
+    # What `fix --write` did when it could not write every file.
+    "unwritten": "wrote {written}; not written: {unwritten}. Run again to finish: the written files are complete and "
+    "are not rewritten twice.",
+    "unsafe-writes": "nothing was written: {problems} of {files} files cannot be written safely",
+    "then-again": "{problem}; fix the problems above and run again.",  # `fix --write`'s, not `--verify`'s
+    # `[tool.checkpointing-migrate]` that cannot be read (`config.ConfigError`, at PATH:LINE:COL).
+    "config-table": "`{table}` must be a table; write it as a [{table}] section",
+    "config-key": "unknown key `{key}` in [{table}]; {hint}",
+    # A transformers requirement that cannot be read (`declarations.RequirementError`, at PATH:LINE:COL).
+    "pep508": "cannot read the requirement {text}: {error}; write it as PEP 508, e.g. '{package}>=5.23.0'",
+    "not-utf8": "cannot read: {error}; save it as UTF-8 text",
+    "include-loop": "{include} comes back to itself ({loop}); remove one of the includes",
+    "include-missing": "{include}: no such file ({path}); fix the path or remove the line",
+    "no-group": "include-group {group}: no such group in [dependency-groups]; fix the name",
+    "poetry-entry": '{key} = {value} is neither a version nor a table; write e.g. {key} = "^5.23"',
+    "poetry": 'cannot read the Poetry constraint {constraint}: {error}; write e.g. "^5.23" or ">=5.23,<6"',
+    "pyproject": "cannot read pyproject.toml: {error}; fix the TOML syntax",
+    "setup-cfg": "cannot read setup.cfg: {error}; fix the INI syntax",
+    "setup-py": "setup.py does not parse: {error}; fix the syntax",
+    "computed": "{keyword} is computed when setup.py runs, and the tool never runs it; list the requirements "
+    "literally, declare transformers in pyproject.toml or setup.cfg, or pass --target",
+    "environment-yml": "{problem}; fix the YAML syntax",
+    "conda": "cannot read the conda spec {entry}: {error}; write e.g. 'transformers>=5.23'",
+    # A data file whose value is not what its record's field holds (`records.DocumentError`).
+    "record": "expected {what}, found {found}",
+}
+"""The sentences of problems that are no finding: the command line's usage errors, what `fix --write` did, a
+configuration or data file the tool cannot read; `problem` fills them in."""
+
+
+def problem(form: str, **names: object) -> str:
+    """The `PROBLEMS` sentence `form` with `names` filled in."""
+    return PROBLEMS[form].format(**names)
 
 
 CODES: dict[str, Code] = {c.code: c for c in _CODES}

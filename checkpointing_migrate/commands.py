@@ -23,7 +23,7 @@ from checkpointing_migrate.discover import DEFAULT_EXCLUDE, Selection
 from checkpointing_migrate.files import GATE_UNREADABLE, Result, describe_size, parse_size
 from checkpointing_migrate.findings import SEVERITIES, FileError, Finding, link, sort_key, summary
 from checkpointing_migrate.hits import MAX_FILE_SIZE, Options
-from checkpointing_migrate.kinds import kind_of, known_kinds
+from checkpointing_migrate.kinds import FileKind, kind_of, known_kinds
 from checkpointing_migrate.records import DocumentError
 from checkpointing_migrate.requirements import PLACES, Allowed, Finder, announce, parse_target
 from checkpointing_migrate.run import check_all
@@ -32,6 +32,17 @@ from checkpointing_migrate.table import load_table_or_report
 
 def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Path) -> None:
     """The options of `scan` or `fix` (`command`); the parser itself lives in `checkpointing_migrate/cli.py`."""
+    _add_input_arguments(sub, command)
+    _add_rule_arguments(sub, table_default)
+    _add_file_arguments(sub)
+    if command == "scan":
+        _add_scan_output_arguments(sub)
+    else:
+        _add_fixing_arguments(sub)
+
+
+def _add_input_arguments(sub: argparse.ArgumentParser, command: str) -> None:
+    """What is read: the PATHs, or standard input named by `--stdin-filename` (one notebook cell: `--stdin-cell`)."""
     sub.add_argument(
         "paths",
         nargs="+",
@@ -58,6 +69,10 @@ def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Pat
         "`?` lines allowed; only this cell is read): findings say `NAME:cell N:LINE:COL`"
         + ("; `fix -` prints the fixed cell" if command == "fix" else ""),
     )
+
+
+def _add_rule_arguments(sub: argparse.ArgumentParser, table_default: Path) -> None:
+    """What is reported: the releases to support, the table, the codes, the biggest file, the unsafe fixes."""
     sub.add_argument(
         "--target",
         metavar="REQ",
@@ -84,6 +99,10 @@ def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Pat
         action=argparse.BooleanOptionalAction,
         help="also apply (fix) or count as applicable (scan) the unsafe fixes: renames without evidence either way that the receiver is a transformers object",
     )
+
+
+def _add_file_arguments(sub: argparse.ArgumentParser) -> None:
+    """Which files a walk checks, and how ignore comments are held to account (`[tool.checkpointing-migrate]` keys)."""
     files = sub.add_argument_group(
         "files and configuration",
         "Defaults come from [tool.checkpointing-migrate] in the closest pyproject.toml; a flag wins over its key. "
@@ -117,16 +136,22 @@ def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Pat
         action=argparse.BooleanOptionalAction,
         help="report `# checkpointing-migrate: ignore[...]` comments that silence nothing [unused-ignore]",
     )
-    if command == "scan":
-        sub.add_argument("--format", choices=formats.FORMATS, default="text", help="output format (default: text)")
-        sub.add_argument(
-            "--min-severity",
-            choices=SEVERITIES[::-1],
-            default="info",
-            help="hide findings below this severity: hazard > fix > info (default: info)",
-        )
-        report.add_arguments(sub, command)
-        return
+
+
+def _add_scan_output_arguments(sub: argparse.ArgumentParser) -> None:
+    """`scan`'s report: its format, the lowest severity shown, the shared output options."""
+    sub.add_argument("--format", choices=formats.FORMATS, default="text", help="output format (default: text)")
+    sub.add_argument(
+        "--min-severity",
+        choices=SEVERITIES[::-1],
+        default="info",
+        help="hide findings below this severity: hazard > fix > info (default: info)",
+    )
+    report.add_arguments(sub, "scan")
+
+
+def _add_fixing_arguments(sub: argparse.ArgumentParser) -> None:
+    """`fix`'s report and writing: the findings left, `--add-ignore`, `--diff` or `--write`, `--verify`."""
     sub.add_argument(
         "--format",
         choices=formats.FORMATS,
@@ -144,7 +169,7 @@ def add_arguments(sub: argparse.ArgumentParser, command: str, table_default: Pat
         "--diff", action="store_true", help="print a unified diff of the rewrites and write nothing (the default)"
     )
     mode.add_argument("--write", action="store_true", help="rewrite the files in place")
-    report.add_arguments(sub, command)
+    report.add_arguments(sub, "fix")
     _add_verify_arguments(sub)
 
 
@@ -168,9 +193,7 @@ def _cell_number(text: str) -> int:
     from checkpointing_migrate.notebook_cell import MAX_NUMBER
 
     if not text.isdigit() or not 1 <= int(text) <= MAX_NUMBER:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a cell number: count the notebook's cells (Markdown too) from 1, up to {MAX_NUMBER}"
-        )
+        raise argparse.ArgumentTypeError(codes.problem("cell-number", text=repr(text), most=MAX_NUMBER))
     return int(text)
 
 
@@ -180,7 +203,7 @@ def _seconds(text: str) -> float:
     except ValueError:
         value = 0
     if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds greater than 0, e.g. 300")
+        raise argparse.ArgumentTypeError(codes.problem("seconds", text=repr(text)))
     return value
 
 
@@ -258,32 +281,27 @@ def _size(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _stdin_problem(args: argparse.Namespace) -> str | None:
+    """Why the command line's use of standard input (`-`, `--stdin-filename`, `--stdin-cell`) is a usage error."""
+    alone = args.paths == [Path(stdin.MARK)]
+    if (Path(stdin.MARK) in args.paths) != alone:
+        return codes.problem("stdin-mixed", mark=stdin.MARK)
+    if args.stdin_filename is not None and not alone:
+        return codes.problem("stdin-filename", mark=stdin.MARK)
+    if args.stdin_cell is not None and not alone:
+        return codes.problem("stdin-cell", mark=stdin.MARK)
+    notebook = args.stdin_filename and kind_of(args.stdin_filename, sniff=False) == FileKind.NOTEBOOK
+    if args.stdin_cell is not None and args.stdin_filename and not notebook:
+        return codes.problem("stdin-cell-kind", name=args.stdin_filename)
+    if getattr(args, "write", False) and alone:
+        return codes.problem("stdin-write", mark=stdin.MARK)
+    return None
+
+
 def _setup(args: argparse.Namespace) -> tuple[Options, Finder, Selection] | int:
-    if (Path(stdin.MARK) in args.paths) != (args.paths == [Path(stdin.MARK)]):
-        print(
-            f"error: `{stdin.MARK}` (standard input) cannot be mixed with other paths; check them in two runs",
-            file=sys.stderr,
-        )
-        return 2
-    if args.stdin_filename is not None and args.paths != [Path(stdin.MARK)]:
-        print(f"error: --stdin-filename names standard input: pass `{stdin.MARK}` as the only PATH", file=sys.stderr)
-        return 2
-    if args.stdin_cell is not None and args.paths != [Path(stdin.MARK)]:
-        print(f"error: --stdin-cell reads standard input: pass `{stdin.MARK}` as the only PATH", file=sys.stderr)
-        return 2
-    if args.stdin_cell is not None and args.stdin_filename and kind_of(args.stdin_filename, sniff=False) != "notebook":
-        print(
-            f"error: --stdin-cell reads a cell of a notebook, but {args.stdin_filename} is not one: "
-            "give --stdin-filename a name ending in .ipynb",
-            file=sys.stderr,
-        )
-        return 2
-    if getattr(args, "write", False) and args.paths == [Path(stdin.MARK)]:
-        print(
-            f"error: --write cannot rewrite standard input: `fix {stdin.MARK}` prints the fixed text "
-            "(redirect it to a file), or pass the file's path instead",
-            file=sys.stderr,
-        )
+    usage = _stdin_problem(args)
+    if usage is not None:
+        print(f"error: {usage}", file=sys.stderr)
         return 2
     missing = [p for p in args.paths if not p.exists() and p != Path(stdin.MARK)]
     if missing:
@@ -339,11 +357,7 @@ def _gate(results: list[Result], options: Options, finder: Finder, text: bool) -
         for problem in problems:
             where, _, what = str(problem).partition(": ")
             print(f"{where}: error: {what}", file=sys.stderr)
-        print(
-            "error: the transformers requirement above cannot be read: nothing was reported or written; "
-            "fix it, or pass --target",
-            file=sys.stderr,
-        )
+        print(f"error: {codes.problem('gate')}", file=sys.stderr)
         return 2
     if text:
         renames = (*options.rules.members.values(), *options.rules.fields.values(), *options.rules.flags.values())
@@ -425,7 +439,7 @@ def fix(args: argparse.Namespace) -> int:
     if isinstance(setup, int):
         return setup
     if (args.verify is not None or args.verify_timeout is not None) and not args.write:
-        print("error: --verify and --verify-timeout need --write (they check the files written)", file=sys.stderr)
+        print(f"error: {codes.problem('verify-write')}", file=sys.stderr)
         return 2
     options, finder, walk = setup
     results, sent = _results(args, options, finder, walk)
@@ -484,18 +498,12 @@ def _write(changed: list[Result]) -> bool:
     for problem in outcome.problems:
         print(problem.text(), file=sys.stderr)
     if outcome.not_written:  # a write failed after every check passed (a full disk): say exactly where it stopped
-        print(
-            f"wrote {', '.join(outcome.written) or 'nothing'}; not written: {', '.join(outcome.not_written)}. "
-            "Run again to finish: the written files are complete and are not rewritten twice.",
-            file=sys.stderr,
-        )
+        written, unwritten = ", ".join(outcome.written) or "nothing", ", ".join(outcome.not_written)
+        print(codes.problem("unwritten", written=written, unwritten=unwritten), file=sys.stderr)
         return False
     if outcome.problems:
-        print(
-            f"nothing was written: {len(outcome.problems)} of {len(changed)} files cannot be written safely; "
-            "fix the problems above and run again.",
-            file=sys.stderr,
-        )
+        unsafe = codes.problem("unsafe-writes", problems=len(outcome.problems), files=len(changed))
+        print(codes.problem("then-again", problem=unsafe), file=sys.stderr)
         return False
     return True
 
@@ -575,26 +583,21 @@ def explain(args: argparse.Namespace) -> int:
     except codes.UnknownCode as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    severity = (
-        f"{c.severity} (info when this use is not rewritten, e.g. an allowed release predates the rename)"
-        if c.gated
-        else c.severity
-    )
+    severity = f"{c.severity} ({codes.GATED_NOTE})" if c.gated else c.severity
     name, example = c.example
-    lines = [
-        f"{c.code}: {c.summary}",
-        "",
-        f"severity: {severity}",
-        f"effect on transformers releases with the rename: {c.effect or 'not determined (the tool cannot tell what the name refers to)'}",
-        f"guide: {link(c.section)}",
-        "",
-        c.explanation,
-        "",
-        f"Example ({name}{', scanned with ' + ' '.join(c.args) if c.args else ''}):",
-        "",
-        *(f"    {line}" for line in example.splitlines()),
-    ]
-    print("\n".join(lines))
+    print(
+        codes.EXPLAIN.format(
+            code=c.code,
+            summary=c.summary,
+            severity=severity,
+            effect=c.effect or codes.NO_EFFECT,
+            guide=link(c.section),
+            explanation=c.explanation,
+            name=name,
+            scanned=", scanned with " + " ".join(c.args) if c.args else "",
+            example="\n".join(f"    {line}" for line in example.splitlines()),
+        )
+    )
     return 0
 
 

@@ -104,7 +104,7 @@ def _syntax_error(path: Path, exc: tomllib.TOMLDecodeError) -> FileError:
     found = re.search(r"\s*\(at line (\d+), column (\d+)\)$", message)
     line, column = (int(found[1]), int(found[2])) if found else (1, 1)
     what = message[: found.start()] if found else message
-    return FileError(str(path), line, column, f"not valid TOML: {what}; fix the syntax, then run again")
+    return FileError(str(path), line, column, codes.message("file-error", "toml", error=what))
 
 
 def load(paths: list[Path]) -> Config:
@@ -124,14 +124,14 @@ def parse(path: Path, text: str, table: object) -> Config:
     """`table` (read from `text` at `path`) checked and turned into a `Config`; raises `ConfigError`."""
     where = _Locator(path, text)
     if not isinstance(table, dict):
-        raise ConfigError(where.error(None, f"`{TABLE}` must be a table; write it as a [{TABLE}] section"))
+        raise ConfigError(where.error(None, codes.problem("config-table", table=TABLE)))
     for key in table:
         if key not in KEYS:
             import difflib  # only on the way to an error message
 
             near = difflib.get_close_matches(key, KEYS, n=1, cutoff=0.6)
             hint = f"did you mean `{near[0]}`?" if near else f"the keys are {', '.join(KEYS)}"
-            raise ConfigError(where.error(key, f"unknown key `{key}` in [{TABLE}]; {hint}"))
+            raise ConfigError(where.error(key, codes.problem("config-key", key=key, table=TABLE, hint=hint)))
     values: dict[str, object] = {}
     for key, value in table.items():
         attribute = key.replace("-", "_")

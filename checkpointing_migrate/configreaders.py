@@ -212,7 +212,8 @@ class _Mentions:
                 why = codes.message("own-reader", "dataclass", **names)
                 return [Verdict(VerdictKind.OWN, why, verdict.line)]
             if verdict.kind == VerdictKind.ARGS:
-                return [Verdict(VerdictKind.ARGS, f"`{ast.unparse(parent.func)}` ({where})", parent.lineno)]
+                why = codes.message("config-key", "parser", parse=ast.unparse(parent.func), where=where)
+                return [Verdict(VerdictKind.ARGS, why, parent.lineno)]
             if verdict.kind == VerdictKind.UNSURE:
                 why = codes.message(
                     "config-key", "unsure-parser", where=where, parse=ast.unparse(parent.func), why=verdict.why

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from checkpointing_migrate.codes import message, problem
 from checkpointing_migrate.located import LocatedError, Position
 
 if TYPE_CHECKING:
@@ -103,9 +104,8 @@ def _declared(text: str, where: str, at: Position) -> Declared | None:
     try:
         parsed = pep508(text)
     except ValueError as exc:
-        raise RequirementError(
-            at, f"cannot read the requirement {text.strip()!r}: {exc}; write it as PEP 508, e.g. '{PACKAGE}>=5.23.0'"
-        ) from None
+        said = problem("pep508", text=repr(text.strip()), error=exc, package=PACKAGE)
+        raise RequirementError(at, said) from None
     return None if parsed is None else Declared(parsed[0], where, parsed[1])
 
 
@@ -113,7 +113,7 @@ def _read(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise RequirementError(Position(shown(path), 1, 1), f"cannot read: {exc}; save it as UTF-8 text") from None
+        raise RequirementError(Position(shown(path), 1, 1), problem("not-utf8", error=exc)) from None
 
 
 # --- requirements files ---------------------------------------------------------------------------------------------
@@ -154,13 +154,11 @@ def _requirements_file(path: Path, chain: tuple[Path, ...] = ()) -> _Requirement
             if target.resolve() in chain:
                 loop = " → ".join(shown(p) for p in (*chain, target.resolve()))
                 raise RequirementError(
-                    at, f"{option} {include.group('file')} comes back to itself ({loop}); remove one of the includes"
+                    at, problem("include-loop", include=f"{option} {include.group('file')}", loop=loop)
                 )
             if not target.is_file():
-                raise RequirementError(
-                    at,
-                    f"{option} {include.group('file')}: no such file ({shown(target)}); fix the path or remove the line",
-                )
+                said = problem("include-missing", include=f"{option} {include.group('file')}", path=shown(target))
+                raise RequirementError(at, said)
             inner = _requirements_file(target, chain)
             constraint = (include.group("short") or include.group("long")[0]) == "c"
             if constraint:
@@ -218,13 +216,9 @@ def _groups(text: str, name: str, groups: dict[str, Any]) -> list[DependencyList
                 at = position(name, text, written.group(0)) if written else Position(name, 1, 1)
                 if inner in chain or inner == group:
                     loop = " → ".join((*chain, group, inner))
-                    raise RequirementError(
-                        at, f"include-group {inner!r} comes back to itself ({loop}); remove one of the includes"
-                    )
+                    raise RequirementError(at, problem("include-loop", include=f"include-group {inner!r}", loop=loop))
                 if inner not in groups:
-                    raise RequirementError(
-                        at, f"include-group {inner!r}: no such group in [dependency-groups]; fix the name"
-                    )
+                    raise RequirementError(at, problem("no-group", group=repr(inner)))
                 found += members(inner, (*chain, group))
         found += _strings(text, name, f"{name} [dependency-groups] {group}", items)
         return found
@@ -296,16 +290,12 @@ def _poetry(text: str, name: str, table: dict[str, Any], label: str) -> tuple[li
             if isinstance(entry, str):
                 entry = {"version": entry}
             if not isinstance(entry, dict):
-                raise RequirementError(
-                    at, f'{key} = {value!r} is neither a version nor a table; write e.g. {key} = "^5.23"'
-                )
+                raise RequirementError(at, problem("poetry-entry", key=key, value=repr(value)))
             constraint = entry.get("version", "*")  # git, path and url dependencies name no version
             try:
                 alternatives = poetry_constraint(str(constraint))
             except ValueError as exc:
-                raise RequirementError(
-                    at, f'cannot read the Poetry constraint {constraint!r}: {exc}; write e.g. "^5.23" or ">=5.23,<6"'
-                ) from None
+                raise RequirementError(at, problem("poetry", constraint=repr(constraint), error=exc)) from None
             each_marked = marked or len(alternatives) > 1 or "python" in entry or "markers" in entry
             found = [Declared(SpecifierSet(a), label, each_marked) for a in alternatives]
             (optional if entry.get("optional") else required).extend(found)
@@ -329,7 +319,7 @@ def from_pyproject(folder: Path) -> list[DependencyList]:
         at = re.search(r"at line (\d+), column (\d+)", str(exc))  # tomllib says where only in its message
         line, column = (int(at.group(1)), int(at.group(2))) if at else (len(text.splitlines()) or 1, 1)  # or its end
         where = Position(name, line, column)
-        raise RequirementError(where, f"cannot read pyproject.toml: {exc}; fix the TOML syntax") from None
+        raise RequirementError(where, problem("pyproject", error=exc)) from None
     project = data.get("project", {})
     core = _strings(text, name, f"{name} [project.dependencies]", project.get("dependencies", []))
     lists = []
@@ -389,7 +379,7 @@ def from_setup_cfg(folder: Path) -> list[DependencyList]:
     try:
         parser.read_string(text, name)
     except configparser.Error as exc:
-        raise RequirementError(Position(name, 1, 1), f"cannot read setup.cfg: {exc}; fix the INI syntax") from None
+        raise RequirementError(Position(name, 1, 1), problem("setup-cfg", error=exc)) from None
     after = max(text.find("[options]"), 0)
     core = _lines(
         text, name, f"{name} [options] install_requires", parser.get("options", "install_requires", fallback=""), after
@@ -419,7 +409,7 @@ def from_setup_py(folder: Path) -> list[DependencyList]:
         tree = ast.parse(text, name)
     except (SyntaxError, ValueError) as exc:
         raise RequirementError(
-            Position(name, getattr(exc, "lineno", 1) or 1, 1), f"setup.py does not parse: {exc}; fix the syntax"
+            Position(name, getattr(exc, "lineno", 1) or 1, 1), problem("setup-py", error=exc)
         ) from None
     names: dict[str, ast.expr] = {}
     for node in tree.body:
@@ -434,9 +424,7 @@ def from_setup_py(folder: Path) -> list[DependencyList]:
         except ValueError:
             raise RequirementError(
                 Position(name, node.lineno, node.col_offset + 1),
-                f"{keyword} is computed when setup.py runs, and the tool "
-                f"never runs it; list the requirements literally, declare transformers in pyproject.toml or "
-                f"setup.cfg, or pass --target",
+                problem("computed", keyword=keyword),
             ) from None
 
     lists = []
@@ -514,7 +502,8 @@ def from_environment(folder: Path) -> list[DependencyList]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = Position(name, mark.line + 1, mark.column + 1) if mark else Position(name, 1, 1)
-        raise RequirementError(at, f"not valid YAML: {exc}; fix the YAML syntax") from None
+        said = problem("environment-yml", problem=message("file-error", "yaml", error=str(exc)))
+        raise RequirementError(at, said) from None
     entries = data.get("dependencies", []) if isinstance(data, dict) else []
     found: list[Declared] = []
     for entry in entries if isinstance(entries, list) else []:
@@ -524,10 +513,8 @@ def from_environment(folder: Path) -> list[DependencyList]:
             try:
                 alternatives = conda_spec(entry)
             except ValueError as exc:
-                raise RequirementError(
-                    position(name, text, entry),
-                    f"cannot read the conda spec {entry!r}: {exc}; write e.g. 'transformers>=5.23'",
-                ) from None
+                said = problem("conda", entry=repr(entry), error=exc)
+                raise RequirementError(position(name, text, entry), said) from None
             for spec in alternatives or ():
                 found.append(Declared(SpecifierSet(spec), f"{name} dependencies", len(alternatives or ()) > 1))
     return [DependencyList("alone", tuple(found))]

@@ -15,7 +15,7 @@ from enum import StrEnum
 from checkpointing_migrate.codes import message, shared
 from checkpointing_migrate.findings import Edit
 from checkpointing_migrate.hits import Hit, Options, info, registered, rename
-from checkpointing_migrate.receivers import HF_ROOTS, Kind, ReceiverKind, Receivers
+from checkpointing_migrate.receivers import HF_ROOTS, Evidence, Kind, ReceiverKind, Receivers
 from checkpointing_migrate.rules import LibraryDataclass, Rules
 from checkpointing_migrate.table import Rename
 
@@ -409,7 +409,7 @@ class Dicts:
         if sure is None:
             return None
         row = self.rules.fields[old]
-        maybe = "" if sure == "sure" else shared("maybe", receiver=ast.unparse(receiver))
+        maybe = "" if sure == Evidence.SURE else shared("maybe", receiver=ast.unparse(receiver))
         start = self.at(node.slice.lineno, node.slice.col_offset) + 1
         names = {"old": old, "new": row.new, "since": str(row.since), "removal": str(row.removal)}
         what = message("read", "dict", source=ast.unparse(call), maybe=maybe, **names)

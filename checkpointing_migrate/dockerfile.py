@@ -14,7 +14,7 @@ from pathlib import Path
 
 from checkpointing_migrate import shell, yaml_json
 from checkpointing_migrate.hits import Hit, Options
-from checkpointing_migrate.kinds import kind_of, shebang_kind
+from checkpointing_migrate.kinds import FileKind, kind_of, shebang_kind
 from checkpointing_migrate.located import ParseError
 from checkpointing_migrate.pieces import shift
 
@@ -89,7 +89,9 @@ def _is_script(body: str, copy: bool, heredocs: list[re.Match[str]], first: list
     words = rest.split()
     if copy:
         head = first[0].encode() if first else b""
-        return bool(words) and (kind_of(words[-1], sniff=False) == "shell" or shebang_kind(head) == "shell")
+        return bool(words) and (
+            kind_of(words[-1], sniff=False) == FileKind.SHELL or shebang_kind(head) == FileKind.SHELL
+        )
     words = words[1:]
     while words and words[0].startswith("--"):  # `RUN --mount=…`
         words = words[1:]
@@ -159,10 +161,10 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
     return hits
 
 
-def _configs(text: str) -> list[tuple[int, str, str]]:
+def _configs(text: str) -> list[tuple[int, str, FileKind]]:
     """(offset, text, kind) of the body of each `COPY <<EOF cfg.yaml` heredoc that writes a YAML or JSON file (by
     its name); the bodies of other heredocs are skipped."""
-    out: list[tuple[int, str, str]] = []
+    out: list[tuple[int, str, FileKind]] = []
     lines = text.splitlines(keepends=True)
     i, offset = 0, 0
     while i < len(lines):
@@ -182,16 +184,16 @@ def _configs(text: str) -> list[tuple[int, str, str]]:
             end = offset if end is None else end  # not closed: to the end of the file
             words = (body[: heredoc.start()] + body[heredoc.end() :]).split()
             kind = kind_of(words[-1], sniff=False) if copy is not None and len(heredocs) == 1 and words else None
-            if kind in ("yaml", "json"):
+            if kind in (FileKind.YAML, FileKind.JSON):
                 out.append((start, text[start:end], kind))
     return out
 
 
-def _config_hits(start: int, body: str, kind: str, options: Options) -> list[Hit]:
+def _config_hits(start: int, body: str, kind: FileKind, options: Options) -> list[Hit]:
     """The hits of a config heredoc's body, read as a Markdown fence is (no reader of it is proven); none when it
     does not parse (a template)."""
     try:
-        found = (yaml_json.analyse_yaml if kind == "yaml" else yaml_json.analyse_json)(body, options)
+        found = (yaml_json.analyse_yaml if kind == FileKind.YAML else yaml_json.analyse_json)(body, options)
     except ParseError:
         return []
     return [shift(h, start) for h in found]

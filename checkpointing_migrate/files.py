@@ -19,9 +19,10 @@ from pathlib import Path
 import yaml
 
 from checkpointing_migrate import kinds, python, suppress
-from checkpointing_migrate.codes import Applicability, Severity
+from checkpointing_migrate.codes import Applicability, Severity, message
 from checkpointing_migrate.findings import Edit, FileError, Finding, link
 from checkpointing_migrate.hits import Hit, Options
+from checkpointing_migrate.kinds import FileKind
 from checkpointing_migrate.located import ParseError
 from checkpointing_migrate.requirements import Deferred, Finder, RequirementError
 
@@ -49,18 +50,18 @@ class Result:
     """SHA-256 of the bytes read, when `fixed` is set: `fix --write` writes only if the file still has them."""
 
 
-def decode(data: bytes, kind: str) -> tuple[str, str]:
+def decode(data: bytes, kind: FileKind) -> tuple[str, str]:
     """(text, codec); raises `UnicodeDecodeError` / `SyntaxError` / `ValueError` with a reason."""
     if b"\x00" in data[:8192]:
         raise ValueError("not a text file (it holds NUL bytes)")
-    if kinds.BY_NAME[kind].syntax == "python":
+    if kinds.BY_NAME[kind].syntax == FileKind.PYTHON:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     else:
         encoding = "utf-8-sig" if data.startswith(b"\xef\xbb\xbf") else "utf-8"
     return data.decode(encoding), encoding
 
 
-def analyse(text: str, kind: str, options: Options, base: Path, path: Path | None = None) -> list[Hit]:
+def analyse(text: str, kind: FileKind, options: Options, base: Path, path: Path | None = None) -> list[Hit]:
     """The hits of `kind`'s handler in `text` (imported with the first file of its kind: see `kinds`)."""
     return kinds.handler(kind)(text, options, base, path)
 
@@ -78,14 +79,14 @@ def apply(text: str, edits: list[Edit]) -> str:
     return "".join(out)
 
 
-def reparse(text: str, kind: str) -> None:
+def reparse(text: str, kind: FileKind) -> None:
     """Raise if the rewritten `text` no longer parses as its kind (checked before anything is written)."""
     syntax = kinds.BY_NAME[kind].syntax
-    if syntax == "python":
+    if syntax == FileKind.PYTHON:
         ast.parse(text)
-    elif syntax == "json":
+    elif syntax == FileKind.JSON:
         json.loads(text)
-    elif syntax == "yaml":
+    elif syntax == FileKind.YAML:
         list(yaml.compose_all(text, Loader=yaml.SafeLoader))
 
 
@@ -127,17 +128,13 @@ def read(path: str, limit: int | None) -> bytes | FileError:
     try:
         kind = stat.S_IFMT(os.stat(path).st_mode)
         if kind != stat.S_IFREG:  # checked before opening: a FIFO blocks the reader, a device may act on an open
-            return FileError(
-                path,
-                1,
-                1,
-                f"not a regular file ({_SPECIAL.get(kind, 'a special file')}); skipped: only regular files are read",
-            )
+            what = f" ({_SPECIAL.get(kind, 'a special file')})"
+            return FileError(path, 1, 1, message("file-error", "special", what=what))
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # in case it was swapped for a FIFO since
         with os.fdopen(fd, "rb") as f:
             info = os.fstat(f.fileno())
             if not stat.S_ISREG(info.st_mode):
-                return FileError(path, 1, 1, "not a regular file; skipped: only regular files are read")
+                return FileError(path, 1, 1, message("file-error", "special", what=""))
             if limit is not None and info.st_size > limit:
                 return FileError(path, 1, 1, too_big(info.st_size, limit))
             # Asked for the size it has (plus one byte, to see it grew): asking for `limit + 1` bytes allocated that
@@ -173,7 +170,7 @@ _TOO_DEEP = (
 
 def check(path: str, options: Options, finder: Finder) -> Result:
     """Check one file; never raises for bad input (the problem is in `Result.error`)."""
-    kind = kinds.kind_of(path) or "python"
+    kind = kinds.kind_of(path) or FileKind.PYTHON
     data = read(path, options.max_size)
     if isinstance(data, FileError):
         return Result(path, error=data)
@@ -215,7 +212,7 @@ def _reported(
     return findings
 
 
-def check_data(path: str, data: bytes, kind: str, options: Options, finder: Finder) -> Result:
+def check_data(path: str, data: bytes, kind: FileKind, options: Options, finder: Finder) -> Result:
     """Check the bytes `data` of a file of `kind` named `path` (read from disk, or standard input under the name
     `--stdin-filename` gives it); never raises for bad input."""
     if options.rules.stem.encode() not in data and not (options.strict_ignores and suppress.MARKER.encode() in data):
@@ -237,10 +234,7 @@ def check_data(path: str, data: bytes, kind: str, options: Options, finder: Find
         return Result(path, error=FileError(path, 1, 1, f"{GATE_UNREADABLE}: {exc}"))
     except SyntaxError as exc:
         line, col = exc.lineno or 1, exc.offset or 1
-        return Result(
-            path,
-            error=FileError(path, line, col, f"does not parse as Python: {exc.msg}; fix the syntax, then run again"),
-        )
+        return Result(path, error=FileError(path, line, col, message("file-error", "python", error=exc.msg)))
     except ParseError as exc:
         line, col = _position(source, exc.offset)
         return Result(path, error=FileError(path, line, col, f"{exc}; fix it, then run again", exc.cell))

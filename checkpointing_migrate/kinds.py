@@ -13,6 +13,7 @@ import os
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,11 +21,28 @@ if TYPE_CHECKING:
     from checkpointing_migrate.hits import Hit, Options
 
 
+class FileKind(StrEnum):
+    """The name of a kind of file (`Kind.name`), also the syntax a rewrite is checked in and a piece's language."""
+
+    PYTHON = "python"
+    NOTEBOOK = "notebook"
+    YAML = "yaml"
+    JSON = "json"
+    SHELL = "shell"
+    MARKDOWN = "markdown"
+    MAKEFILE = "makefile"
+    DOCKERFILE = "dockerfile"
+    LAUNCH = "launch"
+    """`.vscode/launch.json`."""
+    WORKFLOW = "workflow"
+    """A GitHub Actions workflow."""
+
+
 @dataclass(frozen=True)
 class Kind:
     """One kind of file the tool reads."""
 
-    name: str
+    name: FileKind
     handler: str
     """`module:function` of the tool reading it: `function(text, options, base=folder)`, or `path=file` (`by_path`)."""
     suffixes: tuple[str, ...] = ()
@@ -35,7 +53,7 @@ class Kind:
     """Name prefixes (`Dockerfile.gpu`, as hadolint reads them), for names whose suffix is no other kind's."""
     interpreters: tuple[str, ...] = ()
     """What a `#!` line runs (without its version: `python3.11` is `python`)."""
-    syntax: str | None = None
+    syntax: FileKind | None = None
     """What a rewrite must still parse as (`python`, `json`, `yaml`) before anything is written; the codec too:
     `python` reads the PEP 263 declaration, every other kind is UTF-8."""
     commented: bool = False
@@ -48,53 +66,65 @@ class Kind:
 
 KINDS = (
     Kind(
-        "python",
+        FileKind.PYTHON,
         "checkpointing_migrate.python:analyse",
         suffixes=(".py", ".pyi"),
         interpreters=("python",),
-        syntax="python",
+        syntax=FileKind.PYTHON,
         commented=True,
         writable=True,
     ),
-    Kind("notebook", "checkpointing_migrate.notebook:analyse", suffixes=(".ipynb",), syntax="json", commented=True),
     Kind(
-        "yaml",
+        FileKind.NOTEBOOK,
+        "checkpointing_migrate.notebook:analyse",
+        suffixes=(".ipynb",),
+        syntax=FileKind.JSON,
+        commented=True,
+    ),
+    Kind(
+        FileKind.YAML,
         "checkpointing_migrate.launchreaders:analyse_yaml",
         suffixes=(".yaml", ".yml"),
-        syntax="yaml",
+        syntax=FileKind.YAML,
         commented=True,
         writable=True,
         by_path=True,
     ),
-    Kind("json", "checkpointing_migrate.launchreaders:analyse_json", suffixes=(".json",), syntax="json", by_path=True),
     Kind(
-        "shell",
+        FileKind.JSON,
+        "checkpointing_migrate.launchreaders:analyse_json",
+        suffixes=(".json",),
+        syntax=FileKind.JSON,
+        by_path=True,
+    ),
+    Kind(
+        FileKind.SHELL,
         "checkpointing_migrate.shell:analyse",
         suffixes=(".sh", ".bash"),
         interpreters=("sh", "bash", "zsh", "dash", "ksh"),
         commented=True,
         writable=True,
     ),
-    Kind("markdown", "checkpointing_migrate.markdown:analyse", suffixes=(".md", ".markdown"), commented=True),
+    Kind(FileKind.MARKDOWN, "checkpointing_migrate.markdown:analyse", suffixes=(".md", ".markdown"), commented=True),
     Kind(
-        "makefile",
+        FileKind.MAKEFILE,
         "checkpointing_migrate.makefile:analyse",
         names=("Makefile", "makefile", "GNUmakefile", ".mk"),
         commented=True,
     ),
     Kind(
-        "dockerfile",
+        FileKind.DOCKERFILE,
         "checkpointing_migrate.dockerfile:analyse",
         names=("Dockerfile", "Containerfile", ".dockerfile"),
         prefixes=("Dockerfile.", "Containerfile."),
         commented=True,
     ),
-    Kind("launch", "checkpointing_migrate.vscode:analyse", names=(".vscode/launch.json",)),
+    Kind(FileKind.LAUNCH, "checkpointing_migrate.vscode:analyse", names=(".vscode/launch.json",)),
     Kind(
-        "workflow",
+        FileKind.WORKFLOW,
         "checkpointing_migrate.workflows:analyse",
         names=(".github/workflows/*.yml", ".github/workflows/*.yaml"),
-        syntax="yaml",
+        syntax=FileKind.YAML,
         commented=True,
     ),
 )
@@ -121,7 +151,7 @@ COMMENTED = frozenset(k.name for k in KINDS if k.commented)
 WRITABLE = frozenset(k.name for k in KINDS if k.writable)
 
 
-def shebang_kind(head: bytes) -> str | None:
+def shebang_kind(head: bytes) -> FileKind | None:
     """The kind of a file whose first line is `head`: `#!/usr/bin/env python3`, `#!/bin/bash -e`, `#!/usr/bin/env
     -S bash -x` …; `None` when it is not a `#!` line of a known interpreter."""
     if not head.startswith(b"#!"):
@@ -142,14 +172,14 @@ def _matches(name: str, suffix: str, pattern: str) -> bool:
     return name == pattern
 
 
-def named_kind(path: str) -> str | None:
+def named_kind(path: str) -> FileKind | None:
     """The kind `path` has by its place, name or name prefix: `.github/workflows/*.yml`, `.vscode/launch.json`,
     `Makefile`, `*.mk`, `Dockerfile`, `*.Dockerfile`, `Dockerfile.gpu`, `Containerfile`."""
     name = os.path.basename(path)
     return _named_kind(path, name, os.path.splitext(name)[1].lower())
 
 
-def _named_kind(path: str, name: str, suffix: str) -> str | None:
+def _named_kind(path: str, name: str, suffix: str) -> FileKind | None:
     for where, pattern, kind in _PLACES:
         if _matches(name, suffix, pattern):  # the name first: the folders of an absolute path cost more to find
             folders = os.path.normpath(os.path.abspath(path)).split(os.sep)[:-1]
@@ -161,7 +191,7 @@ def _named_kind(path: str, name: str, suffix: str) -> str | None:
     return _NAMED.get(name) or _NAMED.get(suffix)
 
 
-def kind_of(path: str, *, sniff: bool = True) -> str | None:
+def kind_of(path: str, *, sniff: bool = True) -> FileKind | None:
     """The kind of `path`, by name, by suffix, else (with `sniff`) by its `#!` line (regular files only: a FIFO
     would block the read, a device may act on it)."""
     name = os.path.basename(path)
@@ -183,7 +213,7 @@ def kind_of(path: str, *, sniff: bool = True) -> str | None:
     return shebang_kind(head)
 
 
-def sniff_kind(data: bytes) -> str | None:
+def sniff_kind(data: bytes) -> FileKind | None:
     """The kind of text without a known suffix (standard input), from its `#!` line."""
     return shebang_kind(data.split(b"\n", 1)[0][:256])
 
@@ -199,7 +229,7 @@ Handler = Callable[..., "list[Hit]"]
 
 
 @functools.cache
-def handler(kind: str) -> Callable[[str, Options, Path, Path | None], list[Hit]]:
+def handler(kind: FileKind) -> Callable[[str, Options, Path, Path | None], list[Hit]]:
     """The function reading files of `kind`, as `(text, options, folder, path)`; its module is imported now."""
     entry = BY_NAME[kind]
     module, _, function = entry.handler.partition(":")

@@ -17,6 +17,7 @@ from checkpointing_migrate.configreaders import argument_reader, sources
 from checkpointing_migrate.configreaders import consumer as python_consumer
 from checkpointing_migrate.dictflow import Verdict, VerdictKind
 from checkpointing_migrate.hits import Hit, Options
+from checkpointing_migrate.kinds import FileKind, kind_of
 
 _CONFIG_FLAG = "--config"
 """The flag TRL's command line reads a YAML config from, as a word of its own followed by the path
@@ -59,10 +60,10 @@ def _launches(path: Path, options: Options) -> list[tuple[shell.Program, list[sh
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return []  # reported when the file is checked itself
-    if _kind(path) == "vscode":
+    if _kind(path) == FileKind.LAUNCH:
         return [(p, args, path.parent.parent, f"{path.name}:{_line(text, args)}") for p, args in vscode.launches(text)]
     found = []
-    fixed = makefile.fixed(text) if _kind(path) == "makefile" else None  # `CFG = x.yaml` then `$(CFG)`
+    fixed = makefile.fixed(text) if _kind(path) == FileKind.MAKEFILE else None  # `CFG = x.yaml` then `$(CFG)`
     for code, base, cwd, each_line, label in _shell_texts(path, text):
         for program, args in shell.launches(code, options, cwd=cwd, each_line=each_line, fixed=fixed):
             if program.image is None and program.cwd is not None:
@@ -74,20 +75,20 @@ def _shell_texts(path: Path, text: str) -> list[tuple[str, Path, str | None, boo
     """(shell text, folder scripts are looked up from, `cd` folder, one shell per line, where it is for a message:
     the file's name or its cell) of each part of `path` that is shell; each text's lines are the file's (the cell's)."""
     kind = _kind(path)
-    if kind == "shell":
+    if kind == FileKind.SHELL:
         return [(text, path.parent, "", False, path.name)]
-    if kind == "makefile":
+    if kind == FileKind.MAKEFILE:
         return [(makefile.view(text)[0], path.parent, "", True, path.name)]
-    if kind == "markdown":
+    if kind == FileKind.MARKDOWN:
         view = [c if c in "\r\n" else " " for c in text]
         for piece in markdown.fences(text):
-            for run in piece.runs if piece.language == "shell" else ():
+            for run in piece.runs if piece.language == FileKind.SHELL else ():
                 view[run.at : run.at + run.length] = piece.text[run.start : run.start + run.length]
         return [("".join(view), path.parent, "", False, path.name)]
-    if kind == "notebook":
+    if kind == FileKind.NOTEBOOK:
         texts = notebook.launch_texts(text)
         return [(code, path.parent, cwd, each, f"{path.name}:cell {cell}") for cell, code, each, cwd in texts]
-    if kind == "workflow":
+    if kind == FileKind.WORKFLOW:
         try:
             documents = [d for d in yaml.compose_all(text, Loader=yaml.SafeLoader) if d is not None]
         except yaml.YAMLError:
@@ -102,20 +103,10 @@ def _shell_texts(path: Path, text: str) -> list[tuple[str, Path, str | None, boo
     return []
 
 
-def _kind(path: Path) -> str:
-    """Which launch file `path` is, by the names `checkpointing_migrate.files` gives these kinds (the walk in
-    `configreaders.sources` keeps only files that may be one)."""
-    if path.parent.name == "workflows" and path.parent.parent.name == ".github":
-        return "workflow"
-    if path.name == "launch.json" and path.parent.name == ".vscode":
-        return "vscode"
-    if path.suffix.lower() == ".ipynb":
-        return "notebook"
-    if path.name in ("Makefile", "makefile", "GNUmakefile") or path.suffix == ".mk":
-        return "makefile"
-    if path.suffix.lower() in (".md", ".markdown"):
-        return "markdown"
-    return "" if path.suffix.lower() in (".yml", ".yaml") else "shell"
+def _kind(path: Path) -> FileKind:
+    """Which launch file `path` is, by the registry's names (`checkpointing_migrate.kinds`): the walk in
+    `configreaders.sources` keeps only files that may be one, and one of no kind by its name (`job.slurm`) is shell."""
+    return kind_of(str(path), sniff=False) or FileKind.SHELL
 
 
 def _program(

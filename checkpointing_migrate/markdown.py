@@ -11,27 +11,31 @@ import re
 from pathlib import Path
 
 from checkpointing_migrate import python, shell, yaml_json
-from checkpointing_migrate.codes import Severity, message
+from checkpointing_migrate.codes import Severity, message, shared
 from checkpointing_migrate.hits import Hit, Options
+from checkpointing_migrate.kinds import FileKind
 from checkpointing_migrate.pieces import Piece, Run
 
 _OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*\{?\.?(?P<lang>[\w+-]*)[^\n]*$", re.MULTILINE)
 LANGUAGES = {
-    "python": "python",
-    "py": "python",
-    "python3": "python",
-    "bash": "shell",
-    "sh": "shell",
-    "shell": "shell",
-    "zsh": "shell",
-    "yaml": "yaml",
-    "yml": "yaml",
-    "json": "json",
-    "pycon": "pycon",
-    "console": "console",
-    "shell-session": "console",
+    "python": FileKind.PYTHON,
+    "py": FileKind.PYTHON,
+    "python3": FileKind.PYTHON,
+    "bash": FileKind.SHELL,
+    "sh": FileKind.SHELL,
+    "shell": FileKind.SHELL,
+    "zsh": FileKind.SHELL,
+    "yaml": FileKind.YAML,
+    "yml": FileKind.YAML,
+    "json": FileKind.JSON,
 }
-"""Fence language → handler."""
+"""Fence language → the kind whose handler reads it."""
+_SESSIONS = {
+    "pycon": (FileKind.PYTHON, (">>> ", "... "), (">>>", "...")),
+    "console": (FileKind.SHELL, ("$ ",), ()),
+    "shell-session": (FileKind.SHELL, ("$ ",), ()),
+}
+"""Fence language of a session → (the kind reading its input, its prompts, its prompts alone on a line)."""
 
 
 def fences(text: str) -> list[Piece]:
@@ -51,13 +55,12 @@ def fences(text: str) -> list[Piece]:
             cut = min(len(line) - len(line.lstrip(" \t")), len(indent))
             lines.append((offset + cut, line[cut:]))
             offset += len(line)
-        handler = LANGUAGES.get(m.group("lang").lower())
-        if handler == "pycon":
-            out.append(_piece("python", _prompted(lines, (">>> ", "... "), (">>>", "..."))))
-        elif handler == "console":
-            out.append(_piece("shell", _prompted(lines, ("$ ",), ())))
-        elif handler:
-            out.append(_piece(handler, lines))
+        language = m.group("lang").lower()
+        if language in _SESSIONS:
+            kind, prompts, bare = _SESSIONS[language]
+            out.append(_piece(kind, _prompted(lines, prompts, bare)))
+        elif language in LANGUAGES:
+            out.append(_piece(LANGUAGES[language], lines))
         pos = end.end() if end else len(text)
     return out
 
@@ -81,17 +84,13 @@ def _prompted(lines: list[tuple[int, str]], prompts: tuple[str, ...], bare: tupl
     return out
 
 
-def _piece(language: str, lines: list[tuple[int, str]]) -> Piece:
+def _piece(language: FileKind, lines: list[tuple[int, str]]) -> Piece:
     """The lines `(file offset, text)` of a fence as one piece, each line a stretch copied as is."""
     runs, at = [], 0
     for offset, line in lines:
         runs.append(Run(at, offset, len(line), True))
         at += len(line)
     return Piece("".join(line for _, line in lines), language, tuple(runs))
-
-
-_ACROSS_INDENT = "the rewrite spans the fence's indentation, rename it by hand"
-_BY_HAND = "spans an indented fence's lines: rename it by hand"
 
 
 def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
@@ -101,27 +100,27 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
     hits: list[Hit] = []
     blocks = fences(text)
     # What a name holds is told from all the Python fences of the file (a model loaded in an earlier one).
-    context = python.context_of([p.text for p in blocks if p.language == "python"])
+    context = python.context_of([p.text for p in blocks if p.language == FileKind.PYTHON])
     for piece in blocks:
         code = piece.text
         if options.rules.stem not in code:
             continue
         try:
-            if piece.language == "python":
+            if piece.language == FileKind.PYTHON:
                 found = python.analyse(code, options, context, base)
-            elif piece.language == "shell":
+            elif piece.language == FileKind.SHELL:
                 found = shell.analyse(code, options, base)
-            elif piece.language == "yaml":
+            elif piece.language == FileKind.YAML:
                 found = yaml_json.analyse_yaml(code, options)
             else:
                 found = yaml_json.analyse_json(code, options)
         except (SyntaxError, ValueError) as exc:
             found = _unparsed(code, options, piece.language, exc)
-        hits += [piece.back(h, text, _ACROSS_INDENT, _BY_HAND) for h in found]
+        hits += [piece.back(h, text, shared("across-indent"), shared("indented-fence")) for h in found]
     return hits
 
 
-def _unparsed(code: str, options: Options, handler: str, exc: Exception) -> list[Hit]:
+def _unparsed(code: str, options: Options, handler: FileKind, exc: Exception) -> list[Hit]:
     """One `info` per old name in a fence that does not parse: the fence is left alone."""
     names = options.rules.identifiers(planned=False) | set(options.rules.flags)
     said = message("unparsed-fence", language=handler, error=str(exc))

@@ -14,9 +14,9 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
-from checkpointing_migrate import jsonpos, python, shell, yaml_json
+from checkpointing_migrate import codes, jsonpos, python, shell, yaml_json
 from checkpointing_migrate.hits import ESCAPED, Hit, Options
-from checkpointing_migrate.kinds import kind_of
+from checkpointing_migrate.kinds import FileKind, kind_of
 from checkpointing_migrate.located import ParseError
 from checkpointing_migrate.pieces import Piece, Run, shift
 
@@ -31,10 +31,6 @@ _WRITEFILE = re.compile(r"%%writefile[ \t]+(?:(?:-a|--append)[ \t]+)?(?P<name>\S
 """`%%writefile train.sh`: the cell is that script's text, checked as shell."""
 _HELP = re.compile(r"[ \t]*(?:\?\??[\w.*]+|[\w.*]+\?\??)[ \t]*$")
 """A help line: `obj?`, `obj??`, `?obj`, `??obj` (a dotted name, maybe with `*` wildcards)."""
-
-
-_ESCAPED_NAME = "the name is written with JSON escapes, rename it by hand"
-"""How the message of a rename that cannot be applied, because the name is spelt with escapes, starts."""
 
 
 def _pieces(cell: jsonpos.JObject) -> list[jsonpos.JString]:
@@ -56,7 +52,7 @@ def _piece(text: str, cell: jsonpos.JObject, number: int) -> Piece:
             for i, (decoded, raw, length) in enumerate(stretches)
         ]
         at += len(string.value)
-    return Piece("".join(s.value for s in _pieces(cell)), "python", tuple(runs), number)
+    return Piece("".join(s.value for s in _pieces(cell)), FileKind.PYTHON, tuple(runs), number)
 
 
 def _python_view(code: str) -> tuple[str, list[tuple[int, str]]]:
@@ -188,10 +184,10 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
     try:
         root = jsonpos.parse(text)
     except ParseError as exc:
-        raise ParseError(exc.offset, f"not a valid notebook (JSON): {exc}") from None
+        raise ParseError(exc.offset, codes.message("file-error", "notebook-json", error=str(exc))) from None
     cells = root.get("cells") if isinstance(root, jsonpos.JObject) else None
     if not isinstance(cells, jsonpos.JArray):
-        raise ParseError(0, 'not a notebook: no "cells" list at the top level')
+        raise ParseError(0, codes.message("file-error", "notebook"))
     hits: list[Hit] = []
     code_cells = []
     for number, cell in enumerate(cells.items, 1):
@@ -228,13 +224,13 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
                 reason = exc.msg if isinstance(exc, SyntaxError) else str(exc)
                 raise ParseError(
                     piece.to_file(at) or piece.to_file(line_start) or cells.start,
-                    f"code cell {piece.cell} does not parse as Python: {reason}",
+                    codes.message("file-error", "cell", cell=str(piece.cell), error=reason),
                     piece.place(at),
                 ) from None
             for offset, line in shell_lines:
                 here = _folder_at(lines, offset)
                 found += [shift(h, offset) for h in shell.analyse(line, options, base, cwd=here)]
-        hits += [piece.back(h, text, _ESCAPED_NAME, ESCAPED) for h in found]
+        hits += [piece.back(h, text, codes.shared("json-escapes"), ESCAPED) for h in found]
     return hits
 
 
@@ -243,11 +239,11 @@ def _written(name: str, body: str, options: Options, base: Path | None) -> list[
     YAML or JSON config (by its suffix; read as a Markdown fence is: no reader of it is proven); a Python file
     written this way, or a config that does not parse, is not checked (the cell may be a fragment, or a template)."""
     kind = kind_of(name, sniff=False)
-    if kind == "shell":
+    if kind == FileKind.SHELL:
         return shell.analyse(body, options, base)
-    if kind not in ("yaml", "json"):
+    if kind not in (FileKind.YAML, FileKind.JSON):
         return []
     try:
-        return (yaml_json.analyse_yaml if kind == "yaml" else yaml_json.analyse_json)(body, options)
+        return (yaml_json.analyse_yaml if kind == FileKind.YAML else yaml_json.analyse_json)(body, options)
     except ParseError:
         return []

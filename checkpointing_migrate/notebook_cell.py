@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from checkpointing_migrate.files import Result, check_data, decode, sha256
 from checkpointing_migrate.findings import Cell, Edit, FileError, Finding
 from checkpointing_migrate.hits import Options
+from checkpointing_migrate.kinds import FileKind
 from checkpointing_migrate.pylex import Source
 from checkpointing_migrate.requirements import Finder
 from checkpointing_migrate.run import across_files
@@ -77,11 +78,13 @@ def wrap(code: str, number: int) -> Wrapped:
 def check(name: str, data: bytes, number: int, options: Options, finder: Finder) -> Result:
     """The bytes `data` checked as code cell `number` of the notebook `name`; never raises for bad input."""
     try:
-        code, encoding = decode(data, "notebook")
+        code, encoding = decode(data, FileKind.NOTEBOOK)
     except (UnicodeDecodeError, ValueError):
-        return check_data(name, data, "notebook", options, finder)  # the file layer says why, as for any notebook
+        return check_data(
+            name, data, FileKind.NOTEBOOK, options, finder
+        )  # the file layer says why, as for any notebook
     wrapped = wrap(code, number)
-    result = check_data(name, wrapped.text.encode("utf-8"), "notebook", options, finder)
+    result = check_data(name, wrapped.text.encode("utf-8"), FileKind.NOTEBOOK, options, finder)
     (result,) = across_files([result], options)
     return _unwrap(result, wrapped, code, encoding, data)
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from checkpointing_migrate.codes import Applicability, Severity
 from checkpointing_migrate.findings import Cell, Edit
 from checkpointing_migrate.hits import Hit
+from checkpointing_migrate.kinds import FileKind
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class Piece:
     """Code cut out of a file, with the way back into it."""
 
     text: str
-    language: str
+    language: FileKind
     """The kind reading it: `python`, `shell`, `yaml`, `json`."""
     runs: tuple[Run, ...]
     """In order, covering the piece; an offset past the last one's end maps to nothing."""

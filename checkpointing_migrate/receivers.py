@@ -47,6 +47,16 @@ _NEUTRAL_ROOTS = ("abc", "typing", "typing_extensions", "dataclasses", "enum", "
 """Import roots whose classes define none of the renamed names (a base from there is no evidence against)."""
 
 
+class Evidence(StrEnum):
+    """How strongly a file shows that an expression holds training arguments (`python.evidence.config_receiver`;
+    `None` there: no sign of it). A message about a guess says "if it is TrainingArguments"."""
+
+    SURE = "sure"
+    """The file shows it: built as, annotated as or the `self` of training arguments."""
+    GUESS = "guess"
+    """Only its name says so (`args`, `training_args`: `pylex.CONVENTIONAL_ARGS`)."""
+
+
 class ReceiverKind(StrEnum):
     """What kind of object an expression holds, as the evidence tells it."""
 

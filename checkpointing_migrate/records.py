@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
+from checkpointing_migrate.codes import problem
 from checkpointing_migrate.located import Located, ToolError
 
 T = TypeVar("T")
@@ -86,7 +87,7 @@ def _hints(cls: type) -> dict[str, Any]:
 
 def _build_record(hint: Any, value: object, path: JsonPath, problems: list[_Invalid]) -> Any:
     if not isinstance(value, dict):
-        raise _problem(path, f"expected an object, found {_found(value)}")
+        raise _problem(path, problem("record", what="an object", found=_found(value)))
     fields = {}
     for field in dataclasses.fields(hint):
         if field.name not in value and field.default is not dataclasses.MISSING:
@@ -125,7 +126,7 @@ def _build_tuple(hint: Any, value: object, path: JsonPath, problems: list[_Inval
     if rest != [Ellipsis]:
         raise TypeError(f"{hint}: only tuple[X, ...] is supported")
     if not isinstance(value, list):
-        raise _problem(path, f"expected an array, found {_found(value)}")
+        raise _problem(path, problem("record", what="an array", found=_found(value)))
     built = []
     for index, one in enumerate(value):
         if not dataclasses.is_dataclass(item):
@@ -141,7 +142,7 @@ def _build_tuple(hint: Any, value: object, path: JsonPath, problems: list[_Inval
 def _build_mapping(hint: Any, value: object, path: JsonPath, problems: list[_Invalid]) -> Any:
     key, item = get_args(hint)
     if not isinstance(value, dict):
-        raise _problem(path, f"expected an object, found {_found(value)}")
+        raise _problem(path, problem("record", what="an object", found=_found(value)))
     return {name: _build(item, one, (*path, name), problems) for name, one in value.items()}
 
 

@@ -13,7 +13,7 @@ from typing import BinaryIO
 from checkpointing_migrate.files import Result, check_data, too_big
 from checkpointing_migrate.findings import FileError
 from checkpointing_migrate.hits import Options
-from checkpointing_migrate.kinds import kind_of, sniff_kind
+from checkpointing_migrate.kinds import FileKind, kind_of, sniff_kind
 from checkpointing_migrate.requirements import Finder
 from checkpointing_migrate.run import across_files
 
@@ -41,6 +41,6 @@ def check(name: str, options: Options, finder: Finder, cell: int | None = None) 
         from checkpointing_migrate import notebook_cell  # only `--stdin-cell` reads one cell
 
         return notebook_cell.check(name, data, cell, options, finder), data
-    kind = kind_of(name, sniff=False) or sniff_kind(data) or "python"
+    kind = kind_of(name, sniff=False) or sniff_kind(data) or FileKind.PYTHON
     (result,) = across_files([check_data(name, data, kind, options, finder)], options)
     return result, data

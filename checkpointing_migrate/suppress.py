@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from checkpointing_migrate import codes
 from checkpointing_migrate.findings import Finding
-from checkpointing_migrate.kinds import COMMENTED
+from checkpointing_migrate.kinds import COMMENTED, FileKind
 
 if TYPE_CHECKING:
     from checkpointing_migrate import gitignore
@@ -51,12 +51,12 @@ def render(names: tuple[str, ...] | None) -> str:
     return f"# {MARKER} ignore" + (f"[{','.join(names)}]" if names is not None else "")
 
 
-def directives(text: str, kind: str) -> dict[int, Directive]:
+def directives(text: str, kind: FileKind) -> dict[int, Directive]:
     """The suppression comments of `text`, by line; in Python only real comments (not text in a string)."""
     if MARKER not in text or kind not in COMMENTED:
         return {}
     starts = line_starts(text)
-    comments = _python_comments(text) if kind == "python" else None
+    comments = _python_comments(text) if kind == FileKind.PYTHON else None
     found = {}
     for match in re.finditer(DIRECTIVE, text, re.MULTILINE):
         line = _line_of(starts, match.start())
@@ -93,14 +93,18 @@ def _python_comments(text: str) -> dict[int, list[tuple[int, int]]] | None:
     return spans
 
 
-def carriers(text: str, kind: str) -> dict[int, int | None]:
+def carriers(text: str, kind: FileKind) -> dict[int, int | None]:
     """Lines whose comment must go elsewhere → the line that carries it (`None`: no line can); a line not listed
     carries its own."""
-    if kind == "python":
+    if kind == FileKind.PYTHON:
         return _python_carriers(text)
-    if kind in ("shell", "makefile", "dockerfile"):  # a recipe or a `RUN` continued with `\` is carried as in shell
+    if kind in (
+        FileKind.SHELL,
+        FileKind.MAKEFILE,
+        FileKind.DOCKERFILE,
+    ):  # a recipe or a `RUN` continued with `\` is carried as in shell
         return _shell_carriers(text)
-    if kind == "yaml":
+    if kind == FileKind.YAML:
         return _yaml_carriers(text)
     return {}
 
@@ -228,7 +232,7 @@ class Suppressor:
     used: dict[int, set[str]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, path: str, text: str, kind: str) -> Suppressor:
+    def of(cls, path: str, text: str, kind: FileKind) -> Suppressor:
         found = directives(text, kind)
         return cls(path, found, carriers(text, kind) if found else {})
 

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import FrameType
 
+from checkpointing_migrate import codes
 from checkpointing_migrate.files import Result, sha256
 from checkpointing_migrate.plan import write_all
 
@@ -180,7 +181,7 @@ def _verify(files: _Files, check: _Check, command: str) -> Verified:
     if problems:
         for problem in problems:
             print(problem, file=sys.stderr)
-        _say(f"nothing was written: {len(problems)} of {len(everything)} files cannot be written safely")
+        _say(codes.problem("unsafe-writes", problems=len(problems), files=len(everything)))
         return Verified(1)
     after = check()
     if after.passed:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from checkpointing_migrate import jsonpos, shell
+from checkpointing_migrate import codes, jsonpos, shell
 from checkpointing_migrate.hits import Hit, Options, planned_hit
 from checkpointing_migrate.located import ParseError
 
@@ -41,7 +41,7 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
     try:
         root = jsonpos.parse(plain_json(text))
     except ParseError as exc:
-        raise ParseError(exc.offset, f"not a valid launch.json (JSON with comments): {exc}") from None
+        raise ParseError(exc.offset, codes.message("file-error", "launch-json", error=str(exc))) from None
     workspace = base.parent if base is not None else None
     hits: list[Hit] = []
     for _, words, program in _python_configurations(text, root):

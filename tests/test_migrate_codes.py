@@ -162,6 +162,10 @@ def test_each_templated_sentence_is_written_once() -> None:
         for run in _fixed_runs(template):
             assert run not in owner, (run, owner[run], form)
             owner[run] = ("(shared)", form)
+    for form, template in codes.PROBLEMS.items():  # the problems that are no finding (usage, writing, settings)
+        for run in _fixed_runs(template):
+            assert run not in owner, (run, owner[run], form)
+            owner[run] = ("(problems)", form)
     assert owner, "no code has message templates"
     for path in sorted(MIGRATE.rglob("*.py")):
         if path.name == "codes.py":
@@ -197,6 +201,11 @@ _CONVERTED = (
     "yaml_json.py",
     "launchreaders.py",
     "python/fields.py",
+    "notebook.py",
+    "markdown.py",
+    "vscode.py",
+    "declarations.py",
+    "records.py",
 )
 """Files whose finding sentences all live in the registry: a new one written inline there fails below."""
 
@@ -214,3 +223,23 @@ def test_the_converted_handlers_write_no_sentence_inline() -> None:
         ]
         sentences = [r for r in runs if len(r) >= 40 and re.search(r"[a-z]{2,} [a-z]{2,} [a-z]{2,} [a-z]{2,}", r)]
         assert not sentences, f"{name} writes {sentences[0]!r} inline; add it to codes"
+
+
+def test_the_commands_write_no_sentence_inline_but_their_options_help() -> None:
+    """`commands.py` says its usage errors, what `fix --write` did and `explain`'s notes through `codes`: only the
+    options' help (argparse's `help=` and a group's description) is written where the option is declared."""
+    tree = ast.parse((MIGRATE / "commands.py").read_text(encoding="utf-8"))
+    docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+    helps = set()
+    for call in ast.walk(tree):
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
+            given = [k.value for k in call.keywords if k.arg == "help"]
+            given += call.args[1:2] if call.func.attr == "add_argument_group" else []
+            helps |= {id(n) for value in given for n in ast.walk(value)}
+    runs = [
+        n.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docstrings | helps
+    ]
+    sentences = [r for r in runs if len(r) >= 40 and re.search(r"[a-z]{2,} [a-z]{2,} [a-z]{2,} [a-z]{2,}", r)]
+    assert not sentences, f"commands.py writes {sentences[0]!r} inline; add it to codes.PROBLEMS"

@@ -5,10 +5,11 @@ it was decoded from (escapes mapping to nothing), as a rename inside it needs.""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
-from checkpointing_migrate import jsonpos, kinds, markdown, notebook
+from checkpointing_migrate import jsonpos, kinds, launchreaders, markdown, notebook
 from checkpointing_migrate.codes import Applicability, Severity
 from checkpointing_migrate.findings import Cell, Edit
 from checkpointing_migrate.hits import Hit
@@ -54,6 +55,31 @@ def test_the_unknown_kind_message_lists_the_registry_in_its_order() -> None:
 def test_every_kind_has_a_handler_and_a_comment_rule(kind: str) -> None:
     assert callable(kinds.handler(kind))
     assert kind not in kinds.WRITABLE or kind in kinds.COMMENTED
+
+
+def test_the_registry_has_one_kind_per_name() -> None:
+    """`FileKind` is the vocabulary every handler compares kinds in: a name without a registered kind (or a kind
+    named outside it) would fail only on the first file of that kind."""
+    assert [k.name for k in kinds.KINDS] == list(kinds.FileKind)
+    assert {k.syntax for k in kinds.KINDS} - {None} <= set(kinds.FileKind)
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        ("proj/.github/workflows/ci.yml", kinds.FileKind.WORKFLOW),
+        ("proj/.vscode/launch.json", kinds.FileKind.LAUNCH),
+        ("proj/explore.ipynb", kinds.FileKind.NOTEBOOK),
+        ("proj/rules.mk", kinds.FileKind.MAKEFILE),
+        ("proj/GNUmakefile", kinds.FileKind.MAKEFILE),
+        ("proj/README.markdown", kinds.FileKind.MARKDOWN),
+        ("proj/run.bash", kinds.FileKind.SHELL),
+        ("proj/job.slurm", kinds.FileKind.SHELL),  # a batch script, whatever its first line
+        ("proj/config.yml", kinds.FileKind.YAML),  # a config, no launch file: none of its launches is read
+    ],
+)
+def test_a_launch_file_is_read_as_the_kind_the_registry_gives_it(path: str, kind: kinds.FileKind) -> None:
+    assert launchreaders._kind(Path(path)) == kind
 
 
 @pytest.mark.parametrize(

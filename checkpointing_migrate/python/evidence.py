@@ -17,7 +17,7 @@ from checkpointing_migrate import codes
 from checkpointing_migrate.pylex import CONVENTIONAL_ARGS
 from checkpointing_migrate.python.context import At, File
 from checkpointing_migrate.python.syntax import FUNCTIONS, names_in_bases, old_release_only, parameters
-from checkpointing_migrate.receivers import DOUBLES, UNKNOWN, Kind, ReceiverKind
+from checkpointing_migrate.receivers import DOUBLES, UNKNOWN, Evidence, Kind, ReceiverKind
 from checkpointing_migrate.table import Rename
 
 if TYPE_CHECKING:
@@ -128,16 +128,16 @@ def is_config_class(file: File, node: ast.AST | None) -> bool:
     return file.receivers.class_kind(ast.Name(node.name)).kind in (ReceiverKind.ARGS, ReceiverKind.ARGS_UNSURE)
 
 
-def config_receiver(file: File, at: At, expr: ast.expr) -> str | None:
-    """`sure` or `guess` when `expr` holds training arguments, else `None`."""
+def config_receiver(file: File, at: At, expr: ast.expr) -> Evidence | None:
+    """How strongly the file shows that `expr` holds training arguments; `None`: no sign that it does."""
     if isinstance(expr, ast.Name):
         if expr.id == "self":
-            return "sure" if is_config_class(file, at.enclosing(ast.ClassDef)) else None
+            return Evidence.SURE if is_config_class(file, at.enclosing(ast.ClassDef)) else None
         if kind(file, at, expr).kind in (ReceiverKind.ARGS, ReceiverKind.ARGS_UNSURE, ReceiverKind.MIXIN):
-            return "sure"
-        return "guess" if expr.id in CONVENTIONAL_ARGS else None
+            return Evidence.SURE
+        return Evidence.GUESS if expr.id in CONVENTIONAL_ARGS else None
     if isinstance(expr, ast.Attribute) and expr.attr in CONVENTIONAL_ARGS:
-        return "guess"
+        return Evidence.GUESS
     return None
 
 

@@ -17,6 +17,7 @@ from checkpointing_migrate.hits import Hit, info, planned_hit
 from checkpointing_migrate.python import evidence
 from checkpointing_migrate.python.context import At, File, register
 from checkpointing_migrate.python.verdicts import field_use
+from checkpointing_migrate.receivers import Evidence
 
 
 @register(ast.Attribute)
@@ -33,7 +34,7 @@ def field_attribute(file: File, node: ast.Attribute, at: At) -> Iterator[Hit]:
             yield planned_hit(rules.planned[node.attr], start, node.attr)
         return
     receiver = ast.unparse(node.value)
-    maybe = "" if kind == "sure" else shared("maybe", receiver=receiver)
+    maybe = "" if kind == Evidence.SURE else shared("maybe", receiver=receiver)
     parent, _ = at.parent()
     store = isinstance(node.ctx, ast.Store) or (isinstance(parent, ast.AugAssign) and parent.target is node)
     if store:

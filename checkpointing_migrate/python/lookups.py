@@ -17,6 +17,7 @@ from checkpointing_migrate.python import evidence
 from checkpointing_migrate.python.context import At, File, register
 from checkpointing_migrate.python.syntax import callee as callee_of
 from checkpointing_migrate.python.verdicts import class_patch, field_use
+from checkpointing_migrate.receivers import Evidence
 from checkpointing_migrate.table import RenameKind
 
 
@@ -44,6 +45,6 @@ def string_lookup(file: File, call: ast.Call, at: At) -> Iterator[Hit]:
         yield dataclasses.replace(hazard(row, start, code="string-lookup", what=what, section="library"), via=form)
     elif name.value in rules.fields and (kind := evidence.config_receiver(file, at, call.args[0])):
         row = rules.fields[name.value]
-        maybe = "" if kind == "sure" else " (if this is TrainingArguments)"
+        maybe = "" if kind == Evidence.SURE else " (if this is TrainingArguments)"
         used = f"`{row.old}` by string with `{function}`"
         yield field_use(row, start, (used, f"`{row.new}`"), maybe, function == "setattr")
