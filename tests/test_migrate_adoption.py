@@ -275,3 +275,25 @@ def test_every_library_of_the_naming_comparison_is_scanned_or_says_why_not() -> 
         assert not admitted, f"{n.library} {n.release} admits {admitted}: scan it"
     megatron = next(lib for lib in data.libraries if lib.library == "megatron-core")
     assert any(s.file.endswith("models/huggingface/fastconformer_model.py") for s in megatron.sites)
+
+
+@pytest.mark.parametrize(
+    ("source", "declared"),
+    [
+        ("class A:\n    gradient_checkpointing: bool = False\n", {"gradient_checkpointing"}),
+        ("class A:\n    (gradient_checkpointing  # why\n    ): bool = False\n", {"gradient_checkpointing"}),
+        ("class A:\n    gradient_checkpointing \\\n        : bool\n", {"gradient_checkpointing"}),
+        ("class A:\n    gradient_checkpointing_kwargs: dict | None = None\n", {"gradient_checkpointing_kwargs"}),
+        # Set, passed, a key, an attribute's annotation, a walrus: no class declares the field.
+        (
+            "def f(self, gradient_checkpointing=True):\n    self.gradient_checkpointing: bool = True\n"
+            "    args = {'gradient_checkpointing': True}\n    (gradient_checkpointing := 1)\n",
+            set(),
+        ),
+    ],
+)
+def test_declared_fields_are_the_annotated_class_attributes(tmp_path: Path, source: str, declared: set[str]) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "configs.py").write_text(source, encoding="utf-8")
+    assert adoption.declared_fields([package], rules.from_table(TABLE).fields) == declared

@@ -11,6 +11,7 @@ import argparse
 import ast
 import concurrent.futures
 import io
+import re
 import sys
 import tarfile
 import zipfile
@@ -545,10 +546,13 @@ def not_scanned(table: Table, measured: MatrixData) -> tuple[NotScanned, ...]:
 def declared_fields(packages: list[Path], fields: Mapping[str, Rename]) -> frozenset[str]:
     """The old field names that some class of the package declares itself (an annotated class attribute)."""
     found: set[str] = set()
+    # Only a file where some name is followed by a colon (across spaces, brackets, line continuations and comments, as
+    # `(name  # why\n): bool` can be) can annotate it; most files that mention a field name only set or pass it.
+    annotated = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(fields))) + r")\b(?:[\s)\\]|#[^\n]*)*:(?!=)")
     for package in packages:
         for file in sorted(package.rglob("*.py")):
             text = file.read_text(encoding="utf-8", errors="replace")
-            if not any(name in text for name in fields):
+            if not annotated.search(text):
                 continue
             try:
                 tree = ast.parse(text)
