@@ -903,6 +903,33 @@ PROBLEMS: Mapping[str, str] = {
     "are not rewritten twice.",
     "unsafe-writes": "nothing was written: {problems} of {files} files cannot be written safely",
     "then-again": "{problem}; fix the problems above and run again.",  # `fix --write`'s, not `--verify`'s
+    # A file `fix --write` found it could not replace safely (`plan.write_all`): then it writes none.
+    "write-cannot": "cannot be written: {error}; run again",
+    "write-not-regular": "is no longer a regular file; nothing was written: run again",
+    "write-read-only": "is read-only (mode {mode}); nothing was written: make it writable (chmod u+w) or leave it out "
+    "of the PATHs, then run again",
+    "write-not-yours": "is not writable by you; nothing was written: fix its permissions or leave it out",
+    "write-hard-links": "has {links} hard links, which a rewrite would split; nothing was written: leave it out of the "
+    "PATHs or rewrite it by hand",
+    "write-unreadable": "cannot be read again: {error}; nothing was written",
+    "write-changed": "changed since it was read; nothing was written: run again",
+    "write-same-file": "is the same file as {other} but the two rewrites differ (their projects allow different "
+    "releases); nothing was written: pass only one of the two paths",
+    "write-in-place": "cannot be written in place ({error}: the folder must take a temporary file, and the owner and "
+    "group must be kept); nothing was written: fix the permissions or leave it out",
+    "write-changed-meanwhile": "changed while the rewrite was prepared; nothing was written: run again",
+    # What `fix --write --verify CMD` did (`verify.verify_write`), after `verify: `.
+    "verify-stopped": "{signal}: stopped; still rewritten: {files} (each file is whole)",
+    "verify-stopped-clean": "{signal}: stopped; every file is as it was before the fix",
+    "verify-fails-before": "`{command}` fails before any rewrite ({how}); nothing was written: make it pass first, or "
+    "run without --verify. Its last output lines:\n{tail}",
+    "verify-passes": "`{command}` passes with every rewrite ({runs} runs)",
+    "verify-kept": "`{command}` passes before the rewrites and fails after them ({how}); kept the rewrites of "
+    "{count} file{plural}: {files}",
+    "verify-backed-out": "backed out {path}: the check fails with its rewrite ({how}); the check's last output "
+    "lines:\n{tail}",
+    "verify-ran": "`{command}` ran {runs} times; rewrite the backed-out files by hand, or leave them",
+    "verify-switched": "a file changed while the check ran",
     # `[tool.checkpointing-migrate]` that cannot be read (`config.ConfigError`, at PATH:LINE:COL).
     "config-table": "`{table}` must be a table; write it as a [{table}] section",
     "config-key": "unknown key `{key}` in [{table}]; {hint}",

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from checkpointing_migrate import writing
+from checkpointing_migrate.codes import problem
 from checkpointing_migrate.files import Result, sha256
 from checkpointing_migrate.findings import FileError
 
@@ -46,31 +47,23 @@ def _preflight(result: Result, target: Path) -> FileError | tuple[int, int, int,
     try:
         info = os.lstat(target)
     except OSError as exc:
-        return _problem(path, f"cannot be written: {exc.strerror or exc}; run again")
+        return _problem(path, problem("write-cannot", error=exc.strerror or exc))
     if not stat.S_ISREG(info.st_mode):
-        return _problem(path, "is no longer a regular file; nothing was written: run again")
+        return _problem(path, problem("write-not-regular"))
     if not info.st_mode & stat.S_IWUSR:  # mode bits, not only `os.access`: root may write anything, so it says yes
         mode = oct(stat.S_IMODE(info.st_mode))[2:]
-        return _problem(
-            path,
-            f"is read-only (mode {mode}); nothing was written: make it writable (chmod u+w) "
-            "or leave it out of the PATHs, then run again",
-        )
+        return _problem(path, problem("write-read-only", mode=mode))
     if os.geteuid() != 0 and not os.access(target, os.W_OK):
-        return _problem(path, "is not writable by you; nothing was written: fix its permissions or leave it out")
+        return _problem(path, problem("write-not-yours"))
     if info.st_nlink > 1:
-        return _problem(
-            path,
-            f"has {info.st_nlink} hard links, which a rewrite would split; nothing was written: "
-            "leave it out of the PATHs or rewrite it by hand",
-        )
+        return _problem(path, problem("write-hard-links", links=info.st_nlink))
     try:
         with open(target, "rb") as f:
             digest = sha256(f.read())
     except OSError as exc:
-        return _problem(path, f"cannot be read again: {exc.strerror or exc}; nothing was written")
+        return _problem(path, problem("write-unreadable", error=exc.strerror or exc))
     if digest != result.digest:
-        return _problem(path, "changed since it was read; nothing was written: run again")
+        return _problem(path, problem("write-changed"))
     return _stamp_of(info)
 
 
@@ -85,14 +78,7 @@ def write_all(results: list[Result]) -> Outcome:
         target = Path(os.path.realpath(result.path))
         other = targets.setdefault(target, result)
         if other is not result and other.fixed != result.fixed:
-            outcome.problems.append(
-                _problem(
-                    result.path,
-                    f"is the same file as {other.path} but the two rewrites differ "
-                    "(their projects allow different releases); nothing was written: "
-                    "pass only one of the two paths",
-                )
-            )
+            outcome.problems.append(_problem(result.path, problem("write-same-file", other=other.path)))
         elif other is result:
             checked = _preflight(result, target)
             if isinstance(checked, FileError):
@@ -118,24 +104,14 @@ def _commit(
         try:
             staged.append((files.stage(target, result.fixed.encode(result.encoding), strict=True), result))
         except OSError as exc:
-            why = exc.strerror or str(exc)
-            outcome.problems.append(
-                _problem(
-                    result.path,
-                    f"cannot be written in place ({why}: the folder "
-                    "must take a temporary file, and the owner and group must be kept); "
-                    "nothing was written: fix the permissions or leave it out",
-                )
-            )
+            outcome.problems.append(_problem(result.path, problem("write-in-place", error=exc.strerror or str(exc))))
     for item, result in staged if not outcome.problems else ():
         try:
             same = _stamp(item.target) == stamps[item.target]
         except OSError:
             same = False
         if not same:
-            outcome.problems.append(
-                _problem(result.path, "changed while the rewrite was prepared; nothing was written: run again")
-            )
+            outcome.problems.append(_problem(result.path, problem("write-changed-meanwhile")))
     if outcome.problems:
         return outcome
     of = {item.target: result for item, result in staged}

@@ -161,19 +161,16 @@ def verify_write(results: list[Result], command: str, timeout: float | None) -> 
             if problems or files.rewritten:
                 for problem in problems:
                     print(problem, file=sys.stderr)
-                _say(f"{name}: stopped; still rewritten: {_names(sorted(files.rewritten))} (each file is whole)")
+                _say(codes.problem("verify-stopped", signal=name, files=_names(sorted(files.rewritten))))
             else:
-                _say(f"{name}: stopped; every file is as it was before the fix")
+                _say(codes.problem("verify-stopped-clean", signal=name))
             return Verified(128 + (check.signal or signal.SIGINT), sorted(files.rewritten))
 
 
 def _verify(files: _Files, check: _Check, command: str) -> Verified:
     before = check()
     if not before.passed:
-        _say(
-            f"`{command}` fails before any rewrite ({before.how}); nothing was written: make it pass first, "
-            f"or run without --verify. Its last output lines:\n{before.tail()}"
-        )
+        _say(codes.problem("verify-fails-before", command=command, how=before.how, tail=before.tail()))
         return Verified(2)
     everything = list(files.results)
     problems = files.show(set(everything))
@@ -185,7 +182,7 @@ def _verify(files: _Files, check: _Check, command: str) -> Verified:
         return Verified(1)
     after = check()
     if after.passed:
-        _say(f"`{command}` passes with every rewrite ({check.runs} runs)")
+        _say(codes.problem("verify-passes", command=command, runs=check.runs))
         return Verified(0, everything)
     kept: list[str] = []
     broken: list[tuple[str, Run]] = []
@@ -194,15 +191,13 @@ def _verify(files: _Files, check: _Check, command: str) -> Verified:
     check.stop_if_signalled()
     for problem in problems:
         print(problem, file=sys.stderr)
+    plural = "s" * (len(kept) != 1)
     _say(
-        f"`{command}` passes before the rewrites and fails after them ({after.how}); "
-        f"kept the rewrites of {len(kept)} file{'s' * (len(kept) != 1)}: {_names(kept)}"
+        codes.problem("verify-kept", command=command, how=after.how, count=len(kept), plural=plural, files=_names(kept))
     )
     for path, run in broken:
-        _say(
-            f"backed out {path}: the check fails with its rewrite ({run.how}); the check's last output lines:\n{run.tail()}"
-        )
-    _say(f"`{command}` ran {check.runs} times; rewrite the backed-out files by hand, or leave them")
+        _say(codes.problem("verify-backed-out", path=path, how=run.how, tail=run.tail()))
+    _say(codes.problem("verify-ran", command=command, runs=check.runs))
     return Verified(1, sorted(files.rewritten))
 
 
@@ -236,5 +231,5 @@ def _try(paths: list[str], files: _Files, check: _Check) -> Run:
     problems = files.show(set(paths))
     check.stop_if_signalled()
     if problems:
-        return Run(False, "\n".join(problems), "a file changed while the check ran")
+        return Run(False, "\n".join(problems), codes.problem("verify-switched"))
     return check()
