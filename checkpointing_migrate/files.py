@@ -16,8 +16,6 @@ import tokenize
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import yaml
-
 from checkpointing_migrate import kinds, python, suppress
 from checkpointing_migrate.codes import Applicability, Severity
 from checkpointing_migrate.findings import Edit, FileError, Finding, link
@@ -79,14 +77,20 @@ def apply(text: str, edits: list[Edit]) -> str:
 
 
 def reparse(text: str, kind: str) -> None:
-    """Raise if the rewritten `text` no longer parses as its kind (checked before anything is written)."""
+    """Raise `SyntaxError` or `ValueError` if the rewritten `text` no longer parses as its kind (checked before
+    anything is written)."""
     syntax = kinds.BY_NAME[kind].syntax
     if syntax == "python":
         ast.parse(text)
     elif syntax == "json":
         json.loads(text)
     elif syntax == "yaml":
-        list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+        import yaml  # only a YAML file's rewrite needs it: a Python-only run never loads PyYAML
+
+        try:
+            list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+        except yaml.YAMLError as exc:
+            raise ValueError(str(exc)) from exc
 
 
 def _position(source: python.Source, offset: int) -> tuple[int, int]:
@@ -259,7 +263,7 @@ def check_data(path: str, data: bytes, kind: str, options: Options, finder: Find
         fixed = apply(text, edits)
         try:
             reparse(fixed, kind)
-        except (SyntaxError, ValueError, yaml.YAMLError) as exc:
+        except (SyntaxError, ValueError) as exc:
             error = FileError(
                 path, 1, 1, f"the rewrite would not parse ({exc}); nothing was written. Please report this file"
             )
