@@ -122,13 +122,12 @@ def _read(path: Path) -> str:
 _INCLUDE = r"(?:-(?P<short>[rc])\s*|--(?P<long>requirement|constraint)(?:\s*=\s*|\s+))(?P<file>\S+)$"
 
 
-@dataclass
 class _Requirements:
-    """One requirements file with its includes read: the requirements and the constraints (`-c`) on transformers."""
+    """One requirements file with its includes read: the requirements and the constraints (`-c`) on transformers (a
+    plain class: making a dataclass costs every start-up)."""
 
-    requirements: list[Declared]
-    constraints: list[Declared]
-    constraint_files: set[Path]
+    def __init__(self, requirements: list[Declared], constraints: list[Declared], constraint_files: set[Path]) -> None:
+        self.requirements, self.constraints, self.constraint_files = requirements, constraints, constraint_files
 
 
 def _requirements_file(path: Path, chain: tuple[Path, ...] = ()) -> _Requirements:

@@ -7,7 +7,7 @@ the nearest folder above a file that declares transformers); the run names it (`
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -213,12 +213,13 @@ class Deferred:
         return self.resolve().describe()
 
 
-@dataclass
 class Finder:
-    """Finds and caches the allowed range for each folder; `target` overrides everything."""
+    """Finds and caches the allowed range for each folder; `target` overrides everything (a plain class: making a
+    dataclass costs every start-up)."""
 
-    target: Allowed | None = None
-    cache: dict[Path, Allowed | RequirementError] = field(default_factory=dict)
+    def __init__(self, target: Allowed | None = None) -> None:
+        self.target = target
+        self.cache: dict[Path, Allowed | RequirementError] = {}
 
     def for_file(self, path: Path) -> Allowed:
         """The allowed range for the project that `path` belongs to (the nearest folder above it, up to a `.git`

@@ -11,7 +11,7 @@ import io
 import os
 import re
 import tokenize
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from checkpointing_migrate import codes
@@ -218,14 +218,13 @@ def _yaml_carriers(text: str) -> dict[int, int | None]:
     return result
 
 
-@dataclass
 class Suppressor:
-    """The comments of one file, and which of their codes silenced something."""
+    """The comments of one file, and which of their codes silenced something (a plain class: making a dataclass costs
+    every start-up)."""
 
-    path: str
-    found: dict[int, Directive]
-    carried: dict[int, int | None] = field(default_factory=dict)
-    used: dict[int, set[str]] = field(default_factory=dict)
+    def __init__(self, path: str, found: dict[int, Directive], carried: dict[int, int | None]) -> None:
+        self.path, self.found, self.carried = path, found, carried
+        self.used: dict[int, set[str]] = {}
 
     @classmethod
     def of(cls, path: str, text: str, kind: str) -> Suppressor:

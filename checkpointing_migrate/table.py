@@ -98,16 +98,17 @@ DEFAULT_AUDIENCE: dict[RenameKind, tuple[Audience, ...]] = {
 }
 """The guide sections a row is listed in when it sets no `audience`."""
 
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_CLI_FLAG = re.compile(r"--[A-Za-z][A-Za-z0-9_-]*\Z")
-_CONFIG_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
+# Validation's patterns, compiled through `re`'s cache when a table is read from YAML (the frozen form needs none).
+_IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*\Z"
+_CLI_FLAG = r"--[A-Za-z][A-Za-z0-9_-]*\Z"
+_CONFIG_KEY = r"[A-Za-z_][A-Za-z0-9_.-]*\Z"
 _E = TypeVar("_E", bound=StrEnum)
-_LINK = re.compile(r"https://[^\s()<>]+\Z")  # safe as the target of a Markdown link
+_LINK = r"https://[^\s()<>]+\Z"  # safe as the target of a Markdown link
 
 
-@dataclass(frozen=True)
 class Problem(Located):
-    """One thing wrong with the table, with where it is."""
+    """One thing wrong with the table, with where it is. A plain subclass: it adds no field, so `Located`'s dataclass
+    methods serve it as they are (making a dataclass costs every start-up, and a problem is rare)."""
 
 
 class TableError(ToolError):
@@ -400,12 +401,13 @@ def _suggest(word: str, choices: tuple[str, ...] | list[str]) -> str:
     return f"; did you mean '{close[0]}'?" if close else f" (expected one of: {', '.join(choices)})"
 
 
-@dataclass
 class _Reader:
-    """Turns composed YAML nodes into values, recording a `Problem` for each thing wrong."""
+    """Turns composed YAML nodes into values, recording a `Problem` for each thing wrong (a plain class: only a table
+    read from YAML needs one, and making a dataclass costs every start-up)."""
 
-    path: str
-    problems: list[Problem] = field(default_factory=list)
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.problems: list[Problem] = []
 
     def fail(self, node: yaml.Node, message: str) -> None:
         self.problems.append(Problem.at(_pos(self.path, node), message))
@@ -504,7 +506,7 @@ def _library(r: _Reader, key: str, node: yaml.Node) -> Library | None:
         "config": r.texts(f["config"], "config") if "config" in f else None,
     }
     docs = r.text(f["docs"], "docs", nullable=True) if "docs" in f else None
-    if docs is not None and not _LINK.match(docs):
+    if docs is not None and not re.match(_LINK, docs):
         r.fail(
             f["docs"], f"docs must be an https:// link (no spaces, parentheses or angle brackets) or null, not '{docs}'"
         )
@@ -553,10 +555,10 @@ def field_name(name: str) -> str:
 
 def _name_problem(kind: RenameKind, name: str) -> str | None:
     if kind == RenameKind.CLI_FLAG:
-        return None if _CLI_FLAG.match(name) else "is not a CLI flag (write it as --name)"
+        return None if re.match(_CLI_FLAG, name) else "is not a CLI flag (write it as --name)"
     if kind == RenameKind.CONFIG_KEY:
-        return None if _CONFIG_KEY.match(name) else "is not a config key (letters, digits, _ . -)"
-    if not _IDENTIFIER.match(name):
+        return None if re.match(_CONFIG_KEY, name) else "is not a config key (letters, digits, _ . -)"
+    if not re.match(_IDENTIFIER, name):
         return f"is not a valid Python identifier, as a {kind} name must be"
     return None
 
