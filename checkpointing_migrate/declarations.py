@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from checkpointing_migrate.located import LocatedError, Position
 
@@ -39,9 +39,9 @@ class Declared:
     """Applies only in some environments (a PEP 508 marker, Poetry's `python`/`markers`)."""
 
 
-@dataclass(frozen=True)
-class DependencyList:
-    """What one installation takes together."""
+class DependencyList(NamedTuple):
+    """What one installation takes together (a named tuple: the class is made at every start, a frozen dataclass
+    costs several times as much to make)."""
 
     role: str
     """`core` (installed with the project), `extra` (with the project, on request: extras and groups) or `alone`

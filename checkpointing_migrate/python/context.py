@@ -187,9 +187,9 @@ class File:
         return self.at(node.end_lineno or node.lineno, node.end_col_offset or 0) - len(node.attr)
 
 
-@dataclass(frozen=True)
-class At:
-    """Where a node stands: the chain of (node, field) from the module down to it, the node itself last."""
+class At(NamedTuple):
+    """Where a node stands: the chain of (node, field) from the module down to it, the node itself last (a named
+    tuple: the class is made at every start, a frozen dataclass costs several times as much to make)."""
 
     chain: tuple[tuple[ast.AST, str], ...]
 
