@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import yaml
-
 from checkpointing_migrate import kinds, suppress
 from checkpointing_migrate.codes import Severity
 from checkpointing_migrate.files import Result, apply, reparse
@@ -58,7 +56,7 @@ def annotate(result: Result, unsafe_fixes: bool) -> tuple[Result, set[int], list
     fixed = apply(text, edits)
     try:
         reparse(fixed, kind)
-    except (SyntaxError, ValueError, yaml.YAMLError) as exc:  # a carrier rule missed a case: write nothing there
+    except (SyntaxError, ValueError) as exc:  # a carrier rule missed a case: write nothing there
         problem = FileError(result.path, 1, 1, f"adding the comments would break the file ({exc}); none added")
         return result, set(), [problem]
     ids = {id(f) for found in owners.values() for f in found}

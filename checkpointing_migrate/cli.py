@@ -14,17 +14,16 @@ import importlib
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from checkpointing_migrate import NAME
 from checkpointing_migrate.located import ToolError
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(NamedTuple):
     """One subcommand: what `--help` says, where it lives, and whether it needs a checkout of the repository. The
-    parser, the help and the docs' lists of commands (tests/test_commands.py) all come from a registry of these."""
+    parser, the help and the docs' lists of commands (tests/test_commands.py) all come from a registry of these (a
+    named tuple: it is made at every start, and a frozen dataclass costs several times as much to make)."""
 
     name: str
     help: str

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from checkpointing_migrate.codes import message, problem
 from checkpointing_migrate.located import LocatedError, Position
@@ -40,9 +40,9 @@ class Declared:
     """Applies only in some environments (a PEP 508 marker, Poetry's `python`/`markers`)."""
 
 
-@dataclass(frozen=True)
-class DependencyList:
-    """What one installation takes together."""
+class DependencyList(NamedTuple):
+    """What one installation takes together (a named tuple: the class is made at every start, a frozen dataclass
+    costs several times as much to make)."""
 
     role: str
     """`core` (installed with the project), `extra` (with the project, on request: extras and groups) or `alone`
@@ -122,13 +122,12 @@ def _read(path: Path) -> str:
 _INCLUDE = r"(?:-(?P<short>[rc])\s*|--(?P<long>requirement|constraint)(?:\s*=\s*|\s+))(?P<file>\S+)$"
 
 
-@dataclass
 class _Requirements:
-    """One requirements file with its includes read: the requirements and the constraints (`-c`) on transformers."""
+    """One requirements file with its includes read: the requirements and the constraints (`-c`) on transformers (a
+    plain class: making a dataclass costs every start-up)."""
 
-    requirements: list[Declared]
-    constraints: list[Declared]
-    constraint_files: set[Path]
+    def __init__(self, requirements: list[Declared], constraints: list[Declared], constraint_files: set[Path]) -> None:
+        self.requirements, self.constraints, self.constraint_files = requirements, constraints, constraint_files
 
 
 def _requirements_file(path: Path, chain: tuple[Path, ...] = ()) -> _Requirements:

@@ -25,12 +25,12 @@ MAX_FILE_SIZE = 10 * 10**6
 _T = TypeVar("_T")
 
 
-@dataclass(eq=False)
 class Memo:
     """What a run derives once and every file of it reuses (compiled patterns, modules read to follow imports), by
     type: it travels with `Options` through the per-file copies, so nothing is cached at module level."""
 
-    made: dict[type, object] = field(default_factory=dict)
+    def __init__(self) -> None:  # a plain class: making a dataclass costs every start-up
+        self.made: dict[type, object] = {}
 
     def once(self, kind: type[_T], make: Callable[[], _T]) -> _T:
         """The run's `kind`, made by `make` the first time a file asks."""

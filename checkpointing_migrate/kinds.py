@@ -12,10 +12,9 @@ import importlib
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from checkpointing_migrate.hits import Hit, Options
@@ -38,9 +37,9 @@ class FileKind(StrEnum):
     """A GitHub Actions workflow."""
 
 
-@dataclass(frozen=True)
-class Kind:
-    """One kind of file the tool reads."""
+class Kind(NamedTuple):
+    """One kind of file the tool reads (a named tuple: the registry is made at every start, and a frozen dataclass
+    costs several times as much to make)."""
 
     name: FileKind
     handler: str

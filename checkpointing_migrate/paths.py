@@ -1,6 +1,6 @@
-"""Where the tool's data files live: the alias table, the measured `TrainingArguments` data and the guide's anchors.
+"""Where the tool's data files live: the alias table and its frozen form, the measured data and the guide's anchors.
 
-An installed wheel carries copies of both (`pyproject.toml` maps them into `checkpointing_migrate/_bundled/` at build
+An installed wheel carries copies of them (`pyproject.toml` maps them into `checkpointing_migrate/_bundled/` at build
 time); run from a checkout of the repository, the tool reads the repository's own files. Kept free of other imports:
 the command line names its defaults without loading anything.
 """
@@ -29,6 +29,13 @@ TABLE_PATH = PACKAGE.parent / TABLE_NAME if IN_CHECKOUT else BUNDLED_DIR / TABLE
 
 TRAINING_ARGUMENTS_PATH = (PACKAGE.parent / "data" if IN_CHECKOUT else BUNDLED_DIR) / TRAINING_ARGUMENTS_NAME
 """Subclasses of the training-arguments class and the keys a training config may hold, measured from wheels."""
+
+FROZEN_TABLE_NAME = "aliases-frozen.json"
+"""The alias table's frozen form (`table.freeze`: validated, read without PyYAML), written by `python -m generator
+render` beside the pages."""
+
+FROZEN_TABLE_PATH = (PACKAGE.parent / "docs" / "generated" if IN_CHECKOUT else BUNDLED_DIR) / FROZEN_TABLE_NAME
+"""The frozen form `table.load` reads when it was made from the table's text (else it reads the YAML)."""
 
 GUIDE_SECTIONS_NAME = "guide-sections.json"
 """The anchors of the guide's sections that findings link to, written by `python -m generator render` beside the pages."""

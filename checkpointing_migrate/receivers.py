@@ -109,15 +109,15 @@ _Key = tuple[Path, int, int, int]
 """A project module read to follow an import: (path, mtime, size, depth)."""
 
 
-@dataclass(eq=False)
 class ModuleCache:
     """The project modules one run has read to follow imports (each once per run and depth), and the imports being
     followed right now. One per run (`checkpointing_migrate.python.context.Run`), so two runs never share a stale
     reading; each worker process has its own copy."""
 
-    files: dict[_Key, Receivers] = dataclasses.field(default_factory=dict)
-    following: set[tuple[_Key, str]] = dataclasses.field(default_factory=set)
-    """The (module, class) imports being followed: a cycle ends as no evidence instead of a RecursionError."""
+    def __init__(self) -> None:  # a plain class: making a dataclass costs every start-up
+        self.files: dict[_Key, Receivers] = {}
+        self.following: set[tuple[_Key, str]] = set()
+        """The (module, class) imports being followed: a cycle ends as no evidence instead of a RecursionError."""
 
 
 def _module_file(base: Path, module: str) -> Path | None:

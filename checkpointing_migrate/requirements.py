@@ -7,9 +7,8 @@ the nearest folder above a file that declares transformers); the run names it (`
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from packaging.version import InvalidVersion, Version
 
@@ -30,9 +29,9 @@ if TYPE_CHECKING:
 __all__ = ["PACKAGE", "PLACES", "Allowed", "Deferred", "Finder", "RequirementError", "announce", "parse_target"]
 
 
-@dataclass(frozen=True)
-class Alternative:
-    """One way the project may be installed: the releases it allows and the declarations that say so."""
+class Alternative(NamedTuple):
+    """One way the project may be installed: the releases it allows and the declarations that say so (a named tuple:
+    the class is made at every start, a frozen dataclass costs several times as much to make)."""
 
     specifier: SpecifierSet
     sources: tuple[str, ...]
@@ -59,9 +58,8 @@ class Alternative:
         return f"{PACKAGE}{self.specifier or ' (any version)'} ({'; '.join(self.sources)})"
 
 
-@dataclass(frozen=True)
-class Allowed:
-    """The transformers releases a project may run on: the union of `alternatives`."""
+class Allowed(NamedTuple):
+    """The transformers releases a project may run on: the union of `alternatives` (a named tuple, as `Alternative`)."""
 
     alternatives: tuple[Alternative, ...] | None
     """`None` when no requirement was found (any release)."""
@@ -213,12 +211,13 @@ class Deferred:
         return self.resolve().describe()
 
 
-@dataclass
 class Finder:
-    """Finds and caches the allowed range for each folder; `target` overrides everything."""
+    """Finds and caches the allowed range for each folder; `target` overrides everything (a plain class: making a
+    dataclass costs every start-up)."""
 
-    target: Allowed | None = None
-    cache: dict[Path, Allowed | RequirementError] = field(default_factory=dict)
+    def __init__(self, target: Allowed | None = None) -> None:
+        self.target = target
+        self.cache: dict[Path, Allowed | RequirementError] = {}
 
     def for_file(self, path: Path) -> Allowed:
         """The allowed range for the project that `path` belongs to (the nearest folder above it, up to a `.git`

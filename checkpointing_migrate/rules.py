@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from checkpointing_migrate import records
 from checkpointing_migrate.paths import TRAINING_ARGUMENTS_PATH
@@ -19,13 +20,13 @@ CLASSES_PATH = TRAINING_ARGUMENTS_PATH
 """Subclasses of the training-arguments class and the keys a training config may hold, measured from wheels."""
 
 
-@dataclass(frozen=True)
-class Rules:
+class Rules(NamedTuple):
     """The table's renames, indexed by where each name may stand in code, configs and command lines.
 
     The owner of the `method` rows is the model base class, the owner of the `field` rows is the training-arguments
     dataclass, an `argument` row owned by `Class.method` is a keyword of calls to that method, and a `cli-flag` row's
-    owner names the parser that reads the flag."""
+    owner names the parser that reads the flag. (A named tuple: one is made at every start, and a frozen dataclass
+    costs several times as much to make.)"""
 
     members: dict[str, Rename]
     """Old model method or property name → its row (shipped `method`/`property` rows)."""

@@ -11,8 +11,7 @@ import io
 import os
 import re
 import tokenize
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from checkpointing_migrate import codes
 from checkpointing_migrate.findings import Finding
@@ -29,9 +28,9 @@ DIRECTIVE = r"#\s*checkpointing-migrate:\s*ignore(?:\[([^\]\n]*)\])?(?=\s*(?:$|#
 string (`…\\n",`). Kept as text, compiled (and cached by `re`) by the first file holding `MARKER`: most hold none."""
 
 
-@dataclass(frozen=True)
-class Directive:
-    """One suppression comment."""
+class Directive(NamedTuple):
+    """One suppression comment (a named tuple: the class is made at every start, a frozen dataclass costs several
+    times as much to make)."""
 
     line: int
     column: int
@@ -222,14 +221,13 @@ def _yaml_carriers(text: str) -> dict[int, int | None]:
     return result
 
 
-@dataclass
 class Suppressor:
-    """The comments of one file, and which of their codes silenced something."""
+    """The comments of one file, and which of their codes silenced something (a plain class: making a dataclass costs
+    every start-up)."""
 
-    path: str
-    found: dict[int, Directive]
-    carried: dict[int, int | None] = field(default_factory=dict)
-    used: dict[int, set[str]] = field(default_factory=dict)
+    def __init__(self, path: str, found: dict[int, Directive], carried: dict[int, int | None]) -> None:
+        self.path, self.found, self.carried = path, found, carried
+        self.used: dict[int, set[str]] = {}
 
     @classmethod
     def of(cls, path: str, text: str, kind: FileKind) -> Suppressor:

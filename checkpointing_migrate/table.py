@@ -1,8 +1,8 @@
-"""The alias table: its schema, loading from YAML with positions, and validation.
+"""The alias table: its schema, loading from YAML with positions, validation, and its frozen form.
 
 Every problem is collected before anything is reported, so one run of `python -m generator check` lists
-all of them as `PATH:LINE:COL: message`. Positions come from PyYAML's composed nodes: the table is walked
-node by node instead of through `yaml.safe_load`, which would throw the positions (and duplicate keys) away.
+all of them as `PATH:LINE:COL: message`. Positions come from PyYAML's composed nodes (not `yaml.safe_load`, which
+drops them and duplicate keys); the frozen form, validated by `render`, is read for exactly the text it came from.
 """
 
 from __future__ import annotations
@@ -10,17 +10,21 @@ from __future__ import annotations
 import builtins
 import datetime
 import functools
+import json
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-import yaml
 from packaging.version import InvalidVersion, Version
 
 from checkpointing_migrate.located import Located, Position, ToolError
+from checkpointing_migrate.paths import FROZEN_TABLE_PATH
+
+if TYPE_CHECKING:
+    import yaml
 
 
 class RenameKind(StrEnum):
@@ -94,18 +98,17 @@ DEFAULT_AUDIENCE: dict[RenameKind, tuple[Audience, ...]] = {
 }
 """The guide sections a row is listed in when it sets no `audience`."""
 
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_CLI_FLAG = re.compile(r"--[A-Za-z][A-Za-z0-9_-]*\Z")
-_CONFIG_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-"""libyaml's loader where PyYAML has it: the same nodes and marks, ten times faster (the hook runs on every build)."""
+# Validation's patterns, compiled through `re`'s cache when a table is read from YAML (the frozen form needs none).
+_IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*\Z"
+_CLI_FLAG = r"--[A-Za-z][A-Za-z0-9_-]*\Z"
+_CONFIG_KEY = r"[A-Za-z_][A-Za-z0-9_.-]*\Z"
 _E = TypeVar("_E", bound=StrEnum)
-_LINK = re.compile(r"https://[^\s()<>]+\Z")  # safe as the target of a Markdown link
+_LINK = r"https://[^\s()<>]+\Z"  # safe as the target of a Markdown link
 
 
-@dataclass(frozen=True)
 class Problem(Located):
-    """One thing wrong with the table, with where it is."""
+    """One thing wrong with the table, with where it is. A plain subclass: it adds no field, so `Located`'s dataclass
+    methods serve it as they are (making a dataclass costs every start-up, and a problem is rare)."""
 
 
 class TableError(ToolError):
@@ -369,7 +372,8 @@ class Table:
         return [r for r in self.renames if r.status == Status.SHIPPED and r.removal]
 
 
-# --- Reading nodes --------------------------------------------------------------------------------------------------
+# --- Reading nodes: told apart by their `id` ("scalar", "sequence", "mapping"), so that only `parse` imports PyYAML ---
+# ------------------------------------------------------------------------------------------------
 
 
 def _pos(path: str, node: yaml.Node) -> Position:
@@ -377,9 +381,9 @@ def _pos(path: str, node: yaml.Node) -> Position:
 
 
 def _kind_of(node: yaml.Node) -> str:
-    if isinstance(node, yaml.MappingNode):
+    if node.id == "mapping":
         return "a mapping"
-    if isinstance(node, yaml.SequenceNode):
+    if node.id == "sequence":
         return "a list"
     return {
         "tag:yaml.org,2002:null": "null",
@@ -397,12 +401,13 @@ def _suggest(word: str, choices: tuple[str, ...] | list[str]) -> str:
     return f"; did you mean '{close[0]}'?" if close else f" (expected one of: {', '.join(choices)})"
 
 
-@dataclass
 class _Reader:
-    """Turns composed YAML nodes into values, recording a `Problem` for each thing wrong."""
+    """Turns composed YAML nodes into values, recording a `Problem` for each thing wrong (a plain class: only a table
+    read from YAML needs one, and making a dataclass costs every start-up)."""
 
-    path: str
-    problems: list[Problem] = field(default_factory=list)
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.problems: list[Problem] = []
 
     def fail(self, node: yaml.Node, message: str) -> None:
         self.problems.append(Problem.at(_pos(self.path, node), message))
@@ -412,12 +417,12 @@ class _Reader:
 
     def mapping(self, node: yaml.Node, what: str) -> dict[str, tuple[yaml.Node, yaml.Node]] | None:
         """Keys to (key node, value node); `None` (and a problem) unless `node` is a mapping with string keys."""
-        if not isinstance(node, yaml.MappingNode):
+        if not node.id == "mapping":
             self.fail(node, f"{what} must be a mapping, not {_kind_of(node)}")
             return None
         result: dict[str, tuple[yaml.Node, yaml.Node]] = {}
         for key_node, value_node in node.value:
-            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+            key = key_node.value if key_node.id == "scalar" else None
             if not isinstance(key, str) or key_node.tag != "tag:yaml.org,2002:str":
                 self.fail(key_node, f"keys in {what} must be names, not {_kind_of(key_node)}")
             elif key in result:
@@ -429,7 +434,7 @@ class _Reader:
         return result
 
     def sequence(self, node: yaml.Node, what: str) -> list[yaml.Node]:
-        if not isinstance(node, yaml.SequenceNode):
+        if not node.id == "sequence":
             self.fail(node, f"{what} must be a list, not {_kind_of(node)}")
             return []
         return list(node.value)
@@ -437,8 +442,8 @@ class _Reader:
     def text(self, node: yaml.Node, what: str, *, nullable: bool = False) -> str | None:
         if nullable and node.tag == "tag:yaml.org,2002:null":
             return None
-        if not isinstance(node, yaml.ScalarNode) or node.tag != "tag:yaml.org,2002:str" or not node.value.strip():
-            shown = "empty" if isinstance(node, yaml.ScalarNode) and not node.value.strip() else _kind_of(node)
+        if not node.id == "scalar" or node.tag != "tag:yaml.org,2002:str" or not node.value.strip():
+            shown = "empty" if node.id == "scalar" and not node.value.strip() else _kind_of(node)
             self.fail(node, f"{what} must be a non-empty string{' or null' if nullable else ''}, not {shown}")
             return None
         return node.value
@@ -448,7 +453,7 @@ class _Reader:
 
     def version(self, node: yaml.Node, what: str) -> str | None:
         # The scalar's own text, so an unquoted `6.0` stays "6.0" instead of becoming the float 6.0.
-        if not isinstance(node, yaml.ScalarNode) or node.tag in ("tag:yaml.org,2002:null", "tag:yaml.org,2002:bool"):
+        if not node.id == "scalar" or node.tag in ("tag:yaml.org,2002:null", "tag:yaml.org,2002:bool"):
             self.fail(node, f"{what} must be a version such as '5.23.0', not {_kind_of(node)}")
             return None
         try:
@@ -460,11 +465,11 @@ class _Reader:
 
     def date(self, node: yaml.Node, what: str) -> datetime.date | None:
         try:
-            return datetime.date.fromisoformat(node.value if isinstance(node, yaml.ScalarNode) else "")
+            return datetime.date.fromisoformat(node.value if node.id == "scalar" else "")
         except ValueError:
             self.fail(
                 node,
-                f"{what} must be a date written YYYY-MM-DD, not {node.value if isinstance(node, yaml.ScalarNode) else _kind_of(node)!r}",
+                f"{what} must be a date written YYYY-MM-DD, not {node.value if node.id == 'scalar' else _kind_of(node)!r}",
             )
             return None
 
@@ -501,7 +506,7 @@ def _library(r: _Reader, key: str, node: yaml.Node) -> Library | None:
         "config": r.texts(f["config"], "config") if "config" in f else None,
     }
     docs = r.text(f["docs"], "docs", nullable=True) if "docs" in f else None
-    if docs is not None and not _LINK.match(docs):
+    if docs is not None and not re.match(_LINK, docs):
         r.fail(
             f["docs"], f"docs must be an https:// link (no spaces, parentheses or angle brackets) or null, not '{docs}'"
         )
@@ -550,10 +555,10 @@ def field_name(name: str) -> str:
 
 def _name_problem(kind: RenameKind, name: str) -> str | None:
     if kind == RenameKind.CLI_FLAG:
-        return None if _CLI_FLAG.match(name) else "is not a CLI flag (write it as --name)"
+        return None if re.match(_CLI_FLAG, name) else "is not a CLI flag (write it as --name)"
     if kind == RenameKind.CONFIG_KEY:
-        return None if _CONFIG_KEY.match(name) else "is not a config key (letters, digits, _ . -)"
-    if not _IDENTIFIER.match(name):
+        return None if re.match(_CONFIG_KEY, name) else "is not a config key (letters, digits, _ . -)"
+    if not re.match(_IDENTIFIER, name):
         return f"is not a valid Python identifier, as a {kind} name must be"
     return None
 
@@ -711,9 +716,11 @@ def _cross_checks(r: _Reader, table: Table, keys: tuple[str, ...], releases_comp
 
 def parse(text: str, path: str = "aliases.yaml") -> Table:
     """Validate the table text and return it typed; raise `TableError` listing every problem."""
+    import yaml  # here, not at the top: the packaged table is read from its frozen form, without PyYAML (`load`)
+
     r = _Reader(path)
-    try:
-        root = yaml.compose(text, Loader=_LOADER)
+    try:  # libyaml's loader where PyYAML has it: the same nodes and marks, ten times faster (the hook runs on every build)
+        root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = Position(path, mark.line + 1, mark.column + 1) if mark else Position(path, 1, 1)
@@ -758,13 +765,92 @@ def parse(text: str, path: str = "aliases.yaml") -> Table:
     return table
 
 
-def load(path: Path) -> Table:
-    """Read and validate the table file at `path`."""
+def load(path: Path, frozen: Path = FROZEN_TABLE_PATH) -> Table:
+    """Read and validate the table file at `path`: from the frozen form in `frozen` when that was made from the same
+    text (no PyYAML, no validating again: a scan's start-up), else from the YAML itself."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise TableError([Problem.at(Position(str(path), 1, 1), f"cannot read the table: {exc}")]) from None
-    return parse(text, str(path))
+    return _thawed(text, str(path), frozen) or parse(text, str(path))
+
+
+# --- The frozen form: the validated table as JSON, each record the list of its fields' values ----------------------
+
+FROZEN_FORMAT = 1
+"""The frozen form's layout; a file of another one is not read (the YAML is). Change it with the records' fields."""
+
+
+def freeze(text: str) -> str:
+    """The frozen form of the table text `text` (`render` writes it beside the pages, the wheel bundles it): validated
+    now (raises `TableError` as `parse` does). It holds `text` itself, so `load` uses it for that text only."""
+    table = parse(text)
+    frozen = {
+        "format": FROZEN_FORMAT,
+        "source": text,
+        "libraries": _plain(tuple(table.libraries.values())),
+        "releases": _plain(table.releases),
+        "renames": _plain(table.renames),
+        "not_renamed": _plain(table.not_renamed),
+    }
+    return json.dumps(frozen, ensure_ascii=False, indent=1) + "\n"
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, Position):
+        return [value.line, value.column]  # the path is the one the table is loaded from
+    if isinstance(value, (Library, Release, Rename, NotRenamed, EmittedWarning)):
+        return [_plain(getattr(value, f.name)) for f in fields(value)]
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    return value  # a string (an enum member is its string), a number or None
+
+
+def _thawed(text: str, path: str, frozen: Path) -> Table | None:
+    """The table in the frozen form at `frozen` if it was made from `text`; `None` otherwise (missing, stale, or of
+    another format: the YAML is read then, so the frozen form can make a start slower, never different)."""
+    try:
+        data = json.loads(frozen.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != FROZEN_FORMAT or data.get("source") != text:
+        return None
+
+    def at(line_column: list[int]) -> Position:
+        return Position(path, *line_column)
+
+    libraries = {
+        lib[0]: Library(*lib[:5], api=tuple(lib[5]), config=tuple(lib[6]), display=lib[7], note=lib[8])
+        for lib in data["libraries"]
+    }
+    releases = tuple(
+        Release(library, version, datetime.date.fromisoformat(date), note, at(position))
+        for library, version, date, note, position in data["releases"]
+    )
+    renames = tuple(
+        Rename(
+            library,
+            RenameKind(kind),
+            owner,
+            old,
+            new,
+            Status(status),
+            since,
+            removal,
+            EmittedWarning(*warning) if warning else None,
+            tuple(Audience(a) for a in audience),
+            note,
+            at(position),
+        )
+        for library, kind, owner, old, new, status, since, removal, warning, audience, note, position in data["renames"]
+    )
+    not_renamed = tuple(
+        NotRenamed(library, NotRenamedKind(kind), match, reason, at(position))
+        for library, kind, match, reason, position in data["not_renamed"]
+    )
+    return Table(libraries, releases, renames, not_renamed)
 
 
 TABLE_PROBLEMS = 2

@@ -137,14 +137,14 @@ def render(args: argparse.Namespace) -> int:
     table = _table(args)
     if isinstance(table, int):
         return table
-    return _render(table, args.docs, check=args.check)
+    return _render(table, args.table, args.docs, check=args.check)
 
 
-def _render(table: Table, docs: Path, *, check: bool) -> int:
+def _render(table: Table, source: Path, docs: Path, *, check: bool) -> int:
     from generator.pages import render
 
     try:
-        pages = render.render_pages(table)
+        pages = render.render_pages(table, source=source)
     except render.RenderError as exc:
         print(exc, file=sys.stderr)
         print("nothing was written.", file=sys.stderr)
@@ -175,7 +175,7 @@ def refresh(args: argparse.Namespace) -> int:
     try:
         with writing.transaction() as files:
             written = files.write_if_changed(outputs)
-            pages = render.render_pages(load(args.table))
+            pages = render.render_pages(load(args.table), source=args.table)
             written += files.write_if_changed(render.page_files(pages, paths.DOCS_DIR))
     except Exception as exc:  # noqa: BLE001 - whatever failed, the transaction put every file back as it was
         print(f"error: writing failed, every file restored: {type(exc).__name__}: {exc}", file=sys.stderr)

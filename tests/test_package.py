@@ -87,11 +87,13 @@ def test_the_wheel_carries_the_table_and_needs_only_pyyaml_and_packaging(install
         "pyyaml",
         "packaging",
     }
-    code = "import checkpointing_migrate.paths as p; print(p.TABLE_PATH, p.GUIDE_SECTIONS_PATH, p.IN_CHECKOUT)"
-    table, anchors, in_checkout = _run([str(installed / "python"), "-c", code]).stdout.split()
+    code = "import checkpointing_migrate.paths as p; print(p.TABLE_PATH, p.GUIDE_SECTIONS_PATH, p.FROZEN_TABLE_PATH, p.IN_CHECKOUT)"
+    table, anchors, frozen, in_checkout = _run([str(installed / "python"), "-c", code]).stdout.split()
     assert Path(table).read_bytes() == (ROOT / "aliases.yaml").read_bytes() and in_checkout == "False"
     # The guide's anchors the links use, as `render` wrote them beside the pages.
     assert Path(anchors).read_bytes() == (ROOT / "docs" / "generated" / "guide-sections.json").read_bytes()
+    # The table's frozen form (read instead of the YAML: no PyYAML at start-up), as `render` wrote it too.
+    assert Path(frozen).read_bytes() == (ROOT / "docs" / "generated" / "aliases-frozen.json").read_bytes()
 
 
 def test_the_console_script_scans_and_links_to_the_hosted_guide(installed: Path, project: Path) -> None:
@@ -128,6 +130,8 @@ def test_the_installed_tool_loads_only_what_scan_needs(installed: Path, project:
         if m.startswith(("generator", "jinja2", "mkdocs", "torch"))
         # what only a diff, a did-you-mean or argparse's own terminal lookup would need
         or m in ("difflib", "shutil")
+        # what only a YAML file or a table other than the wheel's own (its frozen form) would need
+        or m.split(".")[0] == "yaml"
         # what only a walked folder, a pyproject.toml naming the tool or per-file-ignores would need
         or m in ("tomllib", "checkpointing_migrate.gitignore")
         # what only an old name read off an object (a project's own flag?) or a config file's consumer would need

@@ -217,7 +217,8 @@ def test_rehearse_keeps_the_programs_own_sitecustomize(tmp_path: Path) -> None:
 
 
 def test_a_python_that_cannot_load_the_preview_stops_at_transformers(tmp_path: Path) -> None:
-    (tmp_path / "yaml.py").write_text('raise ImportError("this Python has no PyYAML")\n')
+    # packaging, not PyYAML: the preview reads the packaged table from its frozen form, without PyYAML
+    (tmp_path / "packaging.py").write_text('raise ImportError("this Python has no packaging")\n')
     env = cli.environment(_env())
     env["PYTHONPATH"] = os.pathsep.join([str(cli.STARTUP_DIR), str(tmp_path), str(ROOT)])
     other_tool = subprocess.run(
@@ -235,7 +236,7 @@ def test_a_python_that_cannot_load_the_preview_stops_at_transformers(tmp_path: P
     assert (training.returncode, training.stdout) == (2, "")  # never without the preview it was asked for
     assert (
         training.stderr
-        == f"rehearse: error: cannot load the v6 preview in {sys.executable}: this Python has no PyYAML\n"
+        == f"rehearse: error: cannot load the v6 preview in {sys.executable}: this Python has no packaging\n"
     )
 
 

@@ -1,13 +1,19 @@
-"""Validation of the alias table: every class of mistake is reported with its line and column, all at once."""
+"""Validation of the alias table: every class of mistake is reported with its line and column, all at once; the
+frozen form the installed tool reads is the same table, and is used for exactly the text it was made from."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from checkpointing_migrate.table import Owner, RenameKind, Status, TableError, load, parse
+from checkpointing_migrate.located import Position
+from checkpointing_migrate.paths import FROZEN_TABLE_PATH
+from checkpointing_migrate.table import FROZEN_FORMAT, Owner, RenameKind, Status, Table, TableError, freeze, load, parse
 from generator.paths import TABLE_PATH
 
 VALID = textwrap.dedent(
@@ -304,3 +310,52 @@ def test_the_tables_lookups_agree_with_its_rows_and_are_computed_once() -> None:
 def test_a_bad_not_renamed_kind_is_reported_with_a_suggestion() -> None:
     text = VALID + "not_renamed:\n  - library: transformers\n    kind: warnin\n    match: x\n    reason: y\n"
     assert problems(text) == ["t.yaml:27:11: unknown kind 'warnin'; did you mean 'warning'?"]
+
+
+def test_the_committed_frozen_table_is_the_table_as_it_reads_now() -> None:
+    """The wheel's table is read from its frozen form: `render` writes it, and it must be of today's aliases.yaml."""
+    assert FROZEN_TABLE_PATH.read_text(encoding="utf-8") == freeze(TABLE_PATH.read_text(encoding="utf-8")), (
+        f"{FROZEN_TABLE_PATH} is stale; run `python -m generator render`"
+    )
+
+
+def _positions(table: Table) -> list[Position]:
+    return [r.position for r in (*table.releases, *table.renames, *table.not_renamed)]
+
+
+def test_the_frozen_form_loads_the_same_table_as_the_yaml(tmp_path: Path) -> None:
+    text = TABLE_PATH.read_text(encoding="utf-8")
+    (tmp_path / "frozen.json").write_text(freeze(text), encoding="utf-8")
+    (tmp_path / "aliases.yaml").write_text(text, encoding="utf-8")
+    thawed, parsed = (
+        load(tmp_path / "aliases.yaml", tmp_path / "frozen.json"),
+        parse(text, str(tmp_path / "aliases.yaml")),
+    )
+    assert thawed == parsed and repr(thawed) == repr(parsed)
+    assert _positions(thawed) == _positions(parsed) and str(_positions(thawed)[0]).startswith(str(tmp_path))
+    # no PyYAML on the way: the installed tool's start-up
+    code = "import sys; from checkpointing_migrate.table import load; load(__import__('pathlib').Path(sys.argv[1]))"
+    loaded = subprocess.run(
+        [sys.executable, "-c", f"{code}; print('yaml' in sys.modules)", str(TABLE_PATH)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert loaded.stdout == "False\n"
+
+
+def test_a_stale_or_foreign_frozen_form_is_not_used(tmp_path: Path) -> None:
+    (tmp_path / "frozen.json").write_text(freeze(VALID), encoding="utf-8")
+    edited = VALID.replace('"5.24.0"', '"5.25.0"')
+    (tmp_path / "aliases.yaml").write_text(edited, encoding="utf-8")
+    assert load(tmp_path / "aliases.yaml", tmp_path / "frozen.json").libraries["transformers"].checked == "5.25.0"
+    broken = edited.replace("status: shipped", "status: shiped")
+    (tmp_path / "aliases.yaml").write_text(broken, encoding="utf-8")
+    with pytest.raises(TableError, match="unknown status 'shiped'"):
+        load(tmp_path / "aliases.yaml", tmp_path / "frozen.json")
+    other = json.loads(freeze(VALID)) | {"format": FROZEN_FORMAT + 1, "renames": []}
+    (tmp_path / "frozen.json").write_text(json.dumps(other), encoding="utf-8")
+    (tmp_path / "aliases.yaml").write_text(VALID, encoding="utf-8")
+    assert len(load(tmp_path / "aliases.yaml", tmp_path / "frozen.json").renames) == 1
+    (tmp_path / "frozen.json").write_text("{not json", encoding="utf-8")
+    assert len(load(tmp_path / "aliases.yaml", tmp_path / "frozen.json").renames) == 1

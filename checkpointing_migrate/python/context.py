@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from checkpointing_migrate.hits import Hit, Options
 from checkpointing_migrate.pylex import Source, config_subclasses
@@ -33,9 +33,9 @@ Check = Callable[["File", ast.AST, "At"], Iterator[Hit]]
 Claim = Callable[["File", ast.AST, "At"], "list[Hit] | None"]
 
 
-@dataclass(frozen=True)
-class Rule:
-    """One check of a family, and the node types it looks at."""
+class Rule(NamedTuple):
+    """One check of a family, and the node types it looks at (a named tuple: every rule is made at every start, and a
+    frozen dataclass costs several times as much to make)."""
 
     types: tuple[type[ast.AST], ...]
     check: Check | Claim
@@ -187,9 +187,9 @@ class File:
         return self.at(node.end_lineno or node.lineno, node.end_col_offset or 0) - len(node.attr)
 
 
-@dataclass(frozen=True)
-class At:
-    """Where a node stands: the chain of (node, field) from the module down to it, the node itself last."""
+class At(NamedTuple):
+    """Where a node stands: the chain of (node, field) from the module down to it, the node itself last (a named
+    tuple: the class is made at every start, a frozen dataclass costs several times as much to make)."""
 
     chain: tuple[tuple[ast.AST, str], ...]
 

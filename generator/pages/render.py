@@ -15,12 +15,13 @@ import jinja2
 from markupsafe import Markup
 
 from checkpointing_migrate import writing
-from checkpointing_migrate.table import Table
+from checkpointing_migrate.paths import FROZEN_TABLE_NAME
+from checkpointing_migrate.table import Table, freeze
 from generator.measure import adoption_data, rehearsal_data
 from generator.measure import data as measured_data
 from generator.oldnames import OldNames, rewrite_pycon
 from generator.pages import adoption, errors, guide_sections, measured, rehearsal, texts, views
-from generator.paths import DOCS_DIR, TEMPLATES_DIR
+from generator.paths import DOCS_DIR, TABLE_PATH, TEMPLATES_DIR
 from generator.problems import GeneratorError
 
 GENERATED_DIR = "generated"
@@ -239,9 +240,9 @@ class RenderError(GeneratorError):
     """A template failed; the message starts with `TEMPLATE:LINE:` where that could be found."""
 
 
-def render_pages(table: Table, templates_dir: Path = TEMPLATES_DIR) -> dict[str, str]:
-    """Every generated page's Markdown (and the guide's anchors for the tool), keyed by its file name under
-    `docs/generated/`."""
+def render_pages(table: Table, templates_dir: Path = TEMPLATES_DIR, source: Path = TABLE_PATH) -> dict[str, str]:
+    """Every generated page's Markdown (and, for the tool, the guide's anchors and the frozen form of the table file
+    `source`, which `table` was loaded from), keyed by its file name under `docs/generated/`."""
     env = environment(table, templates_dir)
     context = views.context(table)
     try:
@@ -266,6 +267,7 @@ def render_pages(table: Table, templates_dir: Path = TEMPLATES_DIR) -> dict[str,
                 f"{_template_location(exc, templates_dir / template)}: {type(exc).__name__}: {exc}"
             ) from exc
     pages[guide_sections.FILE_NAME] = guide_sections.anchors_file(table)  # the tool's links to the guide's headings
+    pages[FROZEN_TABLE_NAME] = freeze(source.read_text(encoding="utf-8"))  # the table the tool reads without PyYAML
     return pages
 
 
