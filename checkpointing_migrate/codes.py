@@ -194,7 +194,8 @@ _CODES = (
         explanation="The key was renamed; a config with the old key still loads but warns. `fix` rewrites the key (a safe fix) "
         "only where the project shows an `HfArgumentParser` of `TrainingArguments` reading the file: a Python file that "
         "names it, or the script a launch command hands it to (`python train.py cfg.yaml` in a shell script, Makefile, "
-        "workflow or README), or `trl CMD --config`. With no reader proven it is an unsafe fix (`--unsafe-fixes`); a "
+        "workflow or README), `trl CMD --config`, or `python sft.py --config cfg.yaml` where the script's `TrlParser` reads "
+        "it with `parse_args_and_config()`. With no reader proven it is an unsafe fix (`--unsafe-fixes`); a "
         "file with a key that is not a training-arguments field is `foreign-config`; a key spelt with escapes is "
         "reported as `info` for a person to rename.",
         example=("sft.yaml", "output_dir: out\ngradient_checkpointing: true\n"),

@@ -32,6 +32,8 @@ OWN_READERS = frozenset(
 )
 """Loaders that give the project the file's keys as a plain mapping: whatever reads them is the project's code."""
 _PARSE_FILE = frozenset({"parse_yaml_file", "parse_json_file"})
+_ARGS_AND_CONFIG = "parse_args_and_config"
+"""`TrlParser`'s method that reads the YAML file after a `--config` word (trl-1.16.0 `trl/scripts/utils.py:321-324`)."""
 _PATH_WRAPPERS = frozenset(
     {
         "open",
@@ -131,9 +133,12 @@ def flag_reader(script: Path, field: str, rules: Rules) -> Verdict:
     )
 
 
-def argument_reader(script: Path, dests: frozenset[str], old: str, rules: Rules) -> list[Verdict]:
+def argument_reader(
+    script: Path, dests: frozenset[str], old: str, rules: Rules, *, trl_config: bool = False
+) -> list[Verdict]:
     """What `script` does with a file named on its command line: followed from `sys.argv[...]` (when `dests` holds
-    `""`: the file is a positional argument) and from `args.DEST` for each argparse destination in `dests`."""
+    `""`: the file is a positional argument), from `args.DEST` for each argparse destination in `dests`, and (with
+    `trl_config`: the file follows a word `--config`) from `TrlParser.parse_args_and_config()`, which reads it."""
     try:
         tree = ast.parse(script.read_bytes())
     except (OSError, SyntaxError, ValueError, RecursionError):
@@ -157,7 +162,16 @@ def argument_reader(script: Path, dests: frozenset[str], old: str, rules: Rules)
         and node.attr in dests
         and isinstance(node.ctx, ast.Load)
     ]
-    return [v for node in starts for v in mentions._follow(node, 0) if v.kind != VerdictKind.NONE]
+    found = [v for node in starts for v in mentions._follow(node, 0) if v.kind != VerdictKind.NONE]
+    if trl_config:
+        found += [
+            v
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            if node.func.attr == _ARGS_AND_CONFIG
+            for v in mentions.parsed_by(node)
+        ]
+    return found
 
 
 class _Mentions:
@@ -204,21 +218,24 @@ class _Mentions:
             why = codes.message("own-reader", "loads", where=where, callee=callee, old=self.old)
             return [Verdict(VerdictKind.OWN, why, parent.lineno)]
         method = parent.func.attr if isinstance(parent.func, ast.Attribute) else None
-        if method in _PARSE_FILE:
-            scopes = [n for n in self._ancestors(parent) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-            verdict = parser_of(parent, [*scopes, self.tree], self.receivers, self.old)
-            if verdict.kind == VerdictKind.OWN:
-                names = {"where": where, "parse": ast.unparse(parent.func), "why": verdict.why}
-                why = codes.message("own-reader", "dataclass", **names)
-                return [Verdict(VerdictKind.OWN, why, verdict.line)]
-            if verdict.kind == VerdictKind.ARGS:
-                why = codes.message("config-key", "parser", parse=ast.unparse(parent.func), where=where)
-                return [Verdict(VerdictKind.ARGS, why, parent.lineno)]
-            if verdict.kind == VerdictKind.UNSURE:
-                why = codes.message(
-                    "config-key", "unsure-parser", where=where, parse=ast.unparse(parent.func), why=verdict.why
-                )
-                return [Verdict(VerdictKind.UNSURE, why)]
+        return self.parsed_by(parent) if method in _PARSE_FILE else []
+
+    def parsed_by(self, call: ast.Call) -> list[Verdict]:
+        """The verdict of the parser method `call` (`parser.parse_yaml_file(...)`) that reads the file."""
+        where = f"{self.path.name}:{call.lineno}"
+        scopes = [n for n in self._ancestors(call) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        verdict = parser_of(call, [*scopes, self.tree], self.receivers, self.old)
+        parse = ast.unparse(call.func)
+        if verdict.kind == VerdictKind.OWN:
+            why = codes.message("own-reader", "dataclass", where=where, parse=parse, why=verdict.why)
+            return [Verdict(VerdictKind.OWN, why, verdict.line)]
+        if verdict.kind == VerdictKind.ARGS:
+            return [
+                Verdict(VerdictKind.ARGS, codes.message("config-key", "parser", parse=parse, where=where), call.lineno)
+            ]
+        if verdict.kind == VerdictKind.UNSURE:
+            why = codes.message("config-key", "unsure-parser", where=where, parse=parse, why=verdict.why)
+            return [Verdict(VerdictKind.UNSURE, why)]
         return []
 
     def _uses(self, target: ast.AST, depth: int) -> list[Verdict]:

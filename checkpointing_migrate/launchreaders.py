@@ -135,7 +135,8 @@ def _program(
                 continue
             script = folder / program.cwd / program.name
             dests = frozenset({flag[2:].replace("-", "_")} if flag else {""})
-            for verdict in argument_reader(script, dests, old, options.rules):
+            trl_config = separate and flag == _CONFIG_FLAG
+            for verdict in argument_reader(script, dests, old, options.rules, trl_config=trl_config):
                 why = (
                     message("config-key", "run-as", why=verdict.why, run=run, at=at)
                     if verdict.kind == VerdictKind.ARGS

@@ -170,3 +170,32 @@ def test_a_variable_not_set_when_the_launch_runs_proves_nothing(
     main(["scan", "--format", "json", str(tmp_path)])
     (entry,) = [e for e in json.loads(capsys.readouterr().out) if Path(e["path"]).name == "cfg.yaml"]
     assert entry["applicability"] == "unsafe"
+
+
+def test_a_trl_script_reads_the_file_after_a_config_word_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`TrlParser.parse_args_and_config()` reads the file after a word `--config` (trl-1.16.0
+    `trl/scripts/utils.py:321-324`), so such a script's config keys are TRL's dataclasses' fields; `--config=PATH` it
+    does not see."""
+    shutil.copy(TREE / "pyproject.toml", tmp_path)
+    (tmp_path / "sft.py").write_text(
+        "from trl import ModelConfig, ScriptArguments, SFTConfig, TrlParser\n\n"
+        "parser = TrlParser((ScriptArguments, SFTConfig, ModelConfig))\n"
+        "script_args, training_args, model_args = parser.parse_args_and_config()\n",
+        encoding="utf-8",
+    )
+    for name in ("word.yaml", "joined.yaml"):
+        (tmp_path / name).write_text("output_dir: out\ngradient_checkpointing: true\n", encoding="utf-8")
+    (tmp_path / "run.sh").write_text("python sft.py --config word.yaml\npython sft.py --config=joined.yaml\n")
+    capsys.readouterr()
+    assert main(["scan", "--format", "json", str(tmp_path)]) == 1
+    found = {Path(e["path"]).name: e for e in json.loads(capsys.readouterr().out)}
+    assert {name: found[name]["applicability"] for name in ("word.yaml", "joined.yaml")} == {
+        "word.yaml": "safe",
+        "joined.yaml": "unsafe",
+    }
+    assert (
+        "read by `parser.parse_args_and_config` (sft.py:4), run as `sft.py --config word.yaml` (run.sh:1)"
+        in (found["word.yaml"]["message"])
+    )
