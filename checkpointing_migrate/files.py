@@ -89,11 +89,6 @@ def reparse(text: str, kind: str) -> None:
         list(yaml.compose_all(text, Loader=yaml.SafeLoader))
 
 
-def _position(source: python.Source, offset: int) -> tuple[int, int]:
-    line = source.line_of(offset)
-    return line, offset - source.starts[line - 1] + 1
-
-
 def describe_size(size: int) -> str:
     """`10 MB`, `52.4 MB`, `812 bytes`: a size as messages show it (decimal units, as `--max-file-size` reads them)."""
     if size < 1000:
@@ -191,7 +186,7 @@ def _reported(
     """The findings for `hits` that no suppression comment, `--select`/`--ignore` or `per-file-ignores` hides."""
     findings = []
     for hit in hits:
-        line, col = _position(source, hit.start)
+        line, col = source.position(hit.start)
         if suppressor.covers(line, hit.code) or not options.reports(hit.code) or hit.code in ignored_here:
             continue  # suppressed, `--select`/`--ignore`, `per-file-ignores`: an unreported finding applies no edit
         findings.append(
@@ -242,7 +237,7 @@ def check_data(path: str, data: bytes, kind: str, options: Options, finder: Find
             error=FileError(path, line, col, f"does not parse as Python: {exc.msg}; fix the syntax, then run again"),
         )
     except ParseError as exc:
-        line, col = _position(source, exc.offset)
+        line, col = source.position(exc.offset)
         return Result(path, error=FileError(path, line, col, f"{exc}; fix it, then run again", exc.cell))
     except ValueError as exc:
         return Result(path, error=FileError(path, 1, 1, f"does not parse: {exc}"))
