@@ -168,11 +168,17 @@ _TOO_DEEP = (
 
 def check(path: str, options: Options, finder: Finder) -> Result:
     """Check one file; never raises for bad input (the problem is in `Result.error`)."""
-    kind = kinds.kind_of(path) or "python"
     data = read(path, options.max_size)
     if isinstance(data, FileError):
         return Result(path, error=data)
-    return check_data(path, data, kind, options, finder)
+    if not _worth_a_look(data, options):
+        return Result(path)  # most files of a tree: their kind is not even asked
+    return check_data(path, data, kinds.kind_of(path) or "python", options, finder)
+
+
+def _worth_a_look(data: bytes, options: Options) -> bool:
+    """Whether the bytes hold the stem every old name shares (or, with `--strict-ignores`, an ignore comment)."""
+    return options.rules.stem.encode() in data or (options.strict_ignores and suppress.MARKER.encode() in data)
 
 
 def _reported(
@@ -213,7 +219,7 @@ def _reported(
 def check_data(path: str, data: bytes, kind: str, options: Options, finder: Finder) -> Result:
     """Check the bytes `data` of a file of `kind` named `path` (read from disk, or standard input under the name
     `--stdin-filename` gives it); never raises for bad input."""
-    if options.rules.stem.encode() not in data and not (options.strict_ignores and suppress.MARKER.encode() in data):
+    if not _worth_a_look(data, options):
         return Result(path)
     try:
         text, encoding = decode(data, kind)
