@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import gc
 import os
-import pickle
-import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -115,6 +113,8 @@ class _Worker:
     @classmethod
     def start(cls, paths: list[str], options: Options, finder: Finder) -> _Worker | None:
         """The worker checking `paths`; `None` when no process can be started (this one checks them then)."""
+        import pickle  # only here: most runs (a pre-commit hook's) check a few files and start no worker
+
         read_end, write_end = os.pipe()
         try:
             pid = os.fork()
@@ -137,6 +137,8 @@ class _Worker:
 
     def results(self) -> list[Result] | None:
         """What the worker sent, once it has ended; `None` if it failed (it sent nothing whole)."""
+        import pickle
+
         pipe, self.pipe = os.fdopen(self.pipe, "rb"), -1  # it closes the pipe now, whatever happens
         with pipe:
             data = pipe.read()
@@ -150,6 +152,8 @@ class _Worker:
             os.close(self.pipe)
             self.pipe = -1
         if self.running:
+            import signal
+
             self.running = False
             os.kill(self.pid, signal.SIGKILL)
             os.waitpid(self.pid, 0)
