@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from checkpointing_migrate.findings import FileError
-from checkpointing_migrate.kinds import WALKED_SUFFIXES, kind_of, known_kinds, named_kind
+from checkpointing_migrate.kinds import SUFFIXES, WALKED_SUFFIXES, kind_of, known_kinds, named_kind
 
 if TYPE_CHECKING:
     from checkpointing_migrate import gitignore
@@ -191,7 +191,7 @@ def _walk_folder(top: str, selection: Selection, excludes: list[gitignore.Level]
                 subfolders.append((entry.path, path))
                 continue
             file = os.path.normpath(entry.path)
-            if kind_of(file) is not None:
+            if suffix in SUFFIXES or kind_of(file) is not None:  # a known suffix is a kind: no need to ask
                 yield file
         if subfolders and depth + 1 > MAX_DEPTH:
             for sub, _ in subfolders:

@@ -94,11 +94,6 @@ def reparse(text: str, kind: FileKind) -> None:
             raise ValueError(str(exc)) from exc
 
 
-def _position(source: python.Source, offset: int) -> tuple[int, int]:
-    line = source.line_of(offset)
-    return line, offset - source.starts[line - 1] + 1
-
-
 def describe_size(size: int) -> str:
     """`10 MB`, `52.4 MB`, `812 bytes`: a size as messages show it (decimal units, as `--max-file-size` reads them)."""
     if size < 1000:
@@ -174,11 +169,17 @@ _TOO_DEEP = (
 
 def check(path: str, options: Options, finder: Finder) -> Result:
     """Check one file; never raises for bad input (the problem is in `Result.error`)."""
-    kind = kinds.kind_of(path) or FileKind.PYTHON
     data = read(path, options.max_size)
     if isinstance(data, FileError):
         return Result(path, error=data)
-    return check_data(path, data, kind, options, finder)
+    if not _worth_a_look(data, options):
+        return Result(path)  # most files of a tree: their kind is not even asked
+    return check_data(path, data, kinds.kind_of(path) or FileKind.PYTHON, options, finder)
+
+
+def _worth_a_look(data: bytes, options: Options) -> bool:
+    """Whether the bytes hold the stem every old name shares (or, with `--strict-ignores`, an ignore comment)."""
+    return options.rules.stem.encode() in data or (options.strict_ignores and suppress.MARKER.encode() in data)
 
 
 def _reported(
@@ -192,7 +193,7 @@ def _reported(
     """The findings for `hits` that no suppression comment, `--select`/`--ignore` or `per-file-ignores` hides."""
     findings = []
     for hit in hits:
-        line, col = _position(source, hit.start)
+        line, col = source.position(hit.start)
         if suppressor.covers(line, hit.code) or not options.reports(hit.code) or hit.code in ignored_here:
             continue  # suppressed, `--select`/`--ignore`, `per-file-ignores`: an unreported finding applies no edit
         findings.append(
@@ -219,7 +220,7 @@ def _reported(
 def check_data(path: str, data: bytes, kind: FileKind, options: Options, finder: Finder) -> Result:
     """Check the bytes `data` of a file of `kind` named `path` (read from disk, or standard input under the name
     `--stdin-filename` gives it); never raises for bad input."""
-    if options.rules.stem.encode() not in data and not (options.strict_ignores and suppress.MARKER.encode() in data):
+    if not _worth_a_look(data, options):
         return Result(path)
     try:
         text, encoding = decode(data, kind)
@@ -240,7 +241,7 @@ def check_data(path: str, data: bytes, kind: FileKind, options: Options, finder:
         line, col = exc.lineno or 1, exc.offset or 1
         return Result(path, error=FileError(path, line, col, message("file-error", "python", error=exc.msg)))
     except ParseError as exc:
-        line, col = _position(source, exc.offset)
+        line, col = source.position(exc.offset)
         return Result(path, error=FileError(path, line, col, f"{exc}; fix it, then run again", exc.cell))
     except ValueError as exc:
         return Result(path, error=FileError(path, 1, 1, f"does not parse: {exc}"))

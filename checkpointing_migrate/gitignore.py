@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -22,6 +23,8 @@ class Pattern:
     folders_only: bool
     source: str
     """The line as written (for messages and tests)."""
+    last_part: bool = False
+    """It can only match a path's last part (no `/`, `[` or `**` in it), so that part alone is matched."""
 
 
 def _translate(glob: str) -> str:
@@ -90,8 +93,9 @@ def compile_line(line: str) -> Pattern | None:
     anchored = "/" in line  # a slash at the start or in the middle anchors it; a trailing one was removed above
     line = line.lstrip("/")
     body = _translate(line)
-    regex = body if anchored or line.startswith("**/") else "(?:.*/)?" + body
-    return Pattern(re.compile(regex + r"\Z", re.DOTALL), negated, folders_only, source.strip())
+    regex = body if anchored or line.startswith("**/") else _ANYWHERE + body
+    last_part = not anchored and "[" not in line and "**" not in line  # nothing in it can match a `/`
+    return Pattern(re.compile(regex + r"\Z", re.DOTALL), negated, folders_only, source.strip(), last_part)
 
 
 def compile_lines(text: str) -> tuple[Pattern, ...]:
@@ -110,7 +114,29 @@ class Level:
     @functools.cached_property
     def any(self) -> re.Pattern[str]:
         """Matches what at least one pattern matches: one C-level test rejects most paths of a walk."""
-        return re.compile("|".join(f"(?:{p.regex.pattern})" for p in self.patterns) or r"(?!)", re.DOTALL)
+        return _either(p.regex.pattern for p in self.patterns)
+
+    @functools.cached_property
+    def _last_parts(self) -> re.Pattern[str]:
+        """`any` for the patterns that match a path's last part alone (`build`, `*.pyc`), without the leading
+        `(?:.*/)?` that made the test try every `/` of a long path for each of them."""
+        return _either(p.regex.pattern.removeprefix(_ANYWHERE) for p in self.patterns if p.last_part)
+
+    @functools.cached_property
+    def _others(self) -> re.Pattern[str]:
+        return _either(p.regex.pattern for p in self.patterns if not p.last_part)
+
+    def may_match(self, relative: str) -> bool:
+        """What `any.match(relative)` says (`relative`: `/`-separated), found faster."""
+        return bool(self._last_parts.match(relative[relative.rfind("/") + 1 :]) or self._others.match(relative))
+
+
+_ANYWHERE = "(?:.*/)?"
+"""How the regex of a pattern that matches at any depth starts (`compile_line`)."""
+
+
+def _either(patterns: Iterable[str]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in patterns) or r"(?!)", re.DOTALL)
 
 
 def decide(levels: list[Level], path: str, is_folder: bool) -> bool | None:
@@ -121,7 +147,7 @@ def decide(levels: list[Level], path: str, is_folder: bool) -> bool | None:
         if not path.startswith(prefix):  # both normalised: a prefix test, not `relpath` (most of a walk's time)
             continue
         relative = path[len(prefix) :].replace(os.sep, "/")
-        if not level.any.match(relative):
+        if not level.may_match(relative):
             continue
         for pattern in reversed(level.patterns):
             if pattern.folders_only and not is_folder:

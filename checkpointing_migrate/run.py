@@ -11,6 +11,7 @@ import gc
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from checkpointing_migrate.discover import Selection, walk
@@ -21,32 +22,38 @@ from checkpointing_migrate.requirements import Finder
 PARALLEL_FROM = 200
 """Below this many files the start-up of a worker process costs more than it saves."""
 
-COLLECT_EVERY = (10_000, 50, 50)
-"""The collector's thresholds while files are checked. A parsed module is hundreds of thousands of nodes, all alive
-until its file is done: at the default (700, 10, 10) the collector went over them again and again, half of the
-time of `scan --include-planned` on the transformers tree. Rarer, not never: what cycles hold is still freed."""
+YOUNG_LIMIT = 10_000
+"""After a file that leaves more new objects alive than this (the project modules read to follow its imports, kept
+for the rest of the run), the collector goes over them once and then leaves them out of later collections."""
 
-_STATE: tuple[Options, Finder] | None = None
+
+def _check(path: str, options: Options, finder: Finder) -> Result:
+    """`check` with the cyclic collector paused. A parsed module is hundreds of thousands of nodes, alive until its
+    file is done and then freed by reference counting: collections while it was built went over them again and
+    again (a quarter of the time of `scan --include-planned` on the transformers tree). Between files it runs as
+    usual, so what cycles a file leaves behind (a YAML loader's) are still freed."""
+    if not gc.isenabled():
+        return check(path, options, finder)
+    gc.disable()
+    try:
+        return check(path, options, finder)
+    finally:
+        gc.enable()
+        if gc.get_count()[0] > YOUNG_LIMIT:
+            gc.collect(0)  # frees this file's cycles; what survives is the run's to keep
+            gc.freeze()
 
 
 @contextmanager
-def _rare_collections() -> Iterator[None]:
-    before = gc.get_threshold()
-    gc.set_threshold(*COLLECT_EVERY)
+def _frozen_during_run() -> Iterator[None]:
+    """What `_check` freezes is unfrozen when the run ends (unless the caller had frozen objects of its own: then
+    they all stay frozen, as the caller asked for its own)."""
+    before = gc.get_freeze_count()
     try:
         yield
     finally:
-        gc.set_threshold(*before)
-
-
-def _init(options: Options, finder: Finder) -> None:
-    global _STATE
-    _STATE = (options, finder)
-
-
-def _check_share(paths: list[str]) -> list[Result]:
-    assert _STATE is not None
-    return [check(p, *_STATE) for p in paths]
+        if before == 0:
+            gc.unfreeze()
 
 
 def check_all(
@@ -60,7 +67,7 @@ def check_all(
     `.gitignore` files), in walk order (folders that could not be entered, named files of no known kind as errors)."""
     items = list(walk(paths, selection))
     files = [i for i in items if isinstance(i, str)]
-    with _rare_collections():  # forked workers inherit it
+    with _frozen_during_run():
         results = across_files(_check_files(files, options, finder, workers), options)
     by_path = {r.path: r for r in results}
     return [by_path[i] if isinstance(i, str) else Result(i.path, error=i) for i in items]
@@ -77,19 +84,86 @@ def across_files(results: list[Result], options: Options) -> list[Result]:
 
 def _check_files(files: list[str], options: Options, finder: Finder, workers: int | None) -> list[Result]:
     workers = workers or min(os.cpu_count() or 1, 8)
-    if len(files) < PARALLEL_FROM or workers < 2:
-        return [check(f, options, finder) for f in files]
-    import multiprocessing  # only here: most runs (a pre-commit hook's) check a few files and never need it
-
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return [check(f, options, finder) for f in files]
+    if len(files) < PARALLEL_FROM or workers < 2 or not hasattr(os, "fork"):
+        return [_check(f, options, finder) for f in files]
     shares = _shares(files, workers)
-    context = multiprocessing.get_context("fork")
-    with context.Pool(workers - 1, initializer=_init, initargs=(options, finder)) as pool:
-        pending = pool.map_async(_check_share, shares[1:])
-        mine = [check(f, options, finder) for f in shares[0]]
-        theirs = pending.get()
+    started: list[_Worker | None] = []
+    try:
+        for share in shares[1:]:
+            started.append(_Worker.start(share, options, finder))
+        mine = [_check(f, options, finder) for f in shares[0]]
+        theirs = [_results_of(w, share, options, finder) for w, share in zip(started, shares[1:], strict=True)]
+    finally:
+        for worker in started:
+            if worker is not None:
+                worker.stop()
     return [r for share in [mine, *theirs] for r in share]
+
+
+@dataclass
+class _Worker:
+    """A forked copy of this process checking one share and sending back its results, pickled, through a pipe. A
+    bare fork, not a `multiprocessing` pool: the pool's import, threads and shutdown cost a tenth of a second, a
+    sixth of a whole `scan` of the transformers tree."""
+
+    pid: int
+    pipe: int
+    running: bool = True
+
+    @classmethod
+    def start(cls, paths: list[str], options: Options, finder: Finder) -> _Worker | None:
+        """The worker checking `paths`; `None` when no process can be started (this one checks them then)."""
+        import pickle  # only here: most runs (a pre-commit hook's) check a few files and start no worker
+
+        read_end, write_end = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read_end)
+            os.close(write_end)
+            return None
+        if pid == 0:  # the worker: it never returns, so nothing of the caller's runs twice
+            code = 1
+            try:
+                os.close(read_end)
+                data = pickle.dumps([_check(p, options, finder) for p in paths], pickle.HIGHEST_PROTOCOL)
+                with os.fdopen(write_end, "wb") as out:
+                    out.write(data)
+                code = 0
+            finally:
+                os._exit(code)  # no exit handlers, no flushing of the buffers it shares with the caller
+        os.close(write_end)
+        return cls(pid, read_end)
+
+    def results(self) -> list[Result] | None:
+        """What the worker sent, once it has ended; `None` if it failed (it sent nothing whole)."""
+        import pickle
+
+        pipe, self.pipe = os.fdopen(self.pipe, "rb"), -1  # it closes the pipe now, whatever happens
+        with pipe:
+            data = pipe.read()
+        _, status = os.waitpid(self.pid, 0)
+        self.running = False
+        return pickle.loads(data) if os.waitstatus_to_exitcode(status) == 0 else None
+
+    def stop(self) -> None:
+        """End a worker whose results are no longer wanted (this process failed or was interrupted)."""
+        if self.pipe >= 0:
+            os.close(self.pipe)
+            self.pipe = -1
+        if self.running:
+            import signal
+
+            self.running = False
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+
+
+def _results_of(worker: _Worker | None, paths: list[str], options: Options, finder: Finder) -> list[Result]:
+    """The results of `paths` from their worker; checked here when it could not start or failed, so a failing
+    worker costs time, never results."""
+    found = worker.results() if worker is not None else None
+    return found if found is not None else [_check(p, options, finder) for p in paths]
 
 
 def _shares(files: list[str], workers: int) -> list[list[str]]:

@@ -74,3 +74,148 @@ def test_a_file_is_read_whole_up_to_the_limit(tmp_path: Path, size: int) -> None
 def test_a_file_that_tells_no_size_is_read_whole() -> None:
     data = files.read("/proc/self/status", MAX_FILE_SIZE)
     assert isinstance(data, bytes) and data.startswith(b"Name:") and len(data) > 100
+
+
+def _many_files(root: Path) -> None:
+    """A project of more files than `run.PARALLEL_FROM`, of every outcome: fixes, hazards, planned names, a class
+    patch that changes other files' fixes, files that do not parse or decode, a config, and files with nothing."""
+    (root / "pyproject.toml").write_text('[project]\nname = "p"\ndependencies = ["transformers>=5.23"]\n')
+    package = root / "pkg"
+    package.mkdir()
+    for i in range(90):  # of sizes that differ, so the shares (by size) differ from the walk's order
+        (package / f"train_{i:03}.py").write_text(
+            "from transformers import AutoModel, TrainingArguments\n"
+            f"model = AutoModel.from_pretrained('m{i}')\n"
+            "model.gradient_checkpointing_enable()\n"
+            f"args = TrainingArguments('out', gradient_checkpointing={i % 2 == 0})\n" + "x = 1\n" * (i * 37)
+        )
+    for i in range(70):
+        (package / f"layer_{i:03}.py").write_text(
+            "from transformers import GradientCheckpointingLayer, PreTrainedModel\n"
+            f"class Layer{i}(GradientCheckpointingLayer):\n    pass\n"
+            f"class Model{i}(PreTrainedModel):\n    supports_gradient_checkpointing = True\n"
+        )
+    for i in range(80):
+        (package / f"plain_{i:03}.py").write_text(f"VALUE = {i}\n")
+    (package / "patch.py").write_text(
+        "from transformers import PreTrainedModel\nPreTrainedModel.gradient_checkpointing_enable = lambda self: None\n"
+    )
+    (package / "broken.py").write_text("model.gradient_checkpointing_enable(\n")
+    (package / "latin.py").write_bytes(b"# \xff\nmodel.gradient_checkpointing_enable()\n")
+    (root / "config.yaml").write_text("gradient_checkpointing: true\n")
+    (root / "train.sh").write_text("python -m pkg.train_001 config.yaml --gradient_checkpointing\n")
+
+
+def _cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    from checkpointing_migrate.cli import main
+
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="workers are forked")
+def test_workers_give_the_output_one_process_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from checkpointing_migrate import run
+
+    _many_files(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    commands = [
+        ["scan", "."],
+        ["scan", "--include-planned", "--format", "json", "."],
+        ["scan", "--statistics", "--include-planned", "."],
+        ["fix", "--unsafe-fixes", "."],
+    ]
+    monkeypatch.setattr(run, "PARALLEL_FROM", 10**9)
+    alone = [_cli(argv, capsys) for argv in commands]
+    forks = []
+    fork = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or fork())
+    monkeypatch.setattr(os, "cpu_count", lambda: 3)  # two workers and this process, whatever the machine has
+    monkeypatch.setattr(run, "PARALLEL_FROM", 200)
+    shared = [_cli(argv, capsys) for argv in commands]
+    assert len(forks) == 2 * len(commands)
+    assert shared == alone
+    assert [code for code, _, _ in alone] == [1, 1, 1, 1]
+    assert "hazard [patched-method]" in alone[0][1] and "does not parse" in alone[0][2]
+    assert '"not-renamed"' in alone[1][1] and "cannot be decoded" in alone[1][1]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="workers are forked")
+def test_a_worker_that_fails_costs_time_not_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from checkpointing_migrate import run
+
+    _many_files(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(run, "PARALLEL_FROM", 10**9)
+    alone = _cli(["scan", "--include-planned", "."], capsys)
+    parent, check = os.getpid(), run._check
+
+    def dies_in_a_worker(path: str, options: object, finder: object) -> object:
+        if os.getpid() != parent:
+            raise MemoryError  # what a worker may meet; it ends, sending nothing
+        return check(path, options, finder)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(run, "_check", dies_in_a_worker)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(run, "PARALLEL_FROM", 200)
+    assert _cli(["scan", "--include-planned", "."], capsys) == alone
+
+
+PATTERNS = (
+    "build\n*.pyc\n/dist\ndocs/*.md\n**/cache\nlogs/**\na?c\n[ab]x\n!keep.pyc\nfoo\\ \n\\#hash\nout/\n*.tar.gz\n**\n"
+)
+PATHS = [
+    "build",
+    "src/build",
+    "src/build/x.py",
+    "m.pyc",
+    "deep/er/m.pyc",
+    "dist",
+    "src/dist",
+    "docs/a.md",
+    "x/docs/a.md",
+    "cache",
+    "a/b/cache",
+    "logs/a/b",
+    "abc",
+    "q/abc",
+    "a/c",
+    "ax",
+    "b/x",
+    "keep.pyc",
+    "foo ",
+    "#hash",
+    "out",
+    "x.tar.gz",
+    "",
+]
+
+
+@pytest.mark.parametrize("lines", [PATTERNS, "build\n", "*.py\n", "/top\n", "a/**/b\n", "\n"])
+def test_ignore_levels_match_what_their_whole_pattern_matches(lines: str) -> None:
+    from checkpointing_migrate import gitignore
+
+    level = gitignore.Level("/p", gitignore.compile_lines(lines))
+    for path in PATHS:
+        assert level.may_match(path) == bool(level.any.match(path)), path
+
+
+def test_the_statements_walk_finds_the_statements_ast_walk_finds_in_its_order() -> None:
+    from checkpointing_migrate.python.syntax import statements_walk
+
+    tree = ast.parse(
+        "class C:\n    def f(self):\n        self.a = 1\n        if x:\n            self.a = 2\n"
+        "        try:\n            pass\n        except E:\n            self.a = [lambda: 3 for _ in y]\n"
+        "        match m:\n            case 1:\n                self.a = 4\n        def g():\n            self.a = 5\n"
+        "        with o as p:\n            self.a = 6\n"
+    )
+    method = tree.body[0].body[0]
+    holders = (ast.stmt, ast.excepthandler, ast.match_case)
+    expected = [n for n in ast.walk(method) if isinstance(n, holders)]
+    assert list(statements_walk(method)) == expected
+    assert sum(isinstance(n, ast.Assign) for n in expected) == 6

@@ -16,7 +16,7 @@ from packaging.version import Version
 from checkpointing_migrate import codes
 from checkpointing_migrate.pylex import CONVENTIONAL_ARGS
 from checkpointing_migrate.python.context import At, File
-from checkpointing_migrate.python.syntax import FUNCTIONS, names_in_bases, old_release_only, parameters
+from checkpointing_migrate.python.syntax import FUNCTIONS, names_in_bases, old_release_only, parameters, statements_walk
 from checkpointing_migrate.receivers import DOUBLES, UNKNOWN, Evidence, Kind, ReceiverKind
 from checkpointing_migrate.table import Rename
 
@@ -62,7 +62,7 @@ def attribute_kind(file: File, at: At, expr: ast.Attribute) -> Kind:
         if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
             continue
         me = method.args.args[0].arg
-        for node in ast.walk(method):
+        for node in statements_walk(method):
             if isinstance(node, ast.Assign) and any(
                 isinstance(t, ast.Attribute) and t.attr == expr.attr and ast.unparse(t.value) == me
                 for t in node.targets
@@ -86,7 +86,7 @@ def mock_attribute(file: File, at: At, expr: ast.Attribute) -> Kind:
     if not isinstance(root, ast.Name) or (found := kind(file, at, root)).kind != ReceiverKind.MOCK:
         return UNKNOWN
     prefixes = {ast.unparse(a) for a in chain}
-    for node in ast.walk(scopes(file, at)[0]):
+    for node in statements_walk(scopes(file, at)[0]):
         targets = (
             node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
         )

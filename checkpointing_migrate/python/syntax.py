@@ -7,11 +7,27 @@ Callees, parameters, the names an expression mentions, an up-call by a base's na
 from __future__ import annotations
 
 import ast
+from collections import deque
+from collections.abc import Iterator
 
 from packaging.version import InvalidVersion, Version
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 """The nodes that open a scope of their own (`checkpointing_migrate.python.context.At.scopes`)."""
+
+
+_HOLDERS = (ast.stmt, ast.excepthandler, ast.match_case)
+"""The nodes a statement can stand in (a module, a block, an `except` clause, a `case`): never an expression."""
+
+
+def statements_walk(node: ast.AST) -> Iterator[ast.AST]:
+    """`node` and the statements below it, in `ast.walk`'s order, without going into expressions (no statement is
+    inside one): an assignment in a big class is found without visiting every name and call in it."""
+    todo = deque([node])
+    while todo:
+        node = todo.popleft()
+        todo.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, _HOLDERS))
+        yield node
 
 
 def parameters(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
