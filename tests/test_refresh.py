@@ -452,7 +452,7 @@ def test_refresh_write_puts_table_and_data_back_when_rendering_fails(
     outputs = {table: table.read_text(encoding="utf-8") + "# recorded\n", data: "{}\n"}
     monkeypatch.setattr(refresh, "run", lambda args: (1, outputs))
 
-    def fail(_: object) -> dict[str, str]:
+    def fail(*_: object, **__: object) -> dict[str, str]:
         assert table.read_text(encoding="utf-8").endswith("# recorded\n") and data.is_file()  # written before rendering
         raise render.RenderError("migration-guide.md.j2:1: a template failed")
 
