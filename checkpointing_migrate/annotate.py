@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from checkpointing_migrate import kinds, suppress
-from checkpointing_migrate.codes import Severity
+from checkpointing_migrate.codes import Severity, message
 from checkpointing_migrate.files import Result, apply, reparse
 from checkpointing_migrate.findings import Edit, FileError, Finding
 
@@ -36,7 +36,7 @@ def annotate(result: Result, unsafe_fixes: bool) -> tuple[Result, set[int], list
         return result, set(), []
     text, kind = result.original, kinds.kind_of(result.path) or kinds.FileKind.PYTHON
     if kind not in kinds.WRITABLE:
-        return result, set(), [_note(f, f"a comment cannot be added to a {kind} file's line") for f in left]
+        return result, set(), [_note(f, message("file-error", "no-ignore-kind", kind=kind)) for f in left]
     carried = suppress.carriers(text, kind)
     existing = suppress.directives(text, kind)
     wanted: dict[int, list[str]] = {}
@@ -45,7 +45,7 @@ def annotate(result: Result, unsafe_fixes: bool) -> tuple[Result, set[int], list
     for finding in left:
         line = carried.get(finding.line, finding.line)
         if line is None:
-            notes.append(_note(finding, "the line is the content of a block scalar or a heredoc"))
+            notes.append(_note(finding, message("file-error", "no-ignore-block")))
             continue
         wanted.setdefault(line, []).append(finding.code)
         owners.setdefault(line, []).append(finding)
@@ -57,7 +57,7 @@ def annotate(result: Result, unsafe_fixes: bool) -> tuple[Result, set[int], list
     try:
         reparse(fixed, kind)
     except (SyntaxError, ValueError) as exc:  # a carrier rule missed a case: write nothing there
-        problem = FileError(result.path, 1, 1, f"adding the comments would break the file ({exc}); none added")
+        problem = FileError(result.path, 1, 1, message("file-error", "ignore-breaks", error=exc))
         return result, set(), [problem]
     ids = {id(f) for found in owners.values() for f in found}
     return replace(result, fixed=fixed), ids, notes
@@ -76,8 +76,5 @@ def _comment(text: str, starts: list[int], line: int, names: list[str], old: sup
 
 def _note(finding: Finding, why: str) -> FileError:
     return FileError(
-        finding.path,
-        finding.line,
-        finding.column,
-        f"no ignore comment added for [{finding.code}]: {why}; use `per-file-ignores` or edit it by hand",
+        finding.path, finding.line, finding.column, message("file-error", "no-ignore", silenced=finding.code, why=why)
     )

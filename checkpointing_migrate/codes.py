@@ -763,6 +763,10 @@ _CODES = (
             "PreTrainedModel.gradient_checkpointing_enable = enable\n"
             "model = AutoModelForCausalLM.from_pretrained('out')\nmodel.gradient_checkpointing_enable()\n",
         ),
+        messages={
+            "": "`{old}` is replaced on a transformers class at {where}, and `{new}` does not go through that "
+            "replacement: not rewritten; patch `{new}` too, then rename. See {link}",
+        },
     ),
     Code(
         code="unparsed-fence",
@@ -844,6 +848,22 @@ _CODES = (
             "cell": "code cell {cell} does not parse as Python: {error}",
             "launch-json": "not a valid launch.json (JSON with comments): {error}",
             "special": "not a regular file{what}; skipped: only regular files are read",  # what: ` (a FIFO)` or none
+            # A file that could not be read or decoded, or whose rewrite was refused (`files.read`, `files.check_data`).
+            "dangling-link": "a symbolic link to `{target}`, which does not exist: fix or remove the link",
+            "unreadable": "cannot read: {error}; check its permissions, or leave it out",
+            "too-big": "{size}, over the {limit} limit; skipped: pass --max-file-size {megabytes}MB (or more) to check it",
+            "undecodable": "cannot be decoded ({error}); save it as UTF-8 (or declare its encoding)",
+            "not-code": "{error}; pass only code, config, script and Markdown files",
+            "rewrite-breaks": "the rewrite would not parse ({error}); nothing was written. Please report this file",
+            "too-deep": "nested too deeply to check (beyond Python's recursion limit); nothing was changed: simplify it "
+            "or leave it out",
+            "unknown-kind": "cannot tell what kind of file this is, so it was not checked: known are {known}; add a `#!` "
+            "line or rename it with a suffix, or leave it out of the PATHs",
+            # `fix --add-ignore` (`annotate`): where it adds no comment, and why.
+            "no-ignore": "no ignore comment added for [{silenced}]: {why}; use `per-file-ignores` or edit it by hand",
+            "no-ignore-kind": "a comment cannot be added to a {kind} file's line",
+            "no-ignore-block": "the line is the content of a block scalar or a heredoc",
+            "ignore-breaks": "adding the comments would break the file ({error}); none added",
         },
     ),
 )

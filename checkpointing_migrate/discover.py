@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from checkpointing_migrate.codes import message
 from checkpointing_migrate.findings import FileError
 from checkpointing_migrate.kinds import SUFFIXES, WALKED_SUFFIXES, kind_of, known_kinds, named_kind
 
@@ -81,13 +82,7 @@ class Selection:
 
 def unknown_kind(path: str) -> FileError:
     """The error for a named file that is none of the kinds the tool reads."""
-    return FileError(
-        path,
-        1,
-        1,
-        f"cannot tell what kind of file this is, so it was not checked: known are {known_kinds()}; "
-        "add a `#!` line or rename it with a suffix, or leave it out of the PATHs",
-    )
+    return FileError(path, 1, 1, message("file-error", "unknown-kind", known=known_kinds()))
 
 
 def walk(paths: list[Path], selection: Selection | None = None) -> Iterator[str | FileError]:

@@ -145,26 +145,21 @@ def read(path: str, limit: int | None) -> bytes | FileError:
     except OSError as exc:
         if os.path.islink(path) and not os.path.exists(path):
             target = os.readlink(path)
-            return FileError(path, 1, 1, f"a symbolic link to `{target}`, which does not exist: fix or remove the link")
-        return FileError(path, 1, 1, f"cannot read: {exc.strerror or exc}; check its permissions, or leave it out")
+            return FileError(path, 1, 1, message("file-error", "dangling-link", target=target))
+        return FileError(path, 1, 1, message("file-error", "unreadable", error=exc.strerror or exc))
     if limit is not None and len(data) > limit:
         return FileError(path, 1, 1, too_big(len(data), limit))
     return data
 
 
 def too_big(size: int, limit: int) -> str:
-    return (
-        f"{describe_size(size)}, over the {describe_size(limit)} limit; skipped: "
-        f"pass --max-file-size {-(-size // 10**6)}MB (or more) to check it"
+    return message(
+        "file-error", "too-big", size=describe_size(size), limit=describe_size(limit), megabytes=-(-size // 10**6)
     )
 
 
 GATE_UNREADABLE = "the version gate cannot be read"
 """How a file error caused by an unreadable requirement starts; `commands` reports those once, as a usage error."""
-
-_TOO_DEEP = (
-    "nested too deeply to check (beyond Python's recursion limit); nothing was changed: simplify it or leave it out"
-)
 
 
 def check(path: str, options: Options, finder: Finder) -> Result:
@@ -225,11 +220,9 @@ def check_data(path: str, data: bytes, kind: FileKind, options: Options, finder:
     try:
         text, encoding = decode(data, kind)
     except (UnicodeDecodeError, SyntaxError) as exc:
-        return Result(
-            path, error=FileError(path, 1, 1, f"cannot be decoded ({exc}); save it as UTF-8 (or declare its encoding)")
-        )
+        return Result(path, error=FileError(path, 1, 1, message("file-error", "undecodable", error=exc)))
     except ValueError as exc:
-        return Result(path, error=FileError(path, 1, 1, f"{exc}; pass only code, config, script and Markdown files"))
+        return Result(path, error=FileError(path, 1, 1, message("file-error", "not-code", error=exc)))
     source = python.Source(text)
     if options.gate:
         options = replace(options, allowed=Deferred(finder, Path(path)))
@@ -246,7 +239,7 @@ def check_data(path: str, data: bytes, kind: FileKind, options: Options, finder:
     except ValueError as exc:
         return Result(path, error=FileError(path, 1, 1, f"does not parse: {exc}"))
     except RecursionError:
-        return Result(path, error=FileError(path, 1, 1, _TOO_DEEP))
+        return Result(path, error=FileError(path, 1, 1, message("file-error", "too-deep")))
     suppressor = suppress.Suppressor.of(path, text, kind)
     ignored_here = suppress.ignored_in(path, options.per_file_ignores) if options.per_file_ignores else frozenset()
     findings = _reported(path, source, hits, suppressor, options, ignored_here)
@@ -259,12 +252,10 @@ def check_data(path: str, data: bytes, kind: FileKind, options: Options, finder:
         try:
             reparse(fixed, kind)
         except (SyntaxError, ValueError) as exc:
-            error = FileError(
-                path, 1, 1, f"the rewrite would not parse ({exc}); nothing was written. Please report this file"
-            )
+            error = FileError(path, 1, 1, message("file-error", "rewrite-breaks", error=exc))
             return Result(path, tuple(findings), error=error)
         except RecursionError:
-            return Result(path, tuple(findings), error=FileError(path, 1, 1, _TOO_DEEP))
+            return Result(path, tuple(findings), error=FileError(path, 1, 1, message("file-error", "too-deep")))
     keep = fixed is not None or options.keep_text
     digest = sha256(data) if keep else None
     # Only a fix needs the text again (its diff, a re-fix without patched methods, comments to add); a scan's worker
@@ -291,10 +282,8 @@ def without_patched_fixes(result: Result, patches: dict[str, Finding], unsafe_fi
             findings.append(f)
             continue
         changed = True
-        what = (
-            f"`{f.old}` is replaced on a transformers class at {patch.path}:{patch.line}, and `{f.new}` does not go "
-            f"through that replacement: not rewritten; patch `{f.new}` too, then rename. See {link('model')}"
-        )
+        where = f"{patch.path}:{patch.line}"
+        what = message("patched-method", "", old=f.old, new=f.new, where=where, link=link("model"))
         findings.append(
             replace(
                 f,
