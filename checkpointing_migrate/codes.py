@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from checkpointing_migrate.located import ToolError
+
 
 class Severity(StrEnum):
     """How urgent a finding is, most urgent first (the order `--min-severity` uses); the values are the output's."""
@@ -988,12 +990,14 @@ FILE_ERROR = "file-error"
 """The code of a file that could not be checked (`findings.FileError`) in JSON, GitHub and SARIF output."""
 
 
-class RegistryError(Exception):
-    """A hit that the registry does not allow (a programming error): never taken for a problem of the file."""
+class MisusedCode(Exception):
+    """A hit that the registry does not allow (a programming error, so no `ToolError`): never taken for a problem of
+    the file."""
 
 
-class UnknownCode(RegistryError, KeyError):
-    """A code that is not in the registry; the message suggests the nearest ones."""
+class UnknownCode(ToolError, KeyError):
+    """A code that is not in the registry (a user's `--select`, `ignore[...]`, `explain`); the message suggests the
+    nearest ones."""
 
     def __str__(self) -> str:
         return str(self.args[0])

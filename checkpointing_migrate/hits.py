@@ -111,7 +111,7 @@ class Hit:
         # (not as a ValueError, which the file layer would report as a file that does not parse).
         entry = codes.get(self.code)
         if self.severity != entry.severity and not (entry.gated and self.severity == Severity.INFO):
-            raise codes.RegistryError(f"`{self.code}` is a {entry.severity} code, not {self.severity}")
+            raise codes.MisusedCode(f"`{self.code}` is a {entry.severity} code, not {self.severity}")
 
 
 # The guide section that explains the both-versions pattern (`codes.SHARED`'s `both-KIND`), by what the name is.

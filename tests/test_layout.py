@@ -5,6 +5,7 @@ each module imported alone in a fresh interpreter loads only the roles it may us
 from __future__ import annotations
 
 import ast
+import builtins
 import importlib.util
 import os
 import pkgutil
@@ -195,3 +196,36 @@ def test_no_modules_import_each_other() -> None:
                     path[nxt] = [*path[here], nxt]
                     todo.append(nxt)
     assert not cycles, "\n".join(sorted(cycles))
+
+
+NOT_A_USERS_PROBLEM = {
+    "MisusedCode": "a programming error: a rule asked the registry for a code of another severity",
+    "Interrupted": "control flow: a signal arrived while --verify's check ran",
+    "_Invalid": "control flow inside the typed reader, turned into a DocumentError",
+    "Unfinished": "an OSError: the transaction's own, raised where an OSError is expected",
+}
+"""The exception classes that are not `ToolError`s, each with why."""
+
+
+def test_every_error_a_user_can_act_on_is_a_tool_error() -> None:
+    """One exception base for both packages (`located.ToolError`; the generator's `GeneratorError` is one): a class
+    deriving from an exception is a `ToolError` unless it is named, with its reason, above."""
+    bases: dict[str, list[str]] = {}
+    for folder in (ROOT / "checkpointing_migrate", ROOT / "generator"):
+        for path in folder.rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ClassDef):
+                    bases[node.name] = [ast.unparse(b).rpartition(".")[2] for b in node.bases]
+
+    def ancestors(name: str, seen: frozenset[str] = frozenset()) -> set[str]:
+        found = set(bases.get(name, []))
+        return found.union(*(ancestors(b, seen | {name}) for b in found if b not in seen))
+
+    def builtin_exception(name: str) -> bool:
+        value = getattr(builtins, name, None)
+        return isinstance(value, type) and issubclass(value, BaseException)
+
+    errors = {name for name in bases if any(builtin_exception(a) for a in ancestors(name))}
+    stray = sorted(n for n in errors - set(NOT_A_USERS_PROBLEM) - {"ToolError"} if "ToolError" not in ancestors(n))
+    assert stray == [], f"not ToolErrors: {stray}; derive them from ToolError (or GeneratorError), or say why not above"
+    assert set(NOT_A_USERS_PROBLEM) <= errors

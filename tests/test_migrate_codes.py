@@ -69,7 +69,7 @@ def test_every_code_a_handler_names_is_in_the_registry() -> None:
 def test_a_misspelt_code_or_a_wrong_severity_fails_at_first_use() -> None:
     with pytest.raises(codes.UnknownCode, match="did you mean `call`"):
         Hit(0, "x", None, "fix", "cal", "message")
-    with pytest.raises(codes.RegistryError, match="`write` is a hazard code"):
+    with pytest.raises(codes.MisusedCode, match="`write` is a hazard code"):
         Hit(0, "x", None, "fix", "write", "message")
     assert Hit(0, "x", None, "info", "call", "message").severity == "info"  # a gated rename
 

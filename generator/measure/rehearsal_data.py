@@ -12,6 +12,7 @@ from typing import Literal
 
 from checkpointing_migrate.records import DocumentError, load
 from generator.paths import DATA_DIR
+from generator.problems import GeneratorError
 
 REHEARSAL_PATH = DATA_DIR / "rehearsal.json"
 REHEARSAL_COMMAND = "python benchmarks/rehearsal.py"
@@ -33,7 +34,7 @@ REASONS: dict[Reason, str] = {
 }
 
 
-class RehearsalDataError(ValueError):
+class RehearsalDataError(GeneratorError, ValueError):
     """The committed rehearsal data is missing or unreadable; the message starts with `PATH:LINE:COL:`."""
 
 
