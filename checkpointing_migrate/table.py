@@ -372,8 +372,8 @@ class Table:
         return [r for r in self.renames if r.status == Status.SHIPPED and r.removal]
 
 
-# --- Reading nodes: told apart by their `id` ("scalar", "sequence", "mapping"), so that only `parse` imports PyYAML ---
-# ------------------------------------------------------------------------------------------------
+# --- Reading nodes -------------------------------------------------------------------------------------------------
+# Nodes are told apart by their `id` ("scalar", "sequence", "mapping"), so that only `parse` imports PyYAML.
 
 
 def _pos(path: str, node: yaml.Node) -> Position:
@@ -417,7 +417,7 @@ class _Reader:
 
     def mapping(self, node: yaml.Node, what: str) -> dict[str, tuple[yaml.Node, yaml.Node]] | None:
         """Keys to (key node, value node); `None` (and a problem) unless `node` is a mapping with string keys."""
-        if not node.id == "mapping":
+        if node.id != "mapping":
             self.fail(node, f"{what} must be a mapping, not {_kind_of(node)}")
             return None
         result: dict[str, tuple[yaml.Node, yaml.Node]] = {}
@@ -434,7 +434,7 @@ class _Reader:
         return result
 
     def sequence(self, node: yaml.Node, what: str) -> list[yaml.Node]:
-        if not node.id == "sequence":
+        if node.id != "sequence":
             self.fail(node, f"{what} must be a list, not {_kind_of(node)}")
             return []
         return list(node.value)
@@ -442,7 +442,7 @@ class _Reader:
     def text(self, node: yaml.Node, what: str, *, nullable: bool = False) -> str | None:
         if nullable and node.tag == "tag:yaml.org,2002:null":
             return None
-        if not node.id == "scalar" or node.tag != "tag:yaml.org,2002:str" or not node.value.strip():
+        if node.id != "scalar" or node.tag != "tag:yaml.org,2002:str" or not node.value.strip():
             shown = "empty" if node.id == "scalar" and not node.value.strip() else _kind_of(node)
             self.fail(node, f"{what} must be a non-empty string{' or null' if nullable else ''}, not {shown}")
             return None
@@ -453,7 +453,7 @@ class _Reader:
 
     def version(self, node: yaml.Node, what: str) -> str | None:
         # The scalar's own text, so an unquoted `6.0` stays "6.0" instead of becoming the float 6.0.
-        if not node.id == "scalar" or node.tag in ("tag:yaml.org,2002:null", "tag:yaml.org,2002:bool"):
+        if node.id != "scalar" or node.tag in ("tag:yaml.org,2002:null", "tag:yaml.org,2002:bool"):
             self.fail(node, f"{what} must be a version such as '5.23.0', not {_kind_of(node)}")
             return None
         try:
@@ -817,6 +817,15 @@ def _thawed(text: str, path: str, frozen: Path) -> Table | None:
         return None
     if not isinstance(data, dict) or data.get("format") != FROZEN_FORMAT or data.get("source") != text:
         return None
+
+    try:
+        return _thaw(data, path)
+    except (TypeError, ValueError, KeyError, IndexError):  # made from this text but damaged since: read the YAML
+        return None
+
+
+def _thaw(data: dict[str, list[list[object]]], path: str) -> Table:
+    """The table the frozen `data` holds; raises `TypeError`, `ValueError`, `KeyError` or `IndexError` if damaged."""
 
     def at(line_column: list[int]) -> Position:
         return Position(path, *line_column)

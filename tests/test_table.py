@@ -359,3 +359,16 @@ def test_a_stale_or_foreign_frozen_form_is_not_used(tmp_path: Path) -> None:
     assert len(load(tmp_path / "aliases.yaml", tmp_path / "frozen.json").renames) == 1
     (tmp_path / "frozen.json").write_text("{not json", encoding="utf-8")
     assert len(load(tmp_path / "aliases.yaml", tmp_path / "frozen.json").renames) == 1
+
+
+def test_a_damaged_frozen_form_of_the_same_text_is_not_used(tmp_path: Path) -> None:
+    """Made from this very text but damaged since (a record cut short, a wrong value): the YAML is read, no traceback."""
+    (tmp_path / "aliases.yaml").write_text(VALID, encoding="utf-8")
+    good = json.loads(freeze(VALID))
+    for damaged in (
+        good | {"renames": [good["renames"][0][:3]]},
+        good | {"releases": [["transformers", "5.24.0", "not a date", None, [1, 1]]]},
+        {key: value for key, value in good.items() if key != "libraries"},
+    ):
+        (tmp_path / "frozen.json").write_text(json.dumps(damaged), encoding="utf-8")
+        assert load(tmp_path / "aliases.yaml", tmp_path / "frozen.json") == parse(VALID, str(tmp_path / "aliases.yaml"))
