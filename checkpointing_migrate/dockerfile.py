@@ -32,6 +32,7 @@ _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh"})
 
 IMAGE = "the image this Dockerfile builds"
 
+_WORKDIR = re.compile(r"^[ \t]*WORKDIR[ \t]", re.IGNORECASE | re.MULTILINE)
 _PLACING = re.compile(r"[ \t]*(?P<op>FROM|WORKDIR|COPY|ADD)[ \t]+(?P<rest>[^\r\n]*)", re.IGNORECASE)
 """The instructions that change which project folder a command runs in: a stage, its `WORKDIR`, the copies."""
 
@@ -149,16 +150,10 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
         return []
     code, joined = view(text)
     configs = [h for start, body, kind in _configs(text) for h in _config_hits(start, body, kind, options)]
-    # Each instruction runs in a shell of its own; a heredoc's lines in one.
-    if not re.search(r"^[ \t]*WORKDIR[ \t]", text, re.IGNORECASE | re.MULTILINE):
-        return shell.analyse(code, options, base, image=IMAGE, each_line=True, joined=joined) + configs
-    hits: list[Hit] = configs
-    for start, end, cwd in _stretches(text, code, base):
-        # The other stretches' commands blanked (the settings before it kept): each is read in its own folder.
-        part = _only(text, code, start, end)
-        found = shell.analyse(part, options, base, image=IMAGE, each_line=True, joined=joined, cwd=cwd)
-        hits += [h for h in found if start <= h.start < end]
-    return hits
+    # Each instruction runs in a shell of its own (a heredoc's lines in one), in the folder of its stretch: one pass,
+    # so an `ENV` setting is judged by every command that expands it, whatever `WORKDIR` each runs in.
+    folders = tuple(_stretches(text, code, base)) if _WORKDIR.search(text) else ()
+    return shell.analyse(code, options, base, image=IMAGE, each_line=True, joined=joined, folders=folders) + configs
 
 
 def _configs(text: str) -> list[tuple[int, str, FileKind]]:
@@ -266,14 +261,3 @@ def _folder(workdir: str | None, copies: list[tuple[str, str]]) -> str | None:
             folder = posixpath.normpath(posixpath.join(source, posixpath.relpath(workdir, target)))
             return None if folder.startswith("..") else "" if folder == "." else folder
     return None
-
-
-def _only(text: str, code: str, start: int, end: int) -> str:
-    """`code` with everything outside `start:end` blanked but the `ENV`/`ARG` settings before it (`text`'s lines)."""
-    out, offset = [], 0
-    for line, shown in zip(text.splitlines(keepends=True), code.splitlines(keepends=True), strict=False):
-        inside = start <= offset < end
-        keep = inside or offset < start and _SETTING.match(line) is not None
-        out.append(shown if keep else "".join(c if c in "\r\n" else " " for c in shown))
-        offset += len(line)
-    return "".join(out)

@@ -217,8 +217,12 @@ def _script_verdict(
     `info`."""
     if base is None or cwd is None:
         return FlagReader.UNKNOWN, ""
+    written = os.path.join(cwd, script)
+    if os.path.isabs(written) and not _in_project(Path(written), base):
+        # `cd /srv/app && python train.py`: a folder of the machine it runs on, not known to be this project's
+        return FlagReader.UNKNOWN, ""
     for folder in (base, *base.parents):
-        path = folder / cwd / script
+        path = folder / written
         if path.is_file():
             try:
                 text = path.read_text(encoding="utf-8")
@@ -236,6 +240,12 @@ def _script_verdict(
         if (folder / ".git").exists():
             break
     return FlagReader.UNKNOWN, ""
+
+
+def _in_project(path: Path, base: Path) -> bool:
+    """Whether absolute `path` lies in the project `base` is in (the folder that holds `.git`, else `base`)."""
+    root = next((f for f in (base, *base.parents) if (f / ".git").exists()), base)
+    return os.path.normpath(path).startswith(os.path.join(os.path.abspath(root), ""))
 
 
 @dataclass(frozen=True)
@@ -317,16 +327,18 @@ def analyse(
     each_line: bool = False,
     joined: tuple[tuple[int, int], ...] = (),
     cwd: str | None = "",
+    folders: tuple[tuple[int, int, str | None], ...] = (),
 ) -> list[Hit]:
     """Hits in shell code `text`; `base` is the folder scripts named in it are looked up from. `defined`: variables
     set outside the text (a Makefile's), as the words of their values; `image`: the container image the text runs in
     (a Dockerfile's); `each_line`: every line runs in a shell of its own (a Makefile's recipe lines), so `cd` ends
     with its line, except in the `joined` stretches (a Dockerfile heredoc's script: from its first line's start to
-    its last line's); `cwd`: the folder it runs in, relative to `base` (a workflow step's `working-directory`)."""
+    its last line's); `cwd`: the folder it runs in, relative to `base` (a workflow step's `working-directory`), or,
+    with `each_line`, per stretch of `folders` (start, end, folder: a Dockerfile's `WORKDIR`s)."""
     if options.rules.stem not in text and not defined:
         return []
     reader = _Reader(text, options, base, None, dict(defined or {}), Program(ProgramKind.COMMAND, "", cwd, image))
-    reader.each_line, reader.joined = each_line, joined
+    reader.each_line, reader.joined, reader.folders = each_line, joined, folders
     return reader.run()
 
 
@@ -380,6 +392,8 @@ class _Reader:
         self.where = where
         self.each_line = False
         self.joined: tuple[tuple[int, int], ...] = ()
+        self.folders: tuple[tuple[int, int, str | None], ...] = ()
+        """With `each_line`: the folder a line's shell starts in, by where the line is (`analyse`'s `folders`)."""
         self.hits: list[Hit] = []
         self.launches: list[Launch] | None = None
         """Set by `launches`: every program started is recorded there, and no hit is made."""
@@ -388,7 +402,11 @@ class _Reader:
         steps = self._assignments(parts(self.text))
         # The folder each (sub)shell is in, with its `pushd` stack: a subshell starts with a copy of both.
         cwd: list[tuple[str | None, tuple[str | None, ...]]] = [(self.where.cwd, ())]
+        fresh = True  # a line's shell of its own starts with the next command
         for index, (words, separator) in enumerate(steps):
+            if fresh and words and self.folders:
+                cwd = [(self._folder_at(words[0].start), ())]
+            fresh = fresh and not words
             here, pushed = cwd[-1]
             if words and words[0].value in ("cd", "pushd") and separator != "(":
                 folder = self._cd(_unredirected(words), here, steps[index + 1 :])
@@ -404,7 +422,7 @@ class _Reader:
             elif separator == ")" and len(cwd) > 1:
                 cwd.pop()
             elif separator in "\r\n" and separator and self.each_line and not self._joined(words):
-                cwd = [(self.where.cwd, ())]
+                cwd, fresh = [(self.where.cwd, ())], True
         if self.launches is None:
             self._variable_hits()
         return self.hits
@@ -465,6 +483,10 @@ class _Reader:
         if any(c in target for c in "$`~*?") or target == "-":
             return None
         return os.path.normpath(os.path.join(cwd, target))
+
+    def _folder_at(self, offset: int) -> str | None:
+        """The folder of the `folders` stretch that holds `offset` (where none does: the text's own)."""
+        return next((folder for start, end, folder in self.folders if start <= offset < end), self.where.cwd)
 
     def _joined(self, words: list[Word]) -> bool:
         """Whether the newline after `words` is inside a `joined` stretch, so the next line runs in the same shell."""

@@ -95,6 +95,9 @@ EXPECTED = {
     ("Dockerfile", 33, 24): ("own-flag", "info", None),  # another stage: `COPY legacy /srv`, `WORKDIR /srv`
     ("Dockerfile", 36, 1): ("config-key", "fix", "unsafe"),  # `COPY <<EOF /app/cfg.yaml`: a config, no reader shown
     ("Dockerfile", 39, 3): ("config-key", "fix", "unsafe"),  # `COPY <<'EOF' cfg.json`
+    ("env.Dockerfile", 4, 18): ("own-flag", "info", None),  # expanded only in `WORKDIR /app/legacy`
+    ("env.Dockerfile", 5, 16): ("own-flag", "info", None),  # expanded in /app and in /app/legacy: the least sure
+    ("env.Dockerfile", 6, 16): ("flag", "fix", "unsafe"),  # expanded only in /app
     ("dirs.sh", 4, 20): ("own-flag", "info", None),  # after `pushd legacy`
     ("dirs.sh", 7, 48): ("own-flag", "info", None),  # `pushd legacy > /dev/null && python …`
     ("dirs.sh", 10, 20): ("unknown-program", "info", None),  # a `popd` with no `pushd` left: the folder is not known
@@ -221,3 +224,28 @@ def test_a_written_config_that_does_not_parse_is_left_alone(tmp_path: Path, caps
     capsys.readouterr()
     assert main(["scan", "--format", "json", str(tmp_path)]) == 0
     assert json.loads(capsys.readouterr().out) == []
+
+
+def test_a_script_in_an_absolute_folder_is_read_only_inside_the_project(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`cd /srv/app && python train.py` names a folder of the machine it runs on: a script found there on the machine
+    that scans is no evidence, unless the path lies inside the project."""
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    shutil.copytree(TREE / "legacy", project / "legacy")
+    for folder in (project, elsewhere):
+        folder.mkdir(exist_ok=True)
+        shutil.copy(TREE / "train_hf.py", folder)  # reads the flag with HfArgumentParser
+    shutil.copy(TREE / "pyproject.toml", project)
+    (project / ".git").mkdir()
+    (project / "run.sh").write_text(
+        f"cd {elsewhere} && python train_hf.py --gradient_checkpointing\n"
+        f"python {elsewhere}/train_hf.py --gradient_checkpointing\n"
+        f"cd {project}/legacy && python train_hf.py --gradient_checkpointing\n"
+        f"python {project}/train_hf.py --gradient_checkpointing\n"
+    )
+    capsys.readouterr()
+    main(["scan", "--format", "json", str(project / "run.sh")])
+    found = [(e["line"], e["code"], e["severity"]) for e in json.loads(capsys.readouterr().out)]
+    assert found == [(1, "unknown-program", "info"), (2, "unknown-program", "info"), (3, "own-flag", "info"),
+                     (4, "flag", "fix")]  # fmt: skip
