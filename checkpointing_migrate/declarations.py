@@ -521,3 +521,5 @@ def from_environment(folder: Path) -> list[DependencyList]:
 
 READERS = (from_pyproject, from_requirements, from_setup_cfg, from_setup_py, from_environment)
 """Every reader, each taking the project folder."""
+DECLARING = ("pyproject.toml", "requirements", "setup.cfg", "setup.py", "environment.yml", "environment.yaml")
+"""How the names of the files (and the folder) the readers read start: a folder holding none declares nothing."""

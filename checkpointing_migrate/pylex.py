@@ -175,13 +175,22 @@ class _Lexical:
 
 def candidate_lines(text: str, options: Options, source: Source) -> list[int]:
     """Lines holding a name worth parsing the file for; empty when the file needs no closer look."""
+    return sorted({source.line_of(start) for start in _candidates(text, options, planned=options.planned)})
+
+
+def only_planned(text: str, options: Options) -> bool:
+    """Whether, with `--include-planned`, the file holds no name worth parsing it for but planned ones (so the
+    families can report nothing there but the planned names: `checkpointing_migrate.python.statements`)."""
+    return options.planned and next(_candidates(text, options, planned=False), None) is None
+
+
+def _candidates(text: str, options: Options, *, planned: bool) -> Iterator[int]:
     rules = options.rules
     if rules.stem not in text:
-        return []
-    names = rules.identifiers(planned=options.planned)
-    flags = set(rules.flags) | ({n for n in rules.planned if n.startswith("-")} if options.planned else set())
+        return
+    names = rules.identifiers(planned=planned)
+    flags = set(rules.flags) | ({n for n in rules.planned if n.startswith("-")} if planned else set())
     lexical = _Lexical(text, options)
-    lines = set()
     for start, name in identifiers(text, rules.stem):
         if name.startswith("--"):
             if name.split("=")[0] not in flags:
@@ -190,7 +199,6 @@ def candidate_lines(text: str, options: Options, source: Source) -> list[int]:
             continue
         elif _in_comment(text, start) or text.endswith("`", 0, start):
             continue  # a comment or prose in a docstring
-        elif not options.planned and name not in rules.members and not lexical.field_use(start, name):
+        elif not planned and name not in rules.members and not lexical.field_use(start, name):
             continue
-        lines.add(source.line_of(start))
-    return sorted(lines)
+        yield start

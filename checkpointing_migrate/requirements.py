@@ -7,6 +7,7 @@ the nearest folder above a file that declares transformers); the run names it (`
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -14,6 +15,7 @@ from packaging.version import InvalidVersion, Version
 
 from checkpointing_migrate import NAME
 from checkpointing_migrate.declarations import (
+    DECLARING,
     PACKAGE,
     PLACES,
     READERS,
@@ -163,6 +165,12 @@ def union(lists: list[DependencyList]) -> tuple[Alternative, ...]:
 
 def declared_in(folder: Path) -> Allowed | None:
     """What the project files in `folder` allow, if any of them declares transformers (`declarations.READERS`)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        names = []
+    if not any(n.lower().startswith(DECLARING) for n in names):
+        return None  # one listing instead of each reader's look: most folders of a tree declare nothing
     lists = [found for reader in READERS for found in reader(folder)]
     ways = union(lists)
     return Allowed(ways, "") if ways else None
@@ -218,15 +226,38 @@ class Finder:
     def __init__(self, target: Allowed | None = None) -> None:
         self.target = target
         self.cache: dict[Path, Allowed | RequirementError] = {}
+        """Resolved folder → what its project allows."""
+        self.given: dict[Path, Allowed | RequirementError] = {}
+        """Folder as a path names it → the same."""
+        self.real: dict[Path, Path] = {}
+        """Folder as a path names it → the folder it is (`Path.resolve`)."""
+
+    def _resolved(self, folder: Path) -> Path:
+        """`folder.resolve()`, made from its parent's when that is known: one look at the folder (is it a link?),
+        not one at each folder above it, as resolving every path would cost."""
+        known = self.real.get(folder)
+        if known is None:
+            absolute = folder if folder.is_absolute() else Path.cwd() / folder
+            plain = absolute.parent != absolute and ".." not in absolute.parts and not absolute.is_symlink()
+            known = self._resolved(absolute.parent) / absolute.name if plain else absolute.resolve()
+            self.real[folder] = known
+        return known
 
     def for_file(self, path: Path) -> Allowed:
         """The allowed range for the project that `path` belongs to (the nearest folder above it, up to a `.git`
         folder, that declares one); raises `RequirementError` (once read, for every file of that project)."""
         if self.target is not None:
             return self.target
-        folder = path.resolve().parent
-        seen = []
         result: Allowed | RequirementError
+        linked = path.is_symlink()  # a linked file is the project's it is in
+        given = path.parent
+        if given in self.given and not linked:
+            result = self.given[given]
+            if isinstance(result, RequirementError):
+                raise result
+            return result
+        folder = path.resolve().parent if linked else self._resolved(given)
+        seen = []
         while True:
             if folder in self.cache:
                 result = self.cache[folder]
@@ -246,6 +277,8 @@ class Finder:
             folder = folder.parent
         for f in seen:
             self.cache[f] = result
+        if not linked:
+            self.given[given] = result
         if isinstance(result, RequirementError):
             raise result
         return result

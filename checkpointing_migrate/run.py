@@ -17,7 +17,7 @@ from pathlib import Path
 from checkpointing_migrate.discover import Selection, walk
 from checkpointing_migrate.files import Result, check, without_patched_fixes
 from checkpointing_migrate.hits import Options
-from checkpointing_migrate.requirements import Finder
+from checkpointing_migrate.requirements import Allowed, Finder
 
 PARALLEL_FROM = 200
 """Below this many files the start-up of a worker process costs more than it saves."""
@@ -91,7 +91,7 @@ def _check_files(files: list[str], options: Options, finder: Finder, workers: in
     try:
         for share in shares[1:]:
             started.append(_Worker.start(share, options, finder))
-        mine = [_check(f, options, finder) for f in shares[0]]
+        mine = _prime([_check(f, options, finder) for f in shares[0]], finder)
         theirs = [_results_of(w, share, options, finder) for w, share in zip(started, shares[1:], strict=True)]
     finally:
         for worker in started:
@@ -126,7 +126,11 @@ class _Worker:
             code = 1
             try:
                 os.close(read_end)
-                data = pickle.dumps([_check(p, options, finder) for p in paths], pickle.HIGHEST_PROTOCOL)
+                results = _prime([_check(p, options, finder) for p in paths], finder)
+                # The ranges found, not the errors: an exception whose arguments are not its message does not
+                # unpickle; the caller looks those few up again.
+                found = {k: v for k, v in finder.given.items() if isinstance(v, Allowed)}
+                data = pickle.dumps((results, found), pickle.HIGHEST_PROTOCOL)
                 with os.fdopen(write_end, "wb") as out:
                     out.write(data)
                 code = 0
@@ -135,8 +139,9 @@ class _Worker:
         os.close(write_end)
         return cls(pid, read_end)
 
-    def results(self) -> list[Result] | None:
-        """What the worker sent, once it has ended; `None` if it failed (it sent nothing whole)."""
+    def results(self, finder: Finder) -> list[Result] | None:
+        """What the worker sent, once it has ended (its requirement lookups go into `finder`); `None` if it failed
+        (it sent nothing whole)."""
         import pickle
 
         pipe, self.pipe = os.fdopen(self.pipe, "rb"), -1  # it closes the pipe now, whatever happens
@@ -144,7 +149,11 @@ class _Worker:
             data = pipe.read()
         _, status = os.waitpid(self.pid, 0)
         self.running = False
-        return pickle.loads(data) if os.waitstatus_to_exitcode(status) == 0 else None
+        if os.waitstatus_to_exitcode(status) != 0:
+            return None
+        results, given = pickle.loads(data)
+        finder.given.update(given)
+        return results
 
     def stop(self) -> None:
         """End a worker whose results are no longer wanted (this process failed or was interrupted)."""
@@ -162,8 +171,15 @@ class _Worker:
 def _results_of(worker: _Worker | None, paths: list[str], options: Options, finder: Finder) -> list[Result]:
     """The results of `paths` from their worker; checked here when it could not start or failed, so a failing
     worker costs time, never results."""
-    found = worker.results() if worker is not None else None
+    found = worker.results(finder) if worker is not None else None
     return found if found is not None else [_check(p, options, finder) for p in paths]
+
+
+def _prime(results: list[Result], finder: Finder) -> list[Result]:
+    """`results`, once `finder` has looked up what the project of each file with findings allows (the closing
+    line's requirement), in the process that checked them: so the lookups run in parallel too."""
+    finder.consulted([r.path for r in results if r.findings])
+    return results
 
 
 def _shares(files: list[str], workers: int) -> list[list[str]]:

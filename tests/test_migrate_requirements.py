@@ -277,3 +277,28 @@ def test_a_declaration_that_cannot_be_read_is_a_usage_error(
         assert result.stderr.count(first) == 1  # once for the project, not once per file
         assert last.startswith("error: the transformers requirement above cannot be read")
     assert (project / "src" / "train.py").read_text() == CALL
+
+
+def test_a_file_reached_through_a_link_belongs_to_the_project_it_is_in(tmp_path: Path) -> None:
+    """A folder or a file linked into a project is the linked-to project's (as `Path.resolve` tells), however many
+    files of the same folder are looked up (the lookups are kept per folder as the paths name it)."""
+    from checkpointing_migrate.requirements import Finder
+
+    low, high = tmp_path / "low", tmp_path / "high"
+    for project, spec in ((low, "transformers>=5.20"), (high, "transformers>=5.23")):
+        (project / "pkg").mkdir(parents=True)
+        (project / ".git").mkdir()
+        (project / "requirements.txt").write_text(spec + "\n")
+        (project / "pkg" / "a.py").write_text("")
+    (high / "linked").symlink_to(low / "pkg")  # a folder of `low`, seen from `high`
+    (high / "pkg" / "b.py").symlink_to(low / "pkg" / "a.py")  # a file of `low`, next to `high`'s own
+    finder = Finder()
+    named = {
+        str(p.relative_to(tmp_path)): finder.for_file(p).describe().split(" (")[0]
+        for p in (high / "pkg" / "a.py", high / "linked" / "a.py", high / "linked" / "a.py", high / "pkg" / "b.py")
+    }
+    assert named == {
+        "high/pkg/a.py": "the project allows transformers>=5.23",
+        "high/linked/a.py": "the project allows transformers>=5.20",
+        "high/pkg/b.py": "the project allows transformers>=5.20",
+    }

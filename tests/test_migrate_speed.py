@@ -11,9 +11,16 @@ import pytest
 
 from checkpointing_migrate import files
 from checkpointing_migrate.findings import FileError
-from checkpointing_migrate.hits import MAX_FILE_SIZE
-from checkpointing_migrate.pylex import Source
+from checkpointing_migrate.hits import MAX_FILE_SIZE, Hit, Options
+from checkpointing_migrate.paths import TABLE_PATH
+from checkpointing_migrate.pylex import Source, candidate_lines, only_planned
+from checkpointing_migrate.python import analyse, statements
+from checkpointing_migrate.python.context import File
+from checkpointing_migrate.python.walk import run_of, walk
 from checkpointing_migrate.receivers import _statements
+from checkpointing_migrate.requirements import Allowed
+from checkpointing_migrate.rules import from_table as rules_of
+from checkpointing_migrate.table import load as table_load
 
 TEXTS = [
     "",
@@ -219,3 +226,87 @@ def test_the_statements_walk_finds_the_statements_ast_walk_finds_in_its_order() 
     expected = [n for n in ast.walk(method) if isinstance(n, holders)]
     assert list(statements_walk(method)) == expected
     assert sum(isinstance(n, ast.Assign) for n in expected) == 6
+
+
+PLANNED = Options(rules_of(table_load(TABLE_PATH)), Allowed(None, ""), planned=True)
+LEXICAL = [  # read statement by statement: each gives what the whole parse gives
+    "self.gradient_checkpointing = False\nif self.gradient_checkpointing and self.training:\n    pass\n",
+    "class Layer(GradientCheckpointingLayer):\n    supports_gradient_checkpointing = True\n",
+    "from transformers.modeling_layers import (\n    Other,\n    GradientCheckpointingLayer,\n)\n",
+    "import transformers.GradientCheckpointingLayer\nfrom x import GradientCheckpointingLayer as Base\n",
+    "from x import y as GradientCheckpointingLayer\nfrom .gradient_checkpointing import helper\n",
+    "def _set_gradient_checkpointing(self, enable=True):\n    pass\nasync def gradient_checkpointing(): pass\n",
+    "def forward(\n    self,\n    GradientCheckpointingLayer=False,\n):\n    return GradientCheckpointingLayer\n",
+    "f = lambda GradientCheckpointingLayer: 1\nclass GradientCheckpointingLayer(metaclass=M, supports_gradient_checkpointing=1):\n    pass\n",
+    "prepare(model, use_gradient_checkpointing=True)\nx = dict(\n    use_gradient_checkpointing=False,\n)\n",
+    "@decorate.gradient_checkpointing\ndef f(): pass\n@GradientCheckpointingLayer.wrap\nclass C: pass\n",
+    "if a:\n    pass\nelif self.gradient_checkpointing:\n    pass\nelse: x = self.gradient_checkpointing\n",
+    "try:\n    pass\nexcept GradientCheckpointingLayer as e:\n    pass\nfinally: self.gradient_checkpointing = 0\n",
+    "for GradientCheckpointingLayer in x: pass\nwith a as GradientCheckpointingLayer: pass\nglobal GradientCheckpointingLayer\n",
+    '"""self.gradient_checkpointing in a docstring"""\n# self.gradient_checkpointing in a comment\n',
+    "s = 'it\\'s self.gradient_checkpointing'\nt = \"a\\\\\"; x.gradient_checkpointing = 1\n",
+    "x = 1 + \\\n    self.gradient_checkpointing\ny = [\n    {'k': (GradientCheckpointingLayer,\n)}]\n",
+    'if"x" in y: z = self.gradient_checkpointing\nb = rb"\\"" ; c = self.gradient_checkpointing\n',
+    "s = '''a \"\"\" b''' ; t = self.gradient_checkpointing\nu = \"\"\"x\n'''\n\"\"\"\nv = GradientCheckpointingLayer\n",
+    'x = f"{a}" + self.gradient_checkpointing  # f-string before, not around\n',
+    "nom = 'é'; self.gradient_checkpointing = True\n",
+    "\tself.gradient_checkpointing = True\n" * 0 + "class A:\n\tdef f(self):\n\t\tself.gradient_checkpointing = 1\n",
+    "x = (self\n     .gradient_checkpointing)\n",
+]
+WHOLE = [  # parsed whole, as before (`statements.hits` cannot tell them alone)
+    'x = f"{self.gradient_checkpointing}"\n',
+    "match x:\n    case GradientCheckpointingLayer():\n        pass\n",
+    "try: self.gradient_checkpointing = 1\nexcept E: pass\n",
+    "a = 1\r\nself.gradient_checkpointing = 2\r\n",
+    "s = 'not closed\nself.gradient_checkpointing = 1\n",
+]
+
+
+def _whole(text: str) -> list[Hit]:
+    """The hits of the whole-file parse (what `python.analyse` did for every file before)."""
+    source = Source(text)
+    lines = candidate_lines(text, PLANNED, source)
+    return walk(File(source, ast.parse(text), lines, PLANNED, run_of(PLANNED))) if lines else []
+
+
+@pytest.mark.parametrize("text", LEXICAL)
+def test_a_file_of_planned_names_alone_is_read_statement_by_statement(text: str) -> None:
+    assert only_planned(text, PLANNED)
+    found = statements.hits(text, PLANNED)
+    assert found is not None
+    assert [(h.start, h.old, h.message) for h in found] == sorted((h.start, h.old, h.message) for h in _whole(text))
+
+
+@pytest.mark.parametrize("text", WHOLE)
+def test_what_a_statement_alone_cannot_tell_is_parsed_whole(text: str) -> None:
+    assert statements.hits(text, PLANNED) is None
+    try:
+        expected = [(h.start, h.old) for h in _whole(text)]
+    except SyntaxError:
+        with pytest.raises(SyntaxError):
+            analyse(text, PLANNED)
+        return
+    assert [(h.start, h.old) for h in analyse(text, PLANNED)] == expected
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="workers are forked")
+def test_a_requirement_a_worker_cannot_read_is_reported_as_by_one_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The workers send back what each project allows (the closing line's lookups run in parallel); a requirement
+    that cannot be read is the same usage error, exit 2, as when one process checks every file."""
+    from checkpointing_migrate import run
+
+    _many_files(tmp_path)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "pyproject.toml").write_text('[project]\nname = "o"\ndependencies = ["transformers>=>5"]\n')
+    for i in range(40):
+        (other / f"m{i}.py").write_text("model.gradient_checkpointing_enable()\n" + "x = 1\n" * i)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(run, "PARALLEL_FROM", 10**9)
+    alone = _cli(["scan", "."], capsys)
+    monkeypatch.setattr(os, "cpu_count", lambda: 3)
+    monkeypatch.setattr(run, "PARALLEL_FROM", 200)
+    assert _cli(["scan", "."], capsys) == alone
+    assert alone[0] == 2 and "other/pyproject.toml:3:" in alone[2]

@@ -11,7 +11,8 @@ import ast
 from pathlib import Path
 
 from checkpointing_migrate.hits import Hit, Options
-from checkpointing_migrate.pylex import Source, candidate_lines, identifiers
+from checkpointing_migrate.pylex import Source, candidate_lines, identifiers, only_planned
+from checkpointing_migrate.python import statements
 from checkpointing_migrate.python.context import File
 from checkpointing_migrate.python.walk import run_of, walk
 
@@ -25,6 +26,10 @@ def analyse(text: str, options: Options, context: ast.Module | None = None, base
     name holds is told from every piece. `base`: the file's folder, where classes imported from the project's
     own modules are looked up.
     """
+    if only_planned(text, options):
+        found = statements.hits(text, options)
+        if found is not None:
+            return found
     source = Source(text)
     lines = candidate_lines(text, options, source)
     if not lines:

@@ -59,6 +59,8 @@ def _visit(file: File, node: ast.AST, chain: tuple[tuple[ast.AST, str], ...], hi
             if not isinstance(child, ast.AST):
                 continue
             first = getattr(child, "lineno", None)
+            if getattr(child, "decorator_list", None):  # a `def` or `class` starts at its first decorator's line
+                first = min(first or child.decorator_list[0].lineno, child.decorator_list[0].lineno)
             if first is not None and not file.touches(first, getattr(child, "end_lineno", None)):
                 continue
             below = (*chain, (child, name))
