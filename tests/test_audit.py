@@ -12,8 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from migratekit import PLANNED, whole_parse
 from sitekit import IN_CI
 
+from checkpointing_migrate.pylex import only_planned
+from checkpointing_migrate.python import statements
 from checkpointing_migrate.table import load, parse
 from generator.measure import audit, registry
 from generator.measure.source import NAME, SourceText, raised_naming, warning_calls
@@ -202,3 +205,16 @@ def test_a_missing_field_row_is_a_gap_even_when_an_argument_has_its_name(calls, 
         "parameter transformers.training_args_seq2seq.Seq2SeqTrainingArguments.__init__(activation_checkpointing_kwargs) appeared",
     }, gaps
     assert all("of TrainingArguments" in g or "or TrainingArguments" in g for g in gaps), gaps
+
+
+def test_a_release_tree_read_statement_by_statement_gives_what_the_whole_parse_gives(trees: dict[str, Path]) -> None:
+    """`scan --include-planned`'s reading of the files whose only uses are planned names (`python.statements`), on
+    every tenth such file of the newest release: the same findings, at the same places, as parsing each whole."""
+    tree = trees[RELEASES[-1]]
+    texts = [p.read_text(encoding="utf-8") for p in sorted(tree.rglob("*.py"))]
+    sample = [t for t in texts if PLANNED.rules.stem in t and only_planned(t, PLANNED)][::10]
+    assert len(sample) > 40
+    for text in sample:
+        found = statements.hits(text, PLANNED)
+        assert found is not None
+        assert [(h.start, h.message) for h in found] == sorted((h.start, h.message) for h in whole_parse(text))

@@ -8,19 +8,14 @@ import re
 from pathlib import Path
 
 import pytest
+from migratekit import PLANNED, whole_parse
 
 from checkpointing_migrate import files
 from checkpointing_migrate.findings import FileError
-from checkpointing_migrate.hits import MAX_FILE_SIZE, Hit, Options
-from checkpointing_migrate.paths import TABLE_PATH
-from checkpointing_migrate.pylex import Source, candidate_lines, only_planned
+from checkpointing_migrate.hits import MAX_FILE_SIZE
+from checkpointing_migrate.pylex import Source, only_planned
 from checkpointing_migrate.python import analyse, statements
-from checkpointing_migrate.python.context import File
-from checkpointing_migrate.python.walk import run_of, walk
 from checkpointing_migrate.receivers import _statements
-from checkpointing_migrate.requirements import Allowed
-from checkpointing_migrate.rules import from_table as rules_of
-from checkpointing_migrate.table import load as table_load
 
 TEXTS = [
     "",
@@ -228,7 +223,6 @@ def test_the_statements_walk_finds_the_statements_ast_walk_finds_in_its_order() 
     assert sum(isinstance(n, ast.Assign) for n in expected) == 6
 
 
-PLANNED = Options(rules_of(table_load(TABLE_PATH)), Allowed(None, ""), planned=True)
 LEXICAL = [  # read statement by statement: each gives what the whole parse gives
     "self.gradient_checkpointing = False\nif self.gradient_checkpointing and self.training:\n    pass\n",
     "class Layer(GradientCheckpointingLayer):\n    supports_gradient_checkpointing = True\n",
@@ -262,26 +256,21 @@ WHOLE = [  # parsed whole, as before (`statements.hits` cannot tell them alone)
 ]
 
 
-def _whole(text: str) -> list[Hit]:
-    """The hits of the whole-file parse (what `python.analyse` did for every file before)."""
-    source = Source(text)
-    lines = candidate_lines(text, PLANNED, source)
-    return walk(File(source, ast.parse(text), lines, PLANNED, run_of(PLANNED))) if lines else []
-
-
 @pytest.mark.parametrize("text", LEXICAL)
 def test_a_file_of_planned_names_alone_is_read_statement_by_statement(text: str) -> None:
     assert only_planned(text, PLANNED)
     found = statements.hits(text, PLANNED)
     assert found is not None
-    assert [(h.start, h.old, h.message) for h in found] == sorted((h.start, h.old, h.message) for h in _whole(text))
+    assert [(h.start, h.old, h.message) for h in found] == sorted(
+        (h.start, h.old, h.message) for h in whole_parse(text)
+    )
 
 
 @pytest.mark.parametrize("text", WHOLE)
 def test_what_a_statement_alone_cannot_tell_is_parsed_whole(text: str) -> None:
     assert statements.hits(text, PLANNED) is None
     try:
-        expected = [(h.start, h.old) for h in _whole(text)]
+        expected = [(h.start, h.old) for h in whole_parse(text)]
     except SyntaxError:
         with pytest.raises(SyntaxError):
             analyse(text, PLANNED)
