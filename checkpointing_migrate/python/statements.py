@@ -37,7 +37,9 @@ def hits(text: str, options: Options) -> list[Hit] | None:
     found = [(s, w) for s, w in identifiers(text, rules.stem) if w in rules.planned]
     if any(w.startswith("-") for _, w in found):
         return None  # a planned flag: the flags family reads strings
-    literals = _literals(text, found[-1][0] if found else 0)
+    # To the end of the last one's line: a comment after it, say, is one (a statement it is in may go on further).
+    line_end = text.find("\n", found[-1][0]) if found else 0
+    literals = _literals(text, len(text) if line_end < 0 else line_end)
     if literals is None:
         return None
     starts = [s for s, _, _ in literals]
