@@ -52,12 +52,24 @@ def _source(module: str) -> Path:
     return Path(importlib.util.find_spec(module).origin)  # type: ignore[union-attr, arg-type]
 
 
+def _is_project_module(name: str) -> bool:
+    """Whether `name` is a module or package of this tree (a file, not whatever a package's `__init__` defines)."""
+    path = ROOT.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
 def _imported(module: str) -> list[tuple[int, str]]:
     """Every module that `module`'s source imports, anywhere in the file, with its line; relative imports resolved."""
     path = _source(module)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    return _imports_in(path.read_text(encoding="utf-8"), package)
+
+
+def _imports_in(source: str, package: str) -> list[tuple[int, str]]:
+    """The modules `source` (a module of `package`) imports, with their lines: `from PKG import NAME` counts as
+    `PKG.NAME` when that is a module of the tree, so a submodule is judged by its own name, not its package's."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -65,8 +77,20 @@ def _imported(module: str) -> list[tuple[int, str]]:
             if node.level:
                 parts = package.split(".")
                 base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
-            found.append((node.lineno, base))
+            names = [f"{base}.{alias.name}" for alias in node.names]
+            modules = [name for name in names if _is_project_module(name)]
+            found += [(node.lineno, name) for name in modules]
+            if len(modules) < len(names):  # a name the package itself defines
+                found.append((node.lineno, base))
     return found
+
+
+def test_the_import_reader_names_the_submodule_a_deferred_from_import_loads() -> None:
+    source = "def view() -> None:\n    from generator.measure import matrix, data\n    from . import views\n"
+    found = _imports_in(source, "generator.pages")
+    assert found == [(2, "generator.measure.matrix"), (2, "generator.measure.data"), (3, "generator.pages.views")]
+    assert not _site_arrow_allowed("generator.pages.views", "generator.measure.matrix")
+    assert _imports_in("from generator.measure import MatrixError\n", "generator.pages") == [(1, "generator.measure")]
 
 
 @pytest.mark.parametrize("module", TOOL)
