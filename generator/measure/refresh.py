@@ -290,7 +290,7 @@ def measure(table: Table, table_path: Path, findings: list[Finding], *, probe: b
     """
     from generator.measure import matrix
 
-    ruled = {row.library for row in table.renames}
+    ruled = table.libraries_with_rows()
 
     def names_of(key: str) -> tuple[str, ...]:
         return table.libraries[key].api + table.libraries[key].config
@@ -510,7 +510,7 @@ def plan(table_path: Path, findings: list[Finding]) -> dict[Path, str]:
     except TableError as exc:
         raise RefreshError(f"the edited table does not validate:\n{exc}") from None
     try:
-        ruled = {row.library for row in new_table.renames}
+        ruled = new_table.libraries_with_rows()
         outputs: dict[Path, str] = {table_path: new_text}
         if any(f.latest and f.key in ruled for f in findings):
             # Only the new releases are probed, unless a status changed: a row's status decides what the probes try
