@@ -244,6 +244,22 @@ def test_the_reference_documents_every_module_but_the_ones_left_out_on_purpose()
     assert not set(documented) & set(NOT_IN_THE_REFERENCE), "a module left out on purpose is documented"
 
 
+def test_the_readmes_layout_table_names_every_module() -> None:
+    """Each module file is named in the README's layout row of the deepest folder that has one (`startup/
+    sitecustomize.py` in `checkpointing_migrate/rehearse/`'s); a package's `__init__.py` is the row itself."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `([\w/]+)/` \| (.*) \|$", readme, re.MULTILINE))
+    unnamed = []
+    for module in TOOL + SITE:
+        path = _source(module).relative_to(ROOT)
+        if path.name == "__init__.py":
+            continue
+        folder = next(str(p) for p in path.parents if str(p) in rows)
+        if f"`{path.relative_to(folder)}`" not in rows[folder]:
+            unnamed.append(f"{path} (row `{folder}/`)")
+    assert unnamed == []
+
+
 NOT_A_USERS_PROBLEM = {
     "MisusedCode": "a programming error: a rule asked the registry for a code of another severity",
     "Interrupted": "control flow: a signal arrived while --verify's check ran",
