@@ -336,6 +336,11 @@ class Table:
             )
         return self._selections[key]
 
+    def libraries_with_rows(self, shipped: bool | None = None) -> tuple[str, ...]:
+        """The libraries with at least one row, shipped (`True`), planned (`False`) or either (`None`), in the order
+        of their first such row."""
+        return tuple(dict.fromkeys(r.library for r in self.select(shipped=shipped)))
+
     @functools.cached_property
     def renamer(self) -> str:
         """The library whose releases ship the renames: that of the first row with a release (`since`)."""

@@ -9,6 +9,7 @@ import builtins
 import importlib.util
 import os
 import pkgutil
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -52,12 +53,24 @@ def _source(module: str) -> Path:
     return Path(importlib.util.find_spec(module).origin)  # type: ignore[union-attr, arg-type]
 
 
+def _is_project_module(name: str) -> bool:
+    """Whether `name` is a module or package of this tree (a file, not whatever a package's `__init__` defines)."""
+    path = ROOT.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
 def _imported(module: str) -> list[tuple[int, str]]:
     """Every module that `module`'s source imports, anywhere in the file, with its line; relative imports resolved."""
     path = _source(module)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    return _imports_in(path.read_text(encoding="utf-8"), package)
+
+
+def _imports_in(source: str, package: str) -> list[tuple[int, str]]:
+    """The modules `source` (a module of `package`) imports, with their lines: `from PKG import NAME` counts as
+    `PKG.NAME` when that is a module of the tree, so a submodule is judged by its own name, not its package's."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -65,8 +78,20 @@ def _imported(module: str) -> list[tuple[int, str]]:
             if node.level:
                 parts = package.split(".")
                 base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
-            found.append((node.lineno, base))
+            names = [f"{base}.{alias.name}" for alias in node.names]
+            modules = [name for name in names if _is_project_module(name)]
+            found += [(node.lineno, name) for name in modules]
+            if len(modules) < len(names):  # a name the package itself defines
+                found.append((node.lineno, base))
     return found
+
+
+def test_the_import_reader_names_the_submodule_a_deferred_from_import_loads() -> None:
+    source = "def view() -> None:\n    from generator.measure import matrix, data\n    from . import views\n"
+    found = _imports_in(source, "generator.pages")
+    assert found == [(2, "generator.measure.matrix"), (2, "generator.measure.data"), (3, "generator.pages.views")]
+    assert not _site_arrow_allowed("generator.pages.views", "generator.measure.matrix")
+    assert _imports_in("from generator.measure import MatrixError\n", "generator.pages") == [(1, "generator.measure")]
 
 
 @pytest.mark.parametrize("module", TOOL)
@@ -196,6 +221,43 @@ def test_no_modules_import_each_other() -> None:
                     path[nxt] = [*path[here], nxt]
                     todo.append(nxt)
     assert not cycles, "\n".join(sorted(cycles))
+
+
+NOT_IN_THE_REFERENCE = {
+    "checkpointing_migrate": "the page's introduction says what the package is; its one name, NAME, is the wheel's",
+    "generator": "the page's introduction says what the package is; it defines nothing",
+    "generator.measure": "its section's introduction says what the package is; it defines nothing",
+    "generator.pages": "its section's introduction says what the package is; it defines nothing",
+    "checkpointing_migrate.rehearse.startup": "a folder `rehearse` puts on PYTHONPATH, a package only to be shipped",
+    "checkpointing_migrate.rehearse.startup.sitecustomize": "Python's startup hook, run by name, not called: no "
+    "public names",
+}
+"""The modules of both packages that `docs/reference.md` leaves out on purpose, each with why."""
+
+
+def test_the_reference_documents_every_module_but_the_ones_left_out_on_purpose() -> None:
+    documented = re.findall(r"^::: (\S+)$", (ROOT / "docs" / "reference.md").read_text(encoding="utf-8"), re.MULTILINE)
+    assert len(documented) == len(set(documented)), "a module is documented twice"
+    missing = sorted((set(TOOL) | set(SITE)) - set(documented) - set(NOT_IN_THE_REFERENCE))
+    assert missing == [], f"add `::: MODULE` to docs/reference.md, or say why not in NOT_IN_THE_REFERENCE: {missing}"
+    assert set(documented) <= set(TOOL) | set(SITE), "docs/reference.md documents a module that does not exist"
+    assert not set(documented) & set(NOT_IN_THE_REFERENCE), "a module left out on purpose is documented"
+
+
+def test_the_readmes_layout_table_names_every_module() -> None:
+    """Each module file is named in the README's layout row of the deepest folder that has one (`startup/
+    sitecustomize.py` in `checkpointing_migrate/rehearse/`'s); a package's `__init__.py` is the row itself."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `([\w/]+)/` \| (.*) \|$", readme, re.MULTILINE))
+    unnamed = []
+    for module in TOOL + SITE:
+        path = _source(module).relative_to(ROOT)
+        if path.name == "__init__.py":
+            continue
+        folder = next(str(p) for p in path.parents if str(p) in rows)
+        if f"`{path.relative_to(folder)}`" not in rows[folder]:
+            unnamed.append(f"{path} (row `{folder}/`)")
+    assert unnamed == []
 
 
 NOT_A_USERS_PROBLEM = {

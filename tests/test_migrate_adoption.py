@@ -5,6 +5,7 @@ the call sites the naming research found by reading the sources, and the page sh
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -121,6 +122,20 @@ def test_every_guide_link_of_the_tool_exists() -> None:
     }
     assert set(findings.anchors().values()) <= anchors
     assert (paths.ROOT / findings.GUIDE).is_file()
+
+
+def test_no_template_types_a_guide_sections_anchor() -> None:
+    """A link to a guide section is written from `guide_anchors`, never typed: a typed slug (`#pitfalls-of-the-5230-
+    implementation`) bakes in a heading, and a release, that the table may change."""
+    slugs = set(guide_sections.anchors(TABLE).values())
+    link = re.compile(r"\]\((?:migration-guide\.md)?#([^)\s]+)\)")
+    typed = [
+        f"{path.name}: #{slug}"
+        for path in sorted(paths.TEMPLATES_DIR.rglob("*.j2"))
+        for slug in link.findall(path.read_text(encoding="utf-8"))
+        if slug in slugs
+    ]
+    assert typed == []
 
 
 def test_a_renamed_heading_moves_the_tools_link_with_it(tmp_path: Path) -> None:

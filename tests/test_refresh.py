@@ -372,6 +372,20 @@ def test_an_edit_that_does_not_validate_writes_nothing(tmp_path: Path) -> None:
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
 
 
+def test_a_plan_that_probes_nothing_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`plan` writes the edited table (staged for the probe processes) only when it measures the matrix: a library
+    without rows and not scanned for adoption plans the table alone, and no file is written."""
+    table_path = tmp_path / "aliases.yaml"
+    table_path.write_text(TABLE_PATH.read_text(encoding="utf-8"), encoding="utf-8")
+    finding = refresh.Finding("lightning", TABLE.libraries["lightning"].pypi, TABLE.libraries["lightning"].checked)
+    finding.newer, finding.uploaded = ["999.0"], DAY
+    written: list[Path] = []
+    monkeypatch.setattr(Path, "write_text", lambda path, *_, **__: written.append(path))
+    outputs = refresh.plan(table_path, [finding])
+    assert set(outputs) == {table_path} and "999.0" in outputs[table_path]
+    assert written == []
+
+
 def test_names_are_looked_up_as_whole_words_in_wheels_and_sdists(tmp_path: Path) -> None:
     import io
     import tarfile

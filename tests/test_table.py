@@ -301,6 +301,10 @@ def test_the_tables_lookups_agree_with_its_rows_and_are_computed_once() -> None:
     assert table.renamer == "transformers"
     assert (table.switch_field.old, table.switch_field.owner) == ("gradient_checkpointing", "TrainingArguments")
     assert str(table.first_since("transformers")) == min(r.since for r in table.shipped if r.since)
+    for shipped in (None, True, False):
+        rows, libraries = table.select(shipped=shipped), table.libraries_with_rows(shipped)
+        assert sorted(libraries) == sorted({r.library for r in rows})  # each once
+        assert list(libraries) == sorted(libraries, key=lambda lib: [r.library for r in rows].index(lib))
     first = table.row_of("transformers", "gradient_checkpointing")
     assert first is next(r for r in table.renames if r.library == "transformers" and r.old == "gradient_checkpointing")
     assert table.row_of("transformers", "no_such_name") is None

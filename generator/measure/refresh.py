@@ -290,7 +290,7 @@ def measure(table: Table, table_path: Path, findings: list[Finding], *, probe: b
     """
     from generator.measure import matrix
 
-    ruled = {row.library for row in table.renames}
+    ruled = table.libraries_with_rows()
 
     def names_of(key: str) -> tuple[str, ...]:
         return table.libraries[key].api + table.libraries[key].config
@@ -498,8 +498,9 @@ def _release_note(finding: Finding) -> str:
 
 def plan(table_path: Path, findings: list[Finding]) -> dict[Path, str]:
     """The files that recording `findings` changes: the edited table and the data files re-measured with it (the
-    matrix: only the releases new since `data/matrix.json` was written, when no status changed). Writes nothing; the
-    command line writes them and renders the pages (`generator.cli`)."""
+    matrix: only the releases new since `data/matrix.json` was written, when no status changed). Writes none of them
+    (the command line does, then renders the pages: `generator.cli`); while the matrix is measured, the edited table
+    is staged beside `table_path` for the probe processes to read, and removed."""
     from generator.measure import adoption, matrix
 
     old_text = table_path.read_text(encoding="utf-8")
@@ -508,10 +509,8 @@ def plan(table_path: Path, findings: list[Finding]) -> dict[Path, str]:
         new_table = parse(new_text, str(table_path))
     except TableError as exc:
         raise RefreshError(f"the edited table does not validate:\n{exc}") from None
-    staged = table_path.with_name(f".{table_path.name}.refresh")
-    staged.write_text(new_text, encoding="utf-8")
     try:
-        ruled = {row.library for row in new_table.renames}
+        ruled = new_table.libraries_with_rows()
         outputs: dict[Path, str] = {table_path: new_text}
         if any(f.latest and f.key in ruled for f in findings):
             # Only the new releases are probed, unless a status changed: a row's status decides what the probes try
@@ -519,7 +518,12 @@ def plan(table_path: Path, findings: list[Finding]) -> dict[Path, str]:
             # warnings are measured in the project's own environment, which a new release does not change.
             unchanged = not any(f.changes for f in findings)
             kept = load_matrix(DATA_DIR) if unchanged else None
-            measured = matrix.measure(new_table, staged, kept=kept)
+            staged = table_path.with_name(f".{table_path.name}.refresh")
+            staged.write_text(new_text, encoding="utf-8")
+            try:
+                measured = matrix.measure(new_table, staged, kept=kept)
+            finally:
+                staged.unlink(missing_ok=True)
             outputs[DATA_DIR / MATRIX_FILE] = records.dump(measured)
         if any(f.latest and f.key in adoption.LIBRARIES + adoption.CLASS_SOURCES for f in findings):
             # The new releases are in the registry's cache, checked: adoption takes those wheels by name and sha256.
@@ -537,8 +541,6 @@ def plan(table_path: Path, findings: list[Finding]) -> dict[Path, str]:
             )
     except (matrix.MatrixError, RuntimeError) as exc:
         raise RefreshError(f"measuring with the edited table failed; nothing was written:\n{exc}") from None
-    finally:
-        staged.unlink(missing_ok=True)
     return outputs
 
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 import json
 
 from markdown.extensions.toc import slugify
-from packaging.version import Version
 
 from checkpointing_migrate.paths import GUIDE_SECTIONS_NAME
-from checkpointing_migrate.table import Status, Table
+from checkpointing_migrate.table import Table
 
 TITLES = {
     "script": "Training scripts",
@@ -30,12 +29,7 @@ FILE_NAME = GUIDE_SECTIONS_NAME
 
 def first_since(table: Table) -> dict[str, str]:
     """Library → the first release that shipped one of its renames (a removed row was shipped before)."""
-    out: dict[str, str] = {}
-    for row in table.renames:
-        if row.status in (Status.SHIPPED, Status.REMOVED) and row.since:
-            if row.library not in out or Version(row.since) < Version(out[row.library]):
-                out[row.library] = row.since
-    return out
+    return {library: str(table.first_since(library)) for library in table.libraries_with_rows(shipped=True)}
 
 
 def titles(table: Table) -> dict[str, str]:

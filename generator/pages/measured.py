@@ -261,12 +261,10 @@ class DroppedKey:
 
 
 def dropped_keys(table: Table, measured: Measured) -> list[DroppedKey]:
-    """The measured `parse_dict(..., allow_extra_keys=True)` uses of a new key that the release does not have and
-    that neither raised nor warned: the value is lost silently."""
+    """The measured `parse_dict(..., allow_extra_keys=True)` uses of a new key (a shipped or removed config-key row)
+    that the release does not have and that neither raised nor warned: the value is lost silently."""
     out = []
-    for row in table.renames:
-        if row.kind != RenameKind.CONFIG_KEY or row.status != Status.SHIPPED:
-            continue
+    for row in table.select(RenameKind.CONFIG_KEY, shipped=True):
         for release in measured.releases.get(row.library, []):
             for o in measured.of_row(row.library, release, row_key(row)):
                 if (o.scenario, o.uses, o.outcome) == (Scenario.PARSE_DICT, "new", "absent") and not (
@@ -279,9 +277,7 @@ def dropped_keys(table: Table, measured: Measured) -> list[DroppedKey]:
 def override_outcomes(table: Table, measured: Measured) -> dict[str, list[tuple[str, Outcome]]]:
     """Per `override` row's old name: (release, outcome of a model that defines only the old name), oldest first."""
     out: dict[str, list[tuple[str, Outcome]]] = {}
-    for row in table.renames:
-        if row.kind != RenameKind.OVERRIDE:
-            continue
+    for row in table.select(RenameKind.OVERRIDE):
         for release in measured.releases.get(row.library, []):
             first = next((o for o in measured.of_row(row.library, release, row_key(row)) if o.uses == "old"), None)
             if first is not None:

@@ -265,7 +265,7 @@ def _facts(table: Table) -> str:
     shipped = "; ".join(
         f"{count} in {table.libraries[lib].display} {since}" for (lib, since), count in by_release.items()
     )
-    planned = sum(row.status == Status.PLANNED for row in table.renames)
+    planned = len(table.planned)
     return (
         f"The alias table lists {len(table.renames)} renames across {len(table.libraries)} libraries "
         f"({', '.join(lib.display for lib in table.libraries.values())}). Shipped: {shipped or 'none'}. "

@@ -112,6 +112,7 @@ def context(table: Table) -> dict[str, Any]:
         "planned_by_audience": {a: [r for r in table.planned if a in r.audience] for a in AUDIENCES},
         "first_since": guide_sections.first_since(table),
         "guide_titles": guide_sections.titles(table),
+        "guide_anchors": guide_sections.anchors(table),
         "timeline": events,
         "timeline_svg": timeline_svg(
             events,
