@@ -794,6 +794,16 @@ _CODES = (
         "finding there; remove the comment (or its unused codes). Reported only with `--strict-ignores`.",
         example=("train.py", "model.train()  # checkpointing-migrate: ignore[call]\n"),
         args=("--strict-ignores",),
+        # `line`, or `codes` with `all` or `some` as `which`, is the finding's `why`; `unknown` adds the registry's
+        # word on a misspelt code (`suppress.Suppressions.unused`).
+        messages={
+            "": "{why} (--strict-ignores)",
+            "line": "silences nothing on this line; remove it",
+            "codes": "{named} silence{s} nothing on this line; remove {which}",
+            "all": "the comment",
+            "some": "them from the comment",
+            "unknown": "{why} ({unknown})",
+        },
     ),
     Code(
         code="own-reader",
@@ -851,6 +861,10 @@ _CODES = (
             "launch-json": "not a valid launch.json (JSON with comments): {error}",
             "special": "not a regular file{what}; skipped: only regular files are read",  # what: ` (a FIFO)` or none
             # A file that could not be read or decoded, or whose rewrite was refused (`files.read`, `files.check_data`).
+            # A folder the walk cannot enter (`discover`): its files are not checked.
+            "unlistable": "cannot list this folder: {error}; its files were not checked",
+            "too-nested": "folder nested more than {levels} levels below {top}; not checked: pass it (or a folder above "
+            "it) as its own PATH",
             "dangling-link": "a symbolic link to `{target}`, which does not exist: fix or remove the link",
             "unreadable": "cannot read: {error}; check its permissions, or leave it out",
             "too-big": "{size}, over the {limit} limit; skipped: pass --max-file-size {megabytes}MB (or more) to check it",
@@ -896,9 +910,31 @@ SHARED: Mapping[str, str] = {
     "both-field": "pick the field name the installed release has from `dataclasses.fields(TrainingArguments)`",
     "both-cli-flag": "keep the old flag until every environment that runs it has transformers {since} or newer",
     "both-config-key": "keep the old key until every environment that reads the file has transformers {since} or newer",
+    # Why a receiver or a class is what the tool takes it for (`receivers.Kind.why`): the `{why}` of the messages that
+    # judge a use on it, whichever code they are.
+    "without-import": "`{name}` is the transformers class of that name (used without an import)",
+    "unreadable-class": "`{text}` is not a class the tool can read in this project",
+    "overrides-property": "class `{cls}` overrides the property `{name}` ({where}), which the new name does not read",
+    "no-kwargs": "takes no `**kwargs`",
+    "gets-from": "class `{cls}` gets `{name}` from `{value}` ({where}), which the tool cannot read",
+    "overrides": "class `{cls}` overrides `{name}` ({where}), which {why}",
+    "subclasses": "class `{cls}` subclasses {why}",
+    "defines-itself": "class `{cls}` defines `{what}` itself and subclasses no transformers class",
+    "base-may-define": "class `{cls}` has a base before its transformers one that may define the old names: {unsure}",
+    "subclasses-model": "class `{cls}` subclasses a transformers model",
+    "early-read": "class `{cls}` reads `self.{field}` in `__post_init__` before TrainingArguments' own, which is what "
+    "sets the new field from the old one",
+    "inherits-field": "class `{cls}` inherits the old field from its base `{base}`, which declares it",
+    "other-base": "class `{cls}` also subclasses `{base}`, which is not in this file and may declare the old field "
+    "itself",
+    "subclasses-args": "class `{cls}` subclasses training arguments",
+    "remote-code": "line {line} loads it with `{passed}`: the model's class may be the repository's own code, which "
+    "defines its own methods, so a transformers class name is no evidence",
+    "swapped": "`{receiver}` is not only what it was built as: {how}",
 }
 """The sentences every `fix` code says (`hits.rename`, `hits.gate_reason`): its subject, the deprecation and the new
-name, an unsafe fix's reason, and why the version gate keeps the old name; `shared` fills them in."""
+name, an unsafe fix's reason, and why the version gate keeps the old name; and why a receiver is what the tool takes
+it for, which many codes' messages give. `shared` fills them in."""
 
 
 def shared(form: str, **names: object) -> str:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import ast
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from checkpointing_migrate import codes
 from checkpointing_migrate.dictflow import NONE, Verdict, VerdictKind, parser_of, parser_verdict
+from checkpointing_migrate.hits import Memo
 from checkpointing_migrate.receivers import ModuleCache, Receivers
 from checkpointing_migrate.rules import Rules
 
@@ -57,11 +59,6 @@ _DOT_FOLDERS = frozenset({".github", ".vscode"})
 MAX_FOLDERS = 5000
 """Folders walked per project, at most."""
 
-_SOURCES: dict[tuple[Path, str], list[Path]] = {}
-"""The Python and launch files of each project root that contain a config file's name, found once per run."""
-_RUN: list[object] = [None]
-"""The run `_SOURCES` is for: a later run in the same process (a doc test's, an editor's) sees the files written since."""
-
 
 def root_of(folder: Path) -> tuple[Path, bool]:
     """The project folder: the nearest of `folder` and three parents with `.git` or `pyproject.toml`, walked whole;
@@ -72,39 +69,52 @@ def root_of(folder: Path) -> tuple[Path, bool]:
     return folder, False
 
 
-def sources(folder: Path, name: str, run: object) -> list[Path]:
+@dataclass(eq=False)
+class Sources:
+    """The Python and launch files of each project root that contain a config file's name, found the first time a
+    file of the run asks (one per run: `Memo.once`; a later run in the same process sees the files written since)."""
+
+    found: dict[tuple[Path, str], list[Path]] = field(default_factory=dict)
+
+    def of(self, folder: Path, name: str) -> list[Path]:
+        """The files of `folder`'s project (`root_of`) that contain the text `name`."""
+        root, whole = root_of(folder)
+        if (root, name) not in self.found:
+            self.found[root, name] = _walk(root, whole, name)
+        return self.found[root, name]
+
+
+def _walk(root: Path, whole: bool, name: str) -> list[Path]:
+    found: list[Path] = []
+    needle = name.encode()
+    for count, (here, dirs, files) in enumerate(os.walk(root)):
+        dirs[:] = [d for d in dirs if whole and (d in _DOT_FOLDERS or not d.startswith(".")) and d not in SKIP]
+        for file in files:
+            path = Path(here, file)
+            wanted = file.endswith((".py", *_LAUNCH_SUFFIXES)) or file in ("Makefile", "makefile", "GNUmakefile")
+            wanted = wanted or file == "launch.json" and path.parent.name == ".vscode"
+            try:
+                if wanted and needle in path.read_bytes():
+                    found.append(path)
+            except OSError:
+                continue
+        if count > MAX_FOLDERS:
+            break
+    return found
+
+
+def sources(folder: Path, name: str, memo: Memo) -> list[Path]:
     """The project's Python files and possible launch files (`.github` included) that contain the text `name`, walked
-    once per `run` (the run's options)."""
-    root, whole = root_of(folder)
-    if _RUN[0] is not run:
-        _RUN[0] = run
-        _SOURCES.clear()
-    if (root, name) not in _SOURCES:
-        found: list[Path] = []
-        needle = name.encode()
-        for count, (here, dirs, files) in enumerate(os.walk(root)):
-            dirs[:] = [d for d in dirs if whole and (d in _DOT_FOLDERS or not d.startswith(".")) and d not in SKIP]
-            for file in files:
-                path = Path(here, file)
-                wanted = file.endswith((".py", *_LAUNCH_SUFFIXES)) or file in ("Makefile", "makefile", "GNUmakefile")
-                wanted = wanted or file == "launch.json" and path.parent.name == ".vscode"
-                try:
-                    if wanted and needle in path.read_bytes():
-                        found.append(path)
-                except OSError:
-                    continue
-            if count > MAX_FOLDERS:
-                break
-        _SOURCES[root, name] = found
-    return _SOURCES[root, name]
+    once per run (`memo`, the run's)."""
+    return memo.once(Sources, Sources).of(folder, name)
 
 
-def consumer(config: Path, old: str, rules: Rules, launched: list[Verdict], run: object) -> Verdict:
+def consumer(config: Path, old: str, rules: Rules, launched: list[Verdict], memo: Memo) -> Verdict:
     """What the project's Python and the `launched` verdicts (`checkpointing_migrate.launchreaders`) show reads the
     top-level key `old` of `config`: `own` (the project's code, `why` names where), `unsure`, `args` (an
     HfArgumentParser of training arguments, or a library's command known from the table) or `none` (nothing proven)."""
     verdicts = list(launched)
-    for source in [s for s in sources(config.resolve().parent, config.name, run) if s.name.endswith(".py")]:
+    for source in [s for s in sources(config.resolve().parent, config.name, memo) if s.name.endswith(".py")]:
         try:
             tree = ast.parse(source.read_bytes())
             verdicts += _Mentions(tree, rules, source, config.name, old).verdicts()

@@ -156,7 +156,7 @@ def _walk_folder(top: str, selection: Selection, excludes: list[gitignore.Level]
             with os.scandir(folder) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
-            yield FileError(folder, 1, 1, f"cannot list this folder: {exc.strerror or exc}; its files were not checked")
+            yield FileError(folder, 1, 1, message("file-error", "unlistable", error=str(exc.strerror or exc)))
             continue
         if selection.respect_gitignore:
             own = gitignore.read_level(absolute)
@@ -190,12 +190,7 @@ def _walk_folder(top: str, selection: Selection, excludes: list[gitignore.Level]
                 yield file
         if subfolders and depth + 1 > MAX_DEPTH:
             for sub, _ in subfolders:
-                yield FileError(
-                    os.path.normpath(sub),
-                    1,
-                    1,
-                    f"folder nested more than {MAX_DEPTH} levels below {top}; "
-                    "not checked: pass it (or a folder above it) as its own PATH",
-                )
+                nested = message("file-error", "too-nested", levels=str(MAX_DEPTH), top=top)
+                yield FileError(os.path.normpath(sub), 1, 1, nested)
             continue
         stack.extend((sub, path, depth + 1, levels) for sub, path in reversed(subfolders))

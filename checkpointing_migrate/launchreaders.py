@@ -7,6 +7,7 @@ proves the reader when that script parses the file with an `HfArgumentParser` of
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -27,35 +28,43 @@ _CONFIG_FLAG = "--config"
 def consumer(config: Path, old: str, options: Options) -> Verdict:
     """Who the project shows reads the top-level key `old` of `config`: its Python and its launch commands (the
     verdict kinds of `checkpointing_migrate.configreaders.consumer`)."""
-    files = [s for s in sources(config.resolve().parent, config.name, options) if not s.name.endswith(".py")]
-    return python_consumer(config, old, options.rules, _verdicts(config, old, files, options), options)
+    files = [s for s in sources(config.resolve().parent, config.name, options.memo) if not s.name.endswith(".py")]
+    return python_consumer(config, old, options.rules, _verdicts(config, old, files, options), options.memo)
 
 
-_LAUNCHES: dict[Path, list[tuple[shell.Program, list[shell.Word], Path, str]]] = {}
-"""The launches of each launch file, read once per run (a project's configs share its files)."""
-_RUN: list[object] = [None]
-"""The run `_LAUNCHES` is for: a later run in the same process sees the files as they are then."""
+Placed = tuple[shell.Program, list[shell.Word], Path, str]
+"""A launch of a launch file, placed: (program, its words, folder its script is looked up from, where it is for a
+message)."""
+
+
+@dataclass(eq=False)
+class Launches:
+    """The launches of each launch file, read the first time a file of the run asks (one per run: `Memo.once`; a
+    project's configs share its files, and a later run in the same process sees the files as they are then)."""
+
+    files: dict[Path, list[Placed]] = field(default_factory=dict)
+
+    def of(self, path: Path, options: Options) -> list[Placed]:
+        """The launches of the file `path`."""
+        if path not in self.files:
+            self.files[path] = _launches(path, options)
+        return self.files[path]
 
 
 def _verdicts(config: Path, old: str, files: list[Path], options: Options) -> list[Verdict]:
     """The verdicts of every launch command in `files` that names `config`."""
-    if _RUN[0] is not options:
-        _RUN[0] = options
-        _LAUNCHES.clear()
+    launches = options.memo.once(Launches, Launches)
     found: list[Verdict] = []
     for path in files:
-        if path not in _LAUNCHES:
-            _LAUNCHES[path] = _launches(path, options)
-        for program, args, base, where in _LAUNCHES[path]:
+        for program, args, base, where in launches.of(path, options):
             found += _program(config, old, program, args, base, where, options)
     # A script that parses JSON and YAML alike is named by the call for this file's format.
     call = f"parse_{'json' if config.suffix.lower() == '.json' else 'yaml'}_file"
     return sorted(found, key=lambda v: call not in v.why)
 
 
-def _launches(path: Path, options: Options) -> list[tuple[shell.Program, list[shell.Word], Path, str]]:
-    """(program, its words, folder its script is looked up from, where it is for a message) of each launch in the
-    file `path` that runs on this machine in a folder the tool knows."""
+def _launches(path: Path, options: Options) -> list[Placed]:
+    """Each launch in the file `path` that runs on this machine in a folder the tool knows."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from checkpointing_migrate.codes import shared
 from checkpointing_migrate.rules import Rules
 from checkpointing_migrate.table import RenameKind
 
@@ -313,13 +314,9 @@ class Receivers:
             # A known class name neither imported nor defined: a snippet (a README fence) that uses the real one.
             bare = expr.id if isinstance(expr, ast.Name) else None
             if bare in self.rules.config_classes:
-                return Kind(
-                    ReceiverKind.ARGS, f"`{bare}` is the transformers class of that name (used without an import)"
-                )
+                return Kind(ReceiverKind.ARGS, shared("without-import", name=bare))
             if bare and bare.startswith("AutoModel"):
-                return Kind(
-                    ReceiverKind.MODEL, f"`{bare}` is the transformers class of that name (used without an import)"
-                )
+                return Kind(ReceiverKind.MODEL, shared("without-import", name=bare))
             return UNKNOWN
         root, _, last = name.rpartition(".")
         top = name.split(".")[0]
@@ -423,7 +420,7 @@ class Receivers:
                     self.cache.following.discard(following)
                 file = following[0][0].name
                 return [(n, v, f"{where} in {file}") for n, v, where in found], unsure
-        return [], f"`{text}` is not a class the tool can read in this project"
+        return [], shared("unreadable-class", text=text)
 
     def _own(self, node: ast.ClassDef) -> dict[str, ast.AST]:
         """The old member names the class body defines (`def`, or `old = value`) or a later patch assigns."""
@@ -445,25 +442,21 @@ class Receivers:
             value = self.functions[value.id]
         row = self.rules.members[name]
         if row.kind == RenameKind.PROPERTY:
-            what = f"class `{cls}` overrides the property `{name}` ({where}), which the new name does not read"
+            what = shared("overrides-property", cls=cls, name=name, where=where)
             return Kind(ReceiverKind.OVERRIDE, what, getattr(value, "lineno", 0), name)
         if name != self.enable:
             return None
         if isinstance(value, (ast.FunctionDef, ast.AsyncFunctionDef)):
             why = narrow_override(value, name)
         elif isinstance(value, ast.Lambda):
-            why = None if value.args.kwarg is not None else "takes no `**kwargs`"
+            why = None if value.args.kwarg is not None else shared("no-kwargs")
         else:
-            what = f"class `{cls}` gets `{name}` from `{ast.unparse(value)}` ({where}), which the tool cannot read"  # type: ignore[arg-type]
+            what = shared("gets-from", cls=cls, name=name, value=ast.unparse(value), where=where)
             return Kind(ReceiverKind.UNSURE, what, getattr(value, "lineno", 0))
         if why is None:
             return None
-        return Kind(
-            ReceiverKind.OVERRIDE,
-            f"class `{cls}` overrides `{name}` ({where}), which {why}",
-            getattr(value, "lineno", 0),
-            name,
-        )
+        what = shared("overrides", cls=cls, name=name, where=where, why=why)
+        return Kind(ReceiverKind.OVERRIDE, what, getattr(value, "lineno", 0), name)
 
     def _local_class(self, name: str, depth: int) -> Kind:
         if name in self._class_kinds:
@@ -492,7 +485,7 @@ class Receivers:
             return self._args_class(node, bases)
         if "foreign" in kinds:
             why = next(b.why for b in bases if b.kind == ReceiverKind.FOREIGN)
-            return Kind(ReceiverKind.FOREIGN, f"class `{node.name}` subclasses {why}", node.lineno)
+            return Kind(ReceiverKind.FOREIGN, shared("subclasses", cls=node.name, why=why), node.lineno)
         own_methods = [
             f.name
             for f in node.body
@@ -500,11 +493,7 @@ class Receivers:
         ]
         if methods or fields or own_methods:
             what = next(iter([*methods, *fields, *own_methods]))
-            return Kind(
-                "foreign",
-                f"class `{node.name}` defines `{what}` itself and subclasses no transformers class",
-                node.lineno,
-            )
+            return Kind("foreign", shared("defines-itself", cls=node.name, what=what), node.lineno)
         return UNKNOWN
 
     def _model_class(self, node: ast.ClassDef, bases: list[Kind], methods: dict[str, ast.AST], depth: int) -> Kind:
@@ -518,23 +507,19 @@ class Receivers:
             more, unsure = self.definitions(base_node, depth + 1)
             found += more
             if unsure is not None:
-                what = f"class `{node.name}` has a base before its transformers one that may define the old names: {unsure}"
+                what = shared("base-may-define", cls=node.name, unsure=unsure)
                 return Kind(ReceiverKind.UNSURE, what, node.lineno)
         for name, value, where in found:
             if (verdict := self.member_kind(node.name, name, value, where)) is not None:
                 return verdict
         if "unsure" in kinds:
             return next(b for b in bases if b.kind == ReceiverKind.UNSURE)
-        return Kind(ReceiverKind.MODEL, f"class `{node.name}` subclasses a transformers model", node.lineno)
+        return Kind(ReceiverKind.MODEL, shared("subclasses-model", cls=node.name), node.lineno)
 
     def _args_class(self, node: ast.ClassDef, bases: list[Kind]) -> Kind:
         """A class with training arguments among its bases: whether the old field still works on it."""
         if (read := self._early_read(node)) is not None:
-            what = (
-                f"class `{node.name}` reads `self.{read.attr}` in `__post_init__` before TrainingArguments' own, "
-                f"which is what sets the new field from the old one"
-            )
-            return Kind(ReceiverKind.MIXIN, what, read.lineno)
+            return Kind(ReceiverKind.MIXIN, shared("early-read", cls=node.name, field=read.attr), read.lineno)
         for base_node, base in zip(node.bases, bases, strict=True):
             if base.kind == ReceiverKind.ARGS:
                 continue
@@ -544,14 +529,14 @@ class Receivers:
                     isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id in self.rules.fields
                     for s in local.body
                 ):
-                    what = f"class `{node.name}` inherits the old field from its base `{local.name}`, which declares it"
+                    what = shared("inherits-field", cls=node.name, base=local.name)
                     return Kind(ReceiverKind.MIXIN, what, local.lineno)
                 continue
             if (self.qualified(base_node) or "").split(".")[0] in ("abc", "typing", "dataclasses", "enum"):
                 continue
-            what = f"class `{node.name}` also subclasses `{ast.unparse(base_node)}`, which is not in this file and may declare the old field itself"
+            what = shared("other-base", cls=node.name, base=ast.unparse(base_node))
             return Kind(ReceiverKind.ARGS_UNSURE, what, node.lineno)
-        return Kind(ReceiverKind.ARGS, f"class `{node.name}` subclasses training arguments", node.lineno)
+        return Kind(ReceiverKind.ARGS, shared("subclasses-args", cls=node.name), node.lineno)
 
     def _early_read(self, node: ast.ClassDef) -> ast.Attribute | None:
         """A read of `self.<old field>` in the class's `__post_init__` before it calls `super().__post_init__()`
@@ -600,10 +585,7 @@ class Receivers:
                         if remote.arg is None
                         else f"trust_remote_code={ast.unparse(remote.value)}"
                     )
-                    what = (
-                        f"line {expr.lineno} loads it with `{passed}`: the model's class may be the repository's own "
-                        f"code, which defines its own methods, so a transformers class name is no evidence"
-                    )
+                    what = shared("remote-code", line=expr.lineno, passed=passed)
                     return Kind(ReceiverKind.UNSURE, what, expr.lineno)
                 return kind
             name = self.qualified(func)

@@ -245,25 +245,23 @@ class Suppressor:
 
     def unused(self) -> list[Finding]:
         """An `unused-ignore` finding for each comment, or code in one, that silenced nothing."""
-        out = []
+        out, entry = [], codes.get("unused-ignore")
         for line, directive in self.found.items():
             used = self.used.get(line, set())
             if directive.codes is None:
                 if used:
                     continue
-                what = "silences nothing on this line; remove it"
+                what = entry.message("line")
             else:
                 spare = [c for c in directive.codes if c not in used]
                 if not spare:
                     continue
                 unknown = [c for c in spare if c not in codes.CODES]
                 named = ", ".join(f"`{c}`" for c in spare)
-                what = f"{named} silence{'s' * (len(spare) == 1)} nothing on this line; remove " + (
-                    "the comment" if len(spare) == len(directive.codes) else "them from the comment"
-                )
+                which = entry.message("all" if len(spare) == len(directive.codes) else "some")
+                what = entry.message("codes", named=named, s="s" * (len(spare) == 1), which=which)
                 if unknown:
-                    what += f" ({'; '.join(_unknown(c) for c in unknown)})"
-            entry = codes.get("unused-ignore")
+                    what = entry.message("unknown", why=what, unknown="; ".join(_unknown(c) for c in unknown))
             out.append(
                 Finding(
                     self.path,
@@ -273,7 +271,7 @@ class Suppressor:
                     directive.text,
                     None,
                     code="unused-ignore",
-                    message=f"{what} (--strict-ignores)",
+                    message=entry.message(why=what),
                     why=what,  # short already, and the only way to tell which code is spare
                 )
             )

@@ -8,6 +8,7 @@ safe fix: renaming it changes what the project prints (shown here), and `fix --w
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -636,3 +637,35 @@ def test_a_dataclass_imported_by_the_parser_declares_its_flags_and_keys(
         with pytest.raises(argparse.ArgumentError, match="conflicting option string"):
             transformers.HfArgumentParser((own, transformers.TrainingArguments))
     assert old.gradient_checkpointing
+
+
+def test_a_project_is_walked_and_its_launch_files_read_once_per_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two configs of one name and one launch file naming both: the project is walked for the name once and the launch
+    file read once in the run (`Options.memo`), not once per config checked (each file has its own `Options`)."""
+    import os
+
+    from checkpointing_migrate import launchreaders
+
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    parse = "import sys\n\nfrom transformers import HfArgumentParser, TrainingArguments\n\n"
+    (tmp_path / "train.py").write_text(parse + "HfArgumentParser(TrainingArguments).parse_yaml_file(sys.argv[1])\n")
+    (tmp_path / "run.sh").write_text("python train.py a/config.yaml\npython train.py b/config.yaml\n")
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "config.yaml").write_text("output_dir: out\ngradient_checkpointing: true\n")
+    walked: list[str] = []
+    read: list[str] = []
+    walk, launches = os.walk, launchreaders._launches
+    monkeypatch.setattr(os, "walk", lambda top, *a, **k: walked.append(str(top)) or walk(top, *a, **k))
+    monkeypatch.setattr(launchreaders, "_launches", lambda path, *a: read.append(path.name) or launches(path, *a))
+    configs = [str(tmp_path / folder / "config.yaml") for folder in ("a", "b")]
+    capsys.readouterr()
+    main(["scan", "--format", "json", *configs])
+    found = json.loads(capsys.readouterr().out)
+    assert [(Path(f["path"]).parent.name, f["code"], f.get("applicability")) for f in found] == [
+        ("a", "config-key", "safe"),
+        ("b", "config-key", "safe"),
+    ]
+    assert walked.count(str(tmp_path)) == 1 and read == ["run.sh"]

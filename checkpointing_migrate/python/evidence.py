@@ -116,7 +116,7 @@ def receiver_kind(file: File, at: At, receiver: ast.expr) -> Kind:
     found = kind(file, at, receiver)
     text = ast.unparse(receiver)
     if found.kind in (ReceiverKind.MODEL, ReceiverKind.UNKNOWN) and text in file.receivers.swapped:
-        return Kind(ReceiverKind.UNSURE, f"`{text}` is not only what it was built as: {file.receivers.swapped[text]}")
+        return Kind(ReceiverKind.UNSURE, codes.shared("swapped", receiver=text, how=file.receivers.swapped[text]))
     return found
 
 
