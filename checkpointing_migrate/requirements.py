@@ -248,15 +248,20 @@ class Finder:
         folder, that declares one); raises `RequirementError` (once read, for every file of that project)."""
         if self.target is not None:
             return self.target
-        result: Allowed | RequirementError
         linked = path.is_symlink()  # a linked file is the project's it is in
         given = path.parent
-        if given in self.given and not linked:
-            result = self.given[given]
-            if isinstance(result, RequirementError):
-                raise result
-            return result
-        folder = path.resolve().parent if linked else self._resolved(given)
+        result = self.given.get(given) if not linked else None
+        if result is None:
+            result = self._look_up(path.resolve().parent if linked else self._resolved(given))
+            if not linked:
+                self.given[given] = result
+        if isinstance(result, RequirementError):
+            raise result
+        return result
+
+    def _look_up(self, folder: Path) -> Allowed | RequirementError:
+        """What the project of resolved `folder` allows (cached for it and every folder walked on the way up)."""
+        result: Allowed | RequirementError
         seen = []
         while True:
             if folder in self.cache:
@@ -277,10 +282,6 @@ class Finder:
             folder = folder.parent
         for f in seen:
             self.cache[f] = result
-        if not linked:
-            self.given[given] = result
-        if isinstance(result, RequirementError):
-            raise result
         return result
 
     def consulted(self, paths: list[str]) -> tuple[list[Allowed], list[RequirementError]]:

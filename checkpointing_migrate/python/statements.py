@@ -60,16 +60,24 @@ def hits(text: str, options: Options) -> list[Hit] | None:
         if span[0] in seen:
             continue
         seen.add(span[0])
-        line = text[span[0] : span[1]]
-        first = span[0] + len(line) - len(line.lstrip(" \t"))
-        code = text[first : span[1]]
-        if code not in parsed:
-            parsed[code] = _names_in(code, rules, blank.text[first : span[1]].rstrip().endswith(":"))
-        names = parsed[code]
-        if names is None:
+        statement = _statement_hits(text, blank, span, parsed, rules)
+        if statement is None:
             return None
-        out += [planned_hit(rules.planned[name], first + at, name) for at, name in names]
+        out += statement
     return sorted(out, key=lambda h: h.start)
+
+
+def _statement_hits(text: str, blank: _Blank, span: tuple[int, int], parsed: Parsed, rules: Rules) -> list[Hit] | None:
+    """The planned hits of the statement at `span` (its names found once per run for each statement text)."""
+    line = text[span[0] : span[1]]
+    first = span[0] + len(line) - len(line.lstrip(" \t"))
+    code = text[first : span[1]]
+    if code not in parsed:
+        parsed[code] = _names_in(code, rules, blank.text[first : span[1]].rstrip().endswith(":"))
+    names = parsed[code]
+    if names is None:
+        return None
+    return [planned_hit(rules.planned[name], first + at, name) for at, name in names]
 
 
 def _literals(text: str, last: int) -> list[tuple[int, int, bool]] | None:
@@ -85,28 +93,18 @@ def _literals(text: str, last: int) -> list[tuple[int, int, bool]] | None:
             i = size if end < 0 else end
             append((j, i, False))
             continue
-        k, fstring = j, False
+        k = j
         if j > 0 and text[j - 1] in _PREFIX:
             while k > 0 and text[k - 1] in _PREFIX:
                 k -= 1
             if k > 0 and text[k - 1] in _NAME:
                 k = j  # `if"x"`: the letters are a keyword's, not a prefix
-            fstring = "f" in text[k:j].lower()
+        fstring = k < j and "f" in text[k:j].lower()
         quote = c * 3 if text.startswith(c * 3, j) else c
-        at = body = j + len(quote)
-        while True:  # to the quote that closes it: not escaped (and, for a one-line string, on its line)
-            end = find(quote, at)
-            if end < 0:
-                return None
-            if len(quote) == 1:
-                newline = find("\n", at, end)
-                while newline >= 0:
-                    if _escapes(text, at, newline) % 2 == 0:
-                        return None
-                    newline = find("\n", newline + 1, end)
-            if text[end - 1] != "\\" or _escapes(text, at, end) % 2 == 0:
-                break
-            at = end + 1
+        body = j + len(quote)
+        end = _closing(text, body, quote)
+        if end < 0:
+            return None
         if fstring:
             inside = text[body:end].replace("{{", "").replace("}}", "")
             if inside.count("{") != inside.count("}"):
@@ -114,6 +112,24 @@ def _literals(text: str, last: int) -> list[tuple[int, int, bool]] | None:
         i = end + len(quote)
         append((k, i, fstring))
     return out
+
+
+def _closing(text: str, at: int, quote: str) -> int:
+    """Where the `quote` that closes a string whose body starts at `at` is: not escaped, and for a one-line string on
+    its line (an escaped newline goes on); -1 when none does."""
+    while True:
+        end = text.find(quote, at)
+        if end < 0:
+            return -1
+        if len(quote) == 1:
+            newline = text.find("\n", at, end)
+            while newline >= 0:
+                if _escapes(text, at, newline) % 2 == 0:
+                    return -1
+                newline = text.find("\n", newline + 1, end)
+        if text[end - 1] != "\\" or _escapes(text, at, end) % 2 == 0:
+            return end
+        at = end + 1
 
 
 def _escapes(text: str, at: int, end: int) -> int:
@@ -189,14 +205,7 @@ def _names_in(code: str, rules: Rules, header: bool) -> tuple[tuple[int, str], .
     """(offset, name) of each planned name the families report in the statement `code`, parsed alone as they would
     see it (`header`: it ends with the colon of a block, which is given a body); `None` when it does not parse alone
     or holds a planned keyword or attribute another family owns."""
-    head = code.split(None, 1)[0] if code.strip() else ""
-    prefix, suffix = "", ""
-    if head.startswith("@"):
-        suffix = _DECORATED
-    elif head.rstrip(":") in ("except", "finally"):
-        prefix = "try: pass\n"
-    elif head.rstrip(":") in ("elif", "else"):
-        code = ("if  " if head.startswith("elif") else "if 1") + code[4:]  # the same length: offsets hold
+    prefix, code, suffix = _wrapped(code)
     try:
         tree = ast.parse(prefix + code + suffix + ("\n pass" if header else ""))
     except (SyntaxError, ValueError):
@@ -219,6 +228,19 @@ def _names_in(code: str, rules: Rules, header: bool) -> tuple[tuple[int, str], .
             return None
         out.append((at - len(prefix), name))
     return tuple(out)
+
+
+def _wrapped(code: str) -> tuple[str, str, str]:
+    """(prefix, code, suffix) that make a statement parse alone: a decorator its `def`, an `except` or `finally`
+    its `try`, an `elif` or `else` turned into an `if` of the same length (so offsets hold)."""
+    head = code.split(None, 1)[0] if code.strip() else ""
+    if head.startswith("@"):
+        return "", code, _DECORATED
+    if head.rstrip(":") in ("except", "finally"):
+        return "try: pass\n", code, ""
+    if head.rstrip(":") in ("elif", "else"):
+        return "", ("if  " if head.startswith("elif") else "if 1") + code[4:], ""
+    return "", code, ""
 
 
 def _planned_name(node: ast.AST, snippet: Source, names: set[str]) -> tuple[str | None, int]:
