@@ -7,6 +7,7 @@ about the same rename: a `fix` where the gate allows the new name, otherwise an 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -210,12 +211,11 @@ def info(
 
 def planned_hit(rows: tuple[Rename, ...], start: int, old: str) -> Hit:
     """A name the table lists as planned: not renamed in any release, so keep it."""
+    return Hit(start, old, None, Severity.INFO, "not-renamed", _planned_message(rows, old))
+
+
+@functools.lru_cache(maxsize=64)
+def _planned_message(rows: tuple[Rename, ...], old: str) -> str:
+    """The same for every use of a name (a library tree has thousands)."""
     owners = " / ".join(f"{r.library} {r.owner}" for r in rows)
-    return Hit(
-        start,
-        old,
-        None,
-        Severity.INFO,
-        "not-renamed",
-        f"{codes.message('not-renamed', old=old, owners=owners)}. See {link('model')}",
-    )
+    return f"{codes.message('not-renamed', old=old, owners=owners)}. See {link('model')}"

@@ -178,27 +178,45 @@ def candidate_lines(text: str, options: Options, source: Source) -> list[int]:
     return sorted({source.line_of(start) for start in _candidates(text, options, planned=options.planned)})
 
 
-def only_planned(text: str, options: Options) -> bool:
-    """Whether, with `--include-planned`, the file holds no name worth parsing it for but planned ones (so the
-    families can report nothing there but the planned names: `checkpointing_migrate.python.statements`)."""
-    return options.planned and next(_candidates(text, options, planned=False), None) is None
+def only_planned(text: str, options: Options) -> list[tuple[int, str]] | None:
+    """With `--include-planned`, the planned names (offset, name) of a file that holds no name worth parsing it for
+    but planned ones (so the families can report nothing there but those: `checkpointing_migrate.python.statements`);
+    `None` when it holds another, or the run reports no planned names."""
+    if not options.planned:
+        return None
+    rules, found = options.rules, []
+    if rules.stem in text:
+        candidate = _Candidate(text, options, planned=False)
+        for start, name in identifiers(text, rules.stem):
+            if candidate(start, name):
+                return None
+            if name in rules.planned:
+                found.append((start, name))
+    return found
 
 
 def _candidates(text: str, options: Options, *, planned: bool) -> Iterator[int]:
-    rules = options.rules
-    if rules.stem not in text:
+    if options.rules.stem not in text:
         return
-    names = rules.identifiers(planned=planned)
-    flags = set(rules.flags) | ({n for n in rules.planned if n.startswith("-")} if planned else set())
-    lexical = _Lexical(text, options)
-    for start, name in identifiers(text, rules.stem):
+    candidate = _Candidate(text, options, planned=planned)
+    for start, name in identifiers(text, options.rules.stem):
+        if candidate(start, name):
+            yield start
+
+
+class _Candidate:
+    """Whether a word of a text is worth parsing the file for (`planned`: the planned names too)."""
+
+    def __init__(self, text: str, options: Options, *, planned: bool) -> None:
+        rules = options.rules
+        self.text, self.rules, self.planned = text, rules, planned
+        self.names = rules.identifiers(planned=planned)
+        self.flags = set(rules.flags) | ({n for n in rules.planned if n.startswith("-")} if planned else set())
+        self.lexical = _Lexical(text, options)
+
+    def __call__(self, start: int, name: str) -> bool:
         if name.startswith("--"):
-            if name.split("=")[0] not in flags:
-                continue
-        elif name not in names:
-            continue
-        elif _in_comment(text, start) or text.endswith("`", 0, start):
-            continue  # a comment or prose in a docstring
-        elif not planned and name not in rules.members and not lexical.field_use(start, name):
-            continue
-        yield start
+            return name.split("=")[0] in self.flags
+        if name not in self.names or _in_comment(self.text, start) or self.text.endswith("`", 0, start):
+            return False  # not a name of the rules, a comment or prose in a docstring
+        return self.planned or name in self.rules.members or self.lexical.field_use(start, name)

@@ -259,8 +259,9 @@ WHOLE = [  # parsed whole, as before (`statements.hits` cannot tell them alone)
 
 @pytest.mark.parametrize("text", LEXICAL)
 def test_a_file_of_planned_names_alone_is_read_statement_by_statement(text: str) -> None:
-    assert only_planned(text, PLANNED)
-    found = statements.hits(text, PLANNED)
+    planned = only_planned(text, PLANNED)
+    assert planned is not None
+    found = statements.hits(text, PLANNED, planned)
     assert found is not None
     assert [(h.start, h.old, h.message) for h in found] == sorted(
         (h.start, h.old, h.message) for h in whole_parse(text)
@@ -269,7 +270,8 @@ def test_a_file_of_planned_names_alone_is_read_statement_by_statement(text: str)
 
 @pytest.mark.parametrize("text", WHOLE)
 def test_what_a_statement_alone_cannot_tell_is_parsed_whole(text: str) -> None:
-    assert statements.hits(text, PLANNED) is None
+    planned = only_planned(text, PLANNED)
+    assert planned is not None and statements.hits(text, PLANNED, planned) is None
     try:
         expected = [(h.start, h.old) for h in whole_parse(text)]
     except SyntaxError:

@@ -26,8 +26,9 @@ def analyse(text: str, options: Options, context: ast.Module | None = None, base
     name holds is told from every piece. `base`: the file's folder, where classes imported from the project's
     own modules are looked up.
     """
-    if only_planned(text, options):
-        found = statements.hits(text, options)
+    planned = only_planned(text, options)
+    if planned is not None:
+        found = statements.hits(text, options, planned)
         if found is not None:
             return found
     source = Source(text)
