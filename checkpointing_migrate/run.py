@@ -1,8 +1,8 @@
 """Check many files, in parallel when there are many: the work behind `scan`, `fix` and the adoption report.
 
-With more than `PARALLEL_FROM` files, the list is split into chunks of about the same size, which forked worker
-processes and this one take one at a time from a shared queue until none is left, so no core waits. Most files are
-rejected by a substring test on their bytes, so the work is mostly reading and the few parses.
+With more than `PARALLEL_FROM` files, the list is split into one share per core: forked worker processes take all
+shares but one, and this process checks the last one meanwhile, so no core waits. Most files are rejected by a
+substring test on their bytes, so the work is mostly reading and the few parses.
 """
 
 from __future__ import annotations
@@ -21,10 +21,6 @@ from checkpointing_migrate.requirements import Allowed, Finder
 
 PARALLEL_FROM = 200
 """Below this many files the start-up of a worker process costs more than it saves."""
-
-CHUNKS_PER_PROCESS = 8
-"""The files are split into this many chunks per process, taken one at a time: a process that meets the cheap files
-takes more, and at the end one waits at most for one chunk."""
 
 YOUNG_LIMIT = 10_000
 """After a file that leaves more new objects alive than this (the project modules read to follow its imports, kept
@@ -90,51 +86,18 @@ def _check_files(files: list[str], options: Options, finder: Finder, workers: in
     workers = workers or min(os.cpu_count() or 1, 8)
     if len(files) < PARALLEL_FROM or workers < 2 or not hasattr(os, "fork"):
         return [_check(f, options, finder) for f in files]
-    chunks = _shares(files, min(workers * CHUNKS_PER_PROCESS, 255))
-    queue = _Queue(len(chunks))
+    shares = _shares(files, workers)
     started: list[_Worker | None] = []
     try:
-        for _ in range(workers - 1):
-            started.append(_Worker.start(chunks, queue, options, finder))
-        done = _take(chunks, queue, options, finder)
-        for worker in started:
-            done.update(worker.results(finder) if worker is not None else {})
+        for share in shares[1:]:
+            started.append(_Worker.start(share, options, finder))
+        mine = _prime([_check(f, options, finder) for f in shares[0]], finder)
+        theirs = [_results_of(w, share, options, finder) for w, share in zip(started, shares[1:], strict=True)]
     finally:
-        queue.close()
         for worker in started:
             if worker is not None:
                 worker.stop()
-    # A chunk a failed worker took is checked here: a failing worker costs time, never results.
-    done.update({i: [_check(f, options, finder) for f in chunks[i]] for i in range(len(chunks)) if i not in done})
-    return [r for i in range(len(chunks)) for r in done[i]]
-
-
-class _Queue:
-    """The chunks still to check, as one byte each in a pipe: every process reads one byte to take the next chunk
-    (a read from a pipe is atomic), so a process that finishes early takes more, and none waits for another."""
-
-    def __init__(self, size: int) -> None:
-        self.read_end, write_end = os.pipe()
-        os.write(write_end, bytes(range(size)))  # at most 255 bytes: far below what a pipe holds
-        os.close(write_end)  # once they are taken, a read gets nothing: the end
-
-    def take(self) -> int | None:
-        """The next chunk's number; `None` when none is left."""
-        got = os.read(self.read_end, 1)
-        return got[0] if got else None
-
-    def close(self) -> None:
-        if self.read_end >= 0:
-            os.close(self.read_end)
-            self.read_end = -1
-
-
-def _take(chunks: list[list[str]], queue: _Queue, options: Options, finder: Finder) -> dict[int, list[Result]]:
-    """Check the chunks this process takes from `queue` until none is left, each chunk's results by its number."""
-    done: dict[int, list[Result]] = {}
-    while (i := queue.take()) is not None:
-        done[i] = _prime([_check(f, options, finder) for f in chunks[i]], finder)
-    return done
+    return [r for share in [mine, *theirs] for r in share]
 
 
 @dataclass
@@ -148,9 +111,8 @@ class _Worker:
     running: bool = True
 
     @classmethod
-    def start(cls, chunks: list[list[str]], queue: _Queue, options: Options, finder: Finder) -> _Worker | None:
-        """A worker checking the chunks it takes from `queue`; `None` when no process can be started (the others
-        take its chunks then)."""
+    def start(cls, paths: list[str], options: Options, finder: Finder) -> _Worker | None:
+        """The worker checking `paths`; `None` when no process can be started (this one checks them then)."""
         import pickle  # only here: most runs (a pre-commit hook's) check a few files and start no worker
 
         read_end, write_end = os.pipe()
@@ -164,11 +126,11 @@ class _Worker:
             code = 1
             try:
                 os.close(read_end)
-                done = _take(chunks, queue, options, finder)
+                results = _prime([_check(p, options, finder) for p in paths], finder)
                 # The ranges found, not the errors: an exception whose arguments are not its message does not
                 # unpickle; the caller looks those few up again.
                 found = {k: v for k, v in finder.given.items() if isinstance(v, Allowed)}
-                data = pickle.dumps((done, found), pickle.HIGHEST_PROTOCOL)
+                data = pickle.dumps((results, found), pickle.HIGHEST_PROTOCOL)
                 with os.fdopen(write_end, "wb") as out:
                     out.write(data)
                 code = 0
@@ -177,9 +139,9 @@ class _Worker:
         os.close(write_end)
         return cls(pid, read_end)
 
-    def results(self, finder: Finder) -> dict[int, list[Result]]:
-        """What the worker sent, once it has ended, by chunk (its requirement lookups go into `finder`); nothing if
-        it failed (it sent nothing whole)."""
+    def results(self, finder: Finder) -> list[Result] | None:
+        """What the worker sent, once it has ended (its requirement lookups go into `finder`); `None` if it failed
+        (it sent nothing whole)."""
         import pickle
 
         pipe, self.pipe = os.fdopen(self.pipe, "rb"), -1  # it closes the pipe now, whatever happens
@@ -188,10 +150,10 @@ class _Worker:
         _, status = os.waitpid(self.pid, 0)
         self.running = False
         if os.waitstatus_to_exitcode(status) != 0:
-            return {}
-        done, given = pickle.loads(data)
+            return None
+        results, given = pickle.loads(data)
         finder.given.update(given)
-        return done  # type: ignore[no-any-return]
+        return results
 
     def stop(self) -> None:
         """End a worker whose results are no longer wanted (this process failed or was interrupted)."""
@@ -206,6 +168,13 @@ class _Worker:
             os.waitpid(self.pid, 0)
 
 
+def _results_of(worker: _Worker | None, paths: list[str], options: Options, finder: Finder) -> list[Result]:
+    """The results of `paths` from their worker; checked here when it could not start or failed, so a failing
+    worker costs time, never results."""
+    found = worker.results(finder) if worker is not None else None
+    return found if found is not None else [_check(p, options, finder) for p in paths]
+
+
 def _prime(results: list[Result], finder: Finder) -> list[Result]:
     """`results`, once `finder` has looked up what the project of each file with findings allows (the closing
     line's requirement), in the process that checked them: so the lookups run in parallel too."""
@@ -214,7 +183,7 @@ def _prime(results: list[Result], finder: Finder) -> list[Result]:
 
 
 def _shares(files: list[str], workers: int) -> list[list[str]]:
-    """`files` split into `workers` shares of about the same number of bytes, biggest files first: the few big
+    """`files` split into one share per worker of about the same number of bytes, biggest files first: the few big
     modules that use the names (and so get parsed) are the long poles, and two of them in one share would idle the
     other cores."""
     sizes = {}
