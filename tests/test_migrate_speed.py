@@ -247,6 +247,7 @@ LEXICAL = [  # read statement by statement: each gives what the whole parse give
     "\tself.gradient_checkpointing = True\n" * 0 + "class A:\n\tdef f(self):\n\t\tself.gradient_checkpointing = 1\n",
     "x = (self\n     .gradient_checkpointing)\n",
     "if self.gradient_checkpointing:  # a comment after the last one (with a bracket\n    pass\n",
+    "x = f(\n    a,  # one (\n    # two\n    GradientCheckpointingLayer)\n# three\n  # four\ny = GradientCheckpointingLayer\n",
 ]
 WHOLE = [  # parsed whole, as before (`statements.hits` cannot tell them alone)
     'x = f"{self.gradient_checkpointing}"\n',

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import ast
 import bisect
+import re
 
 from checkpointing_migrate.hits import Hit, Options, planned_hit
 from checkpointing_migrate.pylex import Source
 from checkpointing_migrate.rules import Rules
 
+_COMMENTS = re.compile(r"#[^\n]*(?:\n[ \t]*#[^\n]*)*")
+"""A comment and the comment lines right below it, as one (a licence header is one step, not thirteen)."""
 _PREFIX = frozenset("rRbBuUfF")
 _NAME = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _DECORATED = "\ndef _(): pass"
@@ -95,8 +98,7 @@ def _literals(text: str, last: int) -> list[tuple[int, int, bool]] | None:
             break
         c = text[j]
         if c == "#":
-            end = find("\n", j)
-            i = size if end < 0 else end
+            i = _COMMENTS.match(text, j).end()  # type: ignore[union-attr]  # (it matches at a `#`)
             append((j, i, False))
             continue
         k = j
