@@ -23,7 +23,7 @@ _DECORATED = "\ndef _(): pass"
 """What a decorator line is parsed with; `_` is no planned name."""
 
 
-class Parsed(dict[str, "tuple[tuple[int, str], ...] | None"]):
+class Parsed(dict[str, tuple[tuple[int, str], ...] | None]):
     """A statement's text → the planned names in it and their offsets (`None`: not to be told alone), for the run:
     modeling code is copied from model to model, so the same statements come back file after file."""
 
