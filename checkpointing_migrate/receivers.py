@@ -479,11 +479,11 @@ class Receivers:
         for base in bases:
             if base.kind in (ReceiverKind.OVERRIDE, ReceiverKind.MIXIN):
                 return base
-        if "model" in kinds or "unsure" in kinds:
+        if ReceiverKind.MODEL in kinds or ReceiverKind.UNSURE in kinds:
             return self._model_class(node, bases, methods, depth)
-        if "args" in kinds:
+        if ReceiverKind.ARGS in kinds:
             return self._args_class(node, bases)
-        if "foreign" in kinds:
+        if ReceiverKind.FOREIGN in kinds:
             why = next(b.why for b in bases if b.kind == ReceiverKind.FOREIGN)
             return Kind(ReceiverKind.FOREIGN, shared("subclasses", cls=node.name, why=why), node.lineno)
         own_methods = [
@@ -493,7 +493,7 @@ class Receivers:
         ]
         if methods or fields or own_methods:
             what = next(iter([*methods, *fields, *own_methods]))
-            return Kind("foreign", shared("defines-itself", cls=node.name, what=what), node.lineno)
+            return Kind(ReceiverKind.FOREIGN, shared("defines-itself", cls=node.name, what=what), node.lineno)
         return UNKNOWN
 
     def _model_class(self, node: ast.ClassDef, bases: list[Kind], methods: dict[str, ast.AST], depth: int) -> Kind:
@@ -512,7 +512,7 @@ class Receivers:
         for name, value, where in found:
             if (verdict := self.member_kind(node.name, name, value, where)) is not None:
                 return verdict
-        if "unsure" in kinds:
+        if ReceiverKind.UNSURE in kinds:
             return next(b for b in bases if b.kind == ReceiverKind.UNSURE)
         return Kind(ReceiverKind.MODEL, shared("subclasses-model", cls=node.name), node.lineno)
 

@@ -76,8 +76,12 @@ class Rules(NamedTuple):
         names = {*self.members, *self.fields, *(k for kw in self.member_kwargs.values() for k in kw)}
         names |= {k for kw in self.method_kwargs.values() for k in kw}
         if planned:
-            names |= {n for n in self.planned if not n.startswith("-")}
+            names |= self.planned_identifiers()
         return frozenset(names)
+
+    def planned_identifiers(self) -> frozenset[str]:
+        """The planned names that are Python names (not flags)."""
+        return frozenset(n for n in self.planned if not n.startswith("-"))
 
 
 def _common_substring(names: list[str]) -> str:

@@ -303,3 +303,14 @@ def test_a_requirement_a_worker_cannot_read_is_reported_as_by_one_process(
     monkeypatch.setattr(run, "PARALLEL_FROM", 200)
     assert _cli(["scan", "."], capsys) == alone
     assert alone[0] == 2 and "other/pyproject.toml:3:" in alone[2]
+
+
+def test_a_syntax_error_away_from_the_planned_names_goes_unreported_as_the_page_says() -> None:
+    """ "Migrate automatically" says a file whose only uses are planned names is read statement by statement, so a
+    syntax error elsewhere in it can go unreported: its planned names are still found."""
+    text = "x = = 1\nclass Layer(GradientCheckpointingLayer):\n    pass\n"
+    with pytest.raises(SyntaxError):
+        ast.parse(text)
+    assert [(h.start, h.old) for h in analyse(text, PLANNED)] == [
+        (text.index("Gradient"), "GradientCheckpointingLayer")
+    ]

@@ -212,15 +212,14 @@ class _Blank:
 def _names_in(code: str, rules: Rules, header: bool) -> tuple[tuple[int, str], ...] | None:
     """(offset, name) of each planned name the families report in the statement `code`, parsed alone as they would
     see it (`header`: it ends with the colon of a block, which is given a body); `None` when it does not parse alone
-    or holds a planned keyword or attribute another family owns."""
+    or holds a planned keyword or attribute that is also a renamed name (another family's)."""
     prefix, code, suffix = _wrapped(code)
     try:
         tree = ast.parse(prefix + code + suffix + ("\n pass" if header else ""))
     except (SyntaxError, ValueError):
         return None
     snippet = Source(prefix + code + suffix + "\n pass")
-    names = {n for n in rules.planned if not n.startswith("-")}
-    others = {*rules.fields, *(k for kw in (*rules.member_kwargs.values(), *rules.method_kwargs.values()) for k in kw)}
+    names, others = rules.planned_identifiers(), rules.identifiers(planned=False)
     calls = {id(k) for node in ast.walk(tree) if isinstance(node, ast.Call) for k in node.keywords}
     out: list[tuple[int, str]] = []
     for node in ast.walk(tree):
@@ -251,7 +250,7 @@ def _wrapped(code: str) -> tuple[str, str, str]:
     return "", code, ""
 
 
-def _planned_name(node: ast.AST, snippet: Source, names: set[str]) -> tuple[str | None, int]:
+def _planned_name(node: ast.AST, snippet: Source, names: frozenset[str]) -> tuple[str | None, int]:
     """The planned name a node stands for where the families report one (a name, an attribute, an imported name, a
     `def`, a keyword), and its offset in the snippet."""
     text = snippet.text
