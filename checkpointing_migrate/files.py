@@ -130,8 +130,8 @@ def read(path: str, limit: int | None) -> bytes | FileError:
             what = f" ({_SPECIAL.get(kind, 'a special file')})"
             return FileError(path, 1, 1, message("file-error", "special", what=what))
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # in case it was swapped for a FIFO since
-        with os.fdopen(fd, "rb") as f:
-            info = os.fstat(f.fileno())
+        try:  # no file object around it: its buffer cost more than the reading of most files
+            info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
                 return FileError(path, 1, 1, message("file-error", "special", what=""))
             if limit is not None and info.st_size > limit:
@@ -139,9 +139,11 @@ def read(path: str, limit: int | None) -> bytes | FileError:
             # Asked for the size it has (plus one byte, to see it grew): asking for `limit + 1` bytes allocated that
             # much for every file, half of the time `scan` spent reading the transformers tree.
             want = info.st_size + 1 if limit is None else min(info.st_size, limit) + 1
-            data = f.read(want)
+            data = _read_up_to(fd, want)
             if len(data) == want:  # it grew since (or tells no size, as /proc files): read on, up to the limit
-                data += f.read() if limit is None else f.read(limit + 1 - len(data))
+                data += _read_up_to(fd, None if limit is None else limit + 1 - len(data))
+        finally:
+            os.close(fd)
     except OSError as exc:
         if os.path.islink(path) and not os.path.exists(path):
             target = os.readlink(path)
@@ -150,6 +152,18 @@ def read(path: str, limit: int | None) -> bytes | FileError:
     if limit is not None and len(data) > limit:
         return FileError(path, 1, 1, too_big(len(data), limit))
     return data
+
+
+def _read_up_to(fd: int, size: int | None) -> bytes:
+    """Up to `size` bytes (all, for `None`) from `fd`, fewer only at its end."""
+    chunks, left = [], size
+    while left is None or left > 0:
+        chunk = os.read(fd, left if left is not None else 1 << 20)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left = None if left is None else left - len(chunk)
+    return b"".join(chunks) if len(chunks) != 1 else chunks[0]
 
 
 def too_big(size: int, limit: int) -> str:
@@ -225,7 +239,7 @@ def check_data(path: str, data: bytes, kind: FileKind, options: Options, finder:
         return Result(path, error=FileError(path, 1, 1, message("file-error", "not-code", error=exc)))
     source = python.Source(text)
     if options.gate:
-        options = replace(options, allowed=Deferred(finder, Path(path)))
+        options = replace(options, allowed=Deferred(finder, path))
     try:
         hits = analyse(text, kind, options, Path(path).parent, Path(path))
     except RequirementError as exc:

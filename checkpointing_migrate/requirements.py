@@ -163,7 +163,7 @@ def union(lists: list[DependencyList]) -> tuple[Alternative, ...]:
     return tuple(Alternative(spec, tuple(sources)) for spec, sources in merged.items())
 
 
-def declared_in(folder: Path) -> Allowed | None:
+def declared_in(folder: str | Path) -> Allowed | None:
     """What the project files in `folder` allow, if any of them declares transformers (`declarations.READERS`)."""
     try:
         names = os.listdir(folder)
@@ -171,7 +171,7 @@ def declared_in(folder: Path) -> Allowed | None:
         names = []
     if not any(n.lower().startswith(DECLARING) for n in names):
         return None  # one listing instead of each reader's look: most folders of a tree declare nothing
-    lists = [found for reader in READERS for found in reader(folder)]
+    lists = [found for reader in READERS for found in reader(Path(folder))]
     ways = union(lists)
     return Allowed(ways, "") if ways else None
 
@@ -198,7 +198,7 @@ def announce(allowed: list[Allowed], since: str) -> list[str]:
 class Deferred:
     """The allowed range of one file's project, looked up only when a verdict needs it (most files need none)."""
 
-    def __init__(self, finder: Finder, path: Path) -> None:
+    def __init__(self, finder: Finder, path: str | Path) -> None:
         self._finder, self._path = finder, path
         self._found: Allowed | None = None
 
@@ -221,45 +221,51 @@ class Deferred:
 
 class Finder:
     """Finds and caches the allowed range for each folder; `target` overrides everything (a plain class: making a
-    dataclass costs every start-up)."""
+    dataclass costs every start-up). Folders are strings: `pathlib` was most of the lookups' time."""
 
     def __init__(self, target: Allowed | None = None) -> None:
         self.target = target
-        self.cache: dict[Path, Allowed | RequirementError] = {}
+        self.cache: dict[str, Allowed | RequirementError] = {}
         """Resolved folder → what its project allows."""
-        self.given: dict[Path, Allowed | RequirementError] = {}
+        self.given: dict[str, Allowed | RequirementError] = {}
         """Folder as a path names it → the same."""
-        self.real: dict[Path, Path] = {}
-        """Folder as a path names it → the folder it is (`Path.resolve`)."""
+        self.real: dict[str, str] = {}
+        """Folder as a path names it → the folder it is (`os.path.realpath`)."""
 
-    def _resolved(self, folder: Path) -> Path:
-        """`folder.resolve()`, made from its parent's when that is known: one look at the folder (is it a link?),
-        not one at each folder above it, as resolving every path would cost."""
+    def _resolved(self, folder: str) -> str:
+        """`os.path.realpath(folder)`, made from its parent's when that is known: one look at the folder (is it a
+        link?), not one at each folder above it, as resolving every path would cost."""
         known = self.real.get(folder)
         if known is None:
-            absolute = folder if folder.is_absolute() else Path.cwd() / folder
-            plain = absolute.parent != absolute and ".." not in absolute.parts and not absolute.is_symlink()
-            known = self._resolved(absolute.parent) / absolute.name if plain else absolute.resolve()
+            absolute = os.path.join(os.getcwd(), folder)
+            parent = os.path.dirname(absolute)
+            if ".." in absolute.split(os.sep) or parent == absolute or os.path.islink(absolute):
+                known = os.path.realpath(absolute)
+            elif os.path.basename(absolute) in ("", "."):  # `a/`, `a/.`: the folder `a`
+                known = self._resolved(parent)
+            else:
+                known = os.path.join(self._resolved(parent), os.path.basename(absolute))
             self.real[folder] = known
         return known
 
-    def for_file(self, path: Path) -> Allowed:
+    def for_file(self, path: str | Path) -> Allowed:
         """The allowed range for the project that `path` belongs to (the nearest folder above it, up to a `.git`
         folder, that declares one); raises `RequirementError` (once read, for every file of that project)."""
         if self.target is not None:
             return self.target
-        linked = path.is_symlink()  # a linked file is the project's it is in
-        given = path.parent
+        path = os.fspath(path)
+        linked = os.path.islink(path)  # a linked file is the project's it is in
+        given = os.path.dirname(path)
         result = self.given.get(given) if not linked else None
         if result is None:
-            result = self._look_up(path.resolve().parent if linked else self._resolved(given))
+            result = self._look_up(os.path.dirname(os.path.realpath(path)) if linked else self._resolved(given))
             if not linked:
                 self.given[given] = result
         if isinstance(result, RequirementError):
             raise result
         return result
 
-    def _look_up(self, folder: Path) -> Allowed | RequirementError:
+    def _look_up(self, folder: str) -> Allowed | RequirementError:
         """What the project of resolved `folder` allows (cached for it and every folder walked on the way up)."""
         result: Allowed | RequirementError
         seen = []
@@ -276,10 +282,11 @@ class Finder:
             if found is not None:
                 result = found
                 break
-            if (folder / ".git").exists() or folder.parent == folder:
-                result = Allowed(None, str(folder))
+            parent = os.path.dirname(folder)
+            if os.path.exists(os.path.join(folder, ".git")) or parent == folder:
+                result = Allowed(None, folder)
                 break
-            folder = folder.parent
+            folder = parent
         for f in seen:
             self.cache[f] = result
         return result
@@ -290,7 +297,7 @@ class Finder:
         problems: list[RequirementError] = []
         for path in paths:
             try:
-                allowed = self.for_file(Path(path))
+                allowed = self.for_file(path)
             except RequirementError as exc:
                 if all(str(p) != str(exc) for p in problems):
                     problems.append(exc)

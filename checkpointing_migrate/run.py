@@ -1,8 +1,8 @@
 """Check many files, in parallel when there are many: the work behind `scan`, `fix` and the adoption report.
 
-With more than `PARALLEL_FROM` files, the list is split into one share per core: forked worker processes take all
-shares but one, and this process checks the last one meanwhile, so no core waits. Most files are rejected by a
-substring test on their bytes, so the work is mostly reading and the few parses.
+Once the walk has found `PARALLEL_FROM` files, forked worker processes start, and the walk hands out the files it
+finds in small batches through a pipe while they check them; when the walk ends, this process takes batches too,
+until none is left, so no core waits. Most files are rejected by a substring test on their bytes.
 """
 
 from __future__ import annotations
@@ -16,11 +16,15 @@ from pathlib import Path
 
 from checkpointing_migrate.discover import Selection, walk
 from checkpointing_migrate.files import Result, check, without_patched_fixes
+from checkpointing_migrate.findings import FileError
 from checkpointing_migrate.hits import Options
 from checkpointing_migrate.requirements import Allowed, Finder
 
 PARALLEL_FROM = 200
 """Below this many files the start-up of a worker process costs more than it saves."""
+
+BATCH = 16
+"""Files per batch: small enough that at the end no process waits long for another's last batch."""
 
 YOUNG_LIMIT = 10_000
 """After a file that leaves more new objects alive than this (the project modules read to follow its imports, kept
@@ -65,10 +69,9 @@ def check_all(
 ) -> list[Result]:
     """The result of every file under `paths` that `selection` picks (default: the default excludes and the
     `.gitignore` files), in walk order (folders that could not be entered, named files of no known kind as errors)."""
-    items = list(walk(paths, selection))
-    files = [i for i in items if isinstance(i, str)]
+    items: list[str | FileError] = []
     with _frozen_during_run():
-        results = across_files(_check_files(files, options, finder, workers), options)
+        results = across_files(_check_walked(walk(paths, selection), items, options, finder, workers), options)
     by_path = {r.path: r for r in results}
     return [by_path[i] if isinstance(i, str) else Result(i.path, error=i) for i in items]
 
@@ -82,37 +85,163 @@ def across_files(results: list[Result], options: Options) -> list[Result]:
     return results
 
 
-def _check_files(files: list[str], options: Options, finder: Finder, workers: int | None) -> list[Result]:
+def _check_walked(
+    walked: Iterator[str | FileError],
+    items: list[str | FileError],
+    options: Options,
+    finder: Finder,
+    workers: int | None,
+) -> list[Result]:
+    """The results of the files `walked` yields, in walk order (every item is appended to `items` as it comes):
+    checked here alone, or, once the walk has found `PARALLEL_FROM` files, with workers too."""
     workers = workers or min(os.cpu_count() or 1, 8)
-    if len(files) < PARALLEL_FROM or workers < 2 or not hasattr(os, "fork"):
-        return [_check(f, options, finder) for f in files]
-    shares = _shares(files, workers)
-    started: list[_Worker | None] = []
+    files: list[str] = []
+    for item in walked:
+        items.append(item)
+        if isinstance(item, str):
+            files.append(item)
+            if len(files) == PARALLEL_FROM and workers >= 2 and hasattr(os, "fork"):
+                return _in_parallel(files, walked, items, options, finder, workers)
+    return [_check(f, options, finder) for f in files]
+
+
+def _in_parallel(
+    files: list[str],
+    walked: Iterator[str | FileError],
+    items: list[str | FileError],
+    options: Options,
+    finder: Finder,
+    workers: int,
+) -> list[Result]:
+    """`_check_walked` with `workers - 1` forked workers taking batches while the walk goes on, and this process
+    once it has ended. A batch a failed worker took is checked here: a failing worker costs time, never results."""
+    batches = _Batches()
+    started: list[_Worker] = []
     try:
-        for share in shares[1:]:
-            started.append(_Worker.start(share, options, finder))
-        mine = _prime([_check(f, options, finder) for f in shares[0]], finder)
-        theirs = [_results_of(w, share, options, finder) for w, share in zip(started, shares[1:], strict=True)]
-    finally:
-        for worker in started:
+        for _ in range(workers - 1):
+            worker = _Worker.start(batches, options, finder)
             if worker is not None:
-                worker.stop()
-    return [r for share in [mine, *theirs] for r in share]
+                started.append(worker)
+        for f in files:
+            batches.add(f)
+        for item in walked:
+            items.append(item)
+            if isinstance(item, str):
+                files.append(item)
+                batches.add(item)
+        batches.walked()
+        mine = _take(batches, options, finder)
+        theirs = [r for worker in started for r in worker.results(finder)]
+    finally:
+        batches.close()
+        for worker in started:
+            worker.stop()
+    wanted = set(files)
+    by_path = {r.path: r for r in (*theirs, *mine) if r.path in wanted}
+    missed = [f for f in files if f not in by_path]
+    by_path.update((r.path, r) for r in _prime([_check(f, options, finder) for f in missed], finder))
+    return [by_path[f] for f in files]
+
+
+def _take(batches: _Batches, options: Options, finder: Finder) -> list[Result]:
+    """Check the batches this process takes until none is left."""
+    results: list[Result] = []
+    while (batch := batches.take()) is not None:
+        results += [_check(f, options, finder) for f in batch]
+    return _prime(results, finder)
+
+
+class _Batches:
+    """The files still to check, in batches of up to `BATCH`, each one record of `select.PIPE_BUF` bytes in a pipe:
+    a write of that size is atomic and every read asks for one record, so a batch goes whole to one process. The
+    walk never waits: a batch the pipe has no room for waits here, the workers get the oldest of those as room
+    frees up, and this process, once the walk has ended, takes the newest (a plain class, as `Finder`)."""
+
+    def __init__(self) -> None:
+        import select  # only here: most runs check a few files and start no worker
+
+        self.read_end, self.write_end = os.pipe()
+        os.set_blocking(self.write_end, False)
+        self.size = select.PIPE_BUF
+        """The record size (POSIX allows it to be as small as 512)."""
+        self.filling: list[bytes] = []
+        self.filled = 0
+        """The bytes of the batch being filled, a newline after each path."""
+        self.waiting: list[list[bytes]] = []
+        """Batches not in the pipe yet, oldest first."""
+        self.own: list[str] = []
+        """Paths no record can carry (too long, or with a newline): this process checks them."""
+
+    def add(self, path: str) -> None:
+        name = os.fsencode(path)
+        if b"\n" in name or len(name) >= self.size:
+            self.own.append(path)
+            return
+        if self.filled + len(name) > self.size:
+            self._send()
+        self.filling.append(name)
+        self.filled += len(name) + 1
+        if len(self.filling) == BATCH:
+            self._send()
+
+    def walked(self) -> None:
+        """The walk has ended: what is being filled is the last batch."""
+        if self.filling:
+            self._send()
+
+    def _send(self) -> None:
+        self.waiting.append(self.filling)
+        self.filling, self.filled = [], 0
+        self._push()
+
+    def _push(self) -> None:
+        """Into the pipe, oldest first, as many waiting batches as it has room for."""
+        while self.waiting and self.write_end >= 0:
+            try:
+                os.write(self.write_end, b"\n".join(self.waiting[0]).ljust(self.size, b"\0"))
+            except BlockingIOError:
+                return
+            self.waiting.pop(0)
+
+    def take(self) -> list[str] | None:
+        """The next batch for this process, once the walk has ended; `None` when none is left."""
+        self._push()
+        if self.own:
+            batch, self.own = self.own, []
+            return batch
+        if self.waiting:
+            return [os.fsdecode(p) for p in self.waiting.pop()]
+        if self.write_end >= 0:
+            os.close(self.write_end)  # nothing more will come: a read of the empty pipe is the end
+            self.write_end = -1
+        return read_batch(self.read_end, self.size)
+
+    def close(self) -> None:
+        for end in (self.read_end, self.write_end):
+            if end >= 0:
+                os.close(end)
+        self.read_end = self.write_end = -1
+
+
+def read_batch(pipe: int, size: int) -> list[str] | None:
+    """The next record of `pipe` as paths; `None` at its end."""
+    record = os.read(pipe, size)
+    return [os.fsdecode(p) for p in record.rstrip(b"\0").split(b"\n")] if record else None
 
 
 @dataclass
 class _Worker:
-    """A forked copy of this process checking one share and sending back its results, pickled, through a pipe. A
-    bare fork, not a `multiprocessing` pool: the pool's import, threads and shutdown cost a tenth of a second, a
-    sixth of a whole `scan` of the transformers tree."""
+    """A forked copy of this process checking the batches it reads from the pipe and sending back its results,
+    pickled, through a pipe of its own. A bare fork, not a `multiprocessing` pool: the pool's import, threads and
+    shutdown cost a tenth of a second, a sixth of a whole `scan` of the transformers tree."""
 
     pid: int
     pipe: int
     running: bool = True
 
     @classmethod
-    def start(cls, paths: list[str], options: Options, finder: Finder) -> _Worker | None:
-        """The worker checking `paths`; `None` when no process can be started (this one checks them then)."""
+    def start(cls, batches: _Batches, options: Options, finder: Finder) -> _Worker | None:
+        """A worker checking the batches it reads; `None` when no process can be started (the others read them)."""
         import pickle  # only here: most runs (a pre-commit hook's) check a few files and start no worker
 
         read_end, write_end = os.pipe()
@@ -126,7 +255,11 @@ class _Worker:
             code = 1
             try:
                 os.close(read_end)
-                results = _prime([_check(p, options, finder) for p in paths], finder)
+                os.close(batches.write_end)  # else the pipe never ends
+                results = []
+                while (batch := read_batch(batches.read_end, batches.size)) is not None:
+                    results += [_check(p, options, finder) for p in batch]
+                _prime(results, finder)
                 # The ranges found, not the errors: an exception whose arguments are not its message does not
                 # unpickle; the caller looks those few up again.
                 found = {k: v for k, v in finder.given.items() if isinstance(v, Allowed)}
@@ -139,8 +272,8 @@ class _Worker:
         os.close(write_end)
         return cls(pid, read_end)
 
-    def results(self, finder: Finder) -> list[Result] | None:
-        """What the worker sent, once it has ended (its requirement lookups go into `finder`); `None` if it failed
+    def results(self, finder: Finder) -> list[Result]:
+        """What the worker sent, once it has ended (its requirement lookups go into `finder`); nothing if it failed
         (it sent nothing whole)."""
         import pickle
 
@@ -150,10 +283,10 @@ class _Worker:
         _, status = os.waitpid(self.pid, 0)
         self.running = False
         if os.waitstatus_to_exitcode(status) != 0:
-            return None
+            return []
         results, given = pickle.loads(data)
         finder.given.update(given)
-        return results
+        return results  # type: ignore[no-any-return]
 
     def stop(self) -> None:
         """End a worker whose results are no longer wanted (this process failed or was interrupted)."""
@@ -168,34 +301,8 @@ class _Worker:
             os.waitpid(self.pid, 0)
 
 
-def _results_of(worker: _Worker | None, paths: list[str], options: Options, finder: Finder) -> list[Result]:
-    """The results of `paths` from their worker; checked here when it could not start or failed, so a failing
-    worker costs time, never results."""
-    found = worker.results(finder) if worker is not None else None
-    return found if found is not None else [_check(p, options, finder) for p in paths]
-
-
 def _prime(results: list[Result], finder: Finder) -> list[Result]:
     """`results`, once `finder` has looked up what the project of each file with findings allows (the closing
     line's requirement), in the process that checked them: so the lookups run in parallel too."""
     finder.consulted([r.path for r in results if r.findings])
     return results
-
-
-def _shares(files: list[str], workers: int) -> list[list[str]]:
-    """`files` split into one share per worker of about the same number of bytes, biggest files first: the few big
-    modules that use the names (and so get parsed) are the long poles, and two of them in one share would idle the
-    other cores."""
-    sizes = {}
-    for f in files:
-        try:
-            sizes[f] = os.stat(f).st_size
-        except OSError:
-            sizes[f] = 0  # `check` reports it
-    shares: list[list[str]] = [[] for _ in range(workers)]
-    loads = [0] * workers
-    for f in sorted(files, key=sizes.__getitem__, reverse=True):
-        least = loads.index(min(loads))
-        shares[least].append(f)
-        loads[least] += sizes[f]
-    return shares

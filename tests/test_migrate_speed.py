@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from migratekit import PLANNED, whole_parse
 
-from checkpointing_migrate import files
+from checkpointing_migrate import discover, files
 from checkpointing_migrate.findings import FileError
 from checkpointing_migrate.hits import MAX_FILE_SIZE
 from checkpointing_migrate.pylex import Source, only_planned
@@ -166,6 +166,44 @@ def test_a_worker_that_fails_costs_time_not_results(
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     monkeypatch.setattr(run, "PARALLEL_FROM", 200)
     assert _cli(["scan", "--include-planned", "."], capsys) == alone
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="workers are forked")
+def test_a_path_no_batch_can_carry_is_checked_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The walk hands files to the workers in records of `select.PIPE_BUF` bytes, a newline between paths: a path
+    with a newline in its name, or one longer than a record, is checked by this process, and the output is what
+    one process gives."""
+    import select
+
+    from checkpointing_migrate import run
+
+    _many_files(tmp_path)
+    (tmp_path / "pkg" / "new\nline.py").write_text("model.gradient_checkpointing_enable()\n")
+    deep = tmp_path / "pkg" / ("d" * 80)
+    deep.mkdir()
+    (deep / "train.py").write_text("model.gradient_checkpointing_enable()\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(run, "PARALLEL_FROM", 10**9)
+    argv = ["scan", "--include-planned", "--format", "json", "."]
+    alone = _cli(argv, capsys)
+    parent, check, here = os.getpid(), run._check, []
+
+    def noted(path: str, options: object, finder: object) -> object:
+        if os.getpid() == parent:
+            here.append(path)
+        return check(path, options, finder)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(run, "_check", noted)
+    monkeypatch.setattr(select, "PIPE_BUF", 64)  # the paths of `_many_files` fit, the deep one does not
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(run, "PARALLEL_FROM", 200)
+    assert _cli(argv, capsys) == alone
+    assert "pkg/new\nline.py" in here and f"pkg/{deep.name}/train.py" in here
+    assert '"path": "pkg/new\\nline.py"' in alone[1] and f'"path": "pkg/{deep.name}/train.py"' in alone[1]
+    walked = [i for i in discover.walk([Path(".")]) if isinstance(i, str)]
+    assert len(here) < len(walked)  # the worker took its part of the rest
 
 
 PATTERNS = (
