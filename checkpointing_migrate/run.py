@@ -214,7 +214,7 @@ class _Batches:
         if self.write_end >= 0:
             os.close(self.write_end)  # nothing more will come: a read of the empty pipe is the end
             self.write_end = -1
-        return read_batch(self.read_end, self.size)
+        return _read_batch(self.read_end, self.size)
 
     def close(self) -> None:
         for end in (self.read_end, self.write_end):
@@ -223,7 +223,7 @@ class _Batches:
         self.read_end = self.write_end = -1
 
 
-def read_batch(pipe: int, size: int) -> list[str] | None:
+def _read_batch(pipe: int, size: int) -> list[str] | None:
     """The next record of `pipe` as paths; `None` at its end."""
     record = os.read(pipe, size)
     return [os.fsdecode(p) for p in record.rstrip(b"\0").split(b"\n")] if record else None
@@ -257,13 +257,17 @@ class _Worker:
                 os.close(read_end)
                 os.close(batches.write_end)  # else the pipe never ends
                 results = []
-                while (batch := read_batch(batches.read_end, batches.size)) is not None:
+                while (batch := _read_batch(batches.read_end, batches.size)) is not None:
                     results += [_check(p, options, finder) for p in batch]
                 _prime(results, finder)
                 # The ranges found, not the errors: an exception whose arguments are not its message does not
                 # unpickle; the caller looks those few up again.
                 found = {k: v for k, v in finder.given.items() if isinstance(v, Allowed)}
-                data = pickle.dumps((results, found), pickle.HIGHEST_PROTOCOL)
+                # Most files have nothing to say: their paths alone, not a pickled `Result` each (half of the bytes).
+                empty = [r == Result(r.path) for r in results]
+                said = [r for r, e in zip(results, empty, strict=True) if not e]
+                quiet = [r.path for r, e in zip(results, empty, strict=True) if e]
+                data = pickle.dumps((said, quiet, found), pickle.HIGHEST_PROTOCOL)
                 with os.fdopen(write_end, "wb") as out:
                     out.write(data)
                 code = 0
@@ -284,9 +288,9 @@ class _Worker:
         self.running = False
         if os.waitstatus_to_exitcode(status) != 0:
             return []
-        results, given = pickle.loads(data)
+        said, quiet, given = pickle.loads(data)
         finder.given.update(given)
-        return results  # type: ignore[no-any-return]
+        return [*said, *map(Result, quiet)]
 
     def stop(self) -> None:
         """End a worker whose results are no longer wanted (this process failed or was interrupted)."""
