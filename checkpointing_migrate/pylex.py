@@ -90,6 +90,11 @@ class Source:
         self._starts: list[int] | None = None
         self._counts = 0
         """How many `line_of` answers were counted without the line starts (each one costs a scan of the text)."""
+        self._counted = (0, 1)
+        """The last offset counted and its line: asked in order (the hits of a file are), each count goes on from
+        there instead of from the top."""
+        self._plain: bool | None = None
+        """Whether the text has no `\r` (then lines end at `\n` alone and can be counted); found once."""
 
     @property
     def starts(self) -> list[int]:
@@ -114,9 +119,14 @@ class Source:
     def line_of(self, offset: int) -> int:
         # A few counts are cheaper than finding every line start; thousands of them were quadratic (a 5 MB file
         # with 49,000 uses took 79 s), so after `_COUNTS` the starts are found once and bisected.
-        if self._starts is None and self._counts < _COUNTS and "\r" not in self.text:
+        if self._plain is None:
+            self._plain = "\r" not in self.text
+        if self._starts is None and self._counts < _COUNTS and self._plain:
             self._counts += 1
-            return self.text.count("\n", 0, offset) + 1
+            since, line = self._counted if self._counted[0] <= offset else (0, 1)
+            line += self.text.count("\n", since, offset)
+            self._counted = (offset, line)
+            return line
         return bisect.bisect_right(self.starts, offset)
 
     def position(self, offset: int) -> tuple[int, int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 import os
 import re
 from pathlib import Path
@@ -33,6 +34,23 @@ TEXTS = [
 def test_line_starts_are_where_each_line_begins(text: str) -> None:
     expected = [0, *(m.end() for m in re.finditer(r"\r\n|\r|\n", text))]
     assert Source(text).starts == expected
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_positions_counted_in_any_order_are_the_line_starts_ones(text: str) -> None:
+    """`Source.position` counts newlines on from the last offset it was asked about (a file's hits come in order);
+    asked out of order, or past the few counts, it still gives what the line starts give."""
+    starts = Source(text).starts
+    expected = {
+        o: (bisect.bisect_right(starts, o), o - starts[bisect.bisect_right(starts, o) - 1] + 1)
+        for o in range(len(text) + 1)
+    }
+    offsets = [*range(len(text) + 1), *reversed(range(len(text) + 1)), 0, len(text), len(text) // 2]
+    source = Source(text)
+    assert [source.position(o) for o in offsets] == [expected[o] for o in offsets]
+    for o in offsets[:20]:
+        fresh = Source(text)
+        assert fresh.position(len(text) // 3) == expected[len(text) // 3] and fresh.position(o) == expected[o]
 
 
 def _statements_by_queue(tree: ast.Module, *, nested: bool) -> list[ast.stmt]:
