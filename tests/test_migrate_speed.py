@@ -102,7 +102,7 @@ def _many_files(root: Path) -> None:
     (root / "pyproject.toml").write_text('[project]\nname = "p"\ndependencies = ["transformers>=5.23"]\n')
     package = root / "pkg"
     package.mkdir()
-    for i in range(90):  # of sizes that differ, so the shares (by size) differ from the walk's order
+    for i in range(90):  # of sizes that differ, so the processes take their batches at different paces
         (package / f"train_{i:03}.py").write_text(
             "from transformers import AutoModel, TrainingArguments\n"
             f"model = AutoModel.from_pretrained('m{i}')\n"
