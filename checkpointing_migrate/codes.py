@@ -363,6 +363,8 @@ _CODES = (
             "refuses": "{warns}calls it with {keywords}, but it {refuses}: a TypeError on transformers ≥ {since}, not "
             "something that keeps working until {removal}; define `{new}`, or add `**kwargs`",
             "fallback": "{warns}calls it (with {keywords}) until {removal}; define `{new}` as well",
+            "assigned": "class `{cls}` assigns `{old}` in its body: the function stays the entry point until {removal} "
+            "(`{new}` calls it with {keywords}, so it must take them); define `{new}` instead",
         },
     ),
     Code(
@@ -886,7 +888,11 @@ _CODES = (
 
 SHARED: Mapping[str, str] = {
     "fix": "{what}, {deprecation}: use `{new}`",
-    "unsafe": "{what}, {deprecation}: use `{new}`; unsafe fix: {unsafe}, so it is applied only with --unsafe-fixes",
+    "unsafe": "{fix}; unsafe fix: {unsafe}, so it is applied only with --unsafe-fixes",  # `fix`: the line above
+    "defines-too": "{why}, and defines `{old}` itself: the new name calls that override with {keywords}, and the "
+    "tool cannot show that it passes them on",  # an unsafe fix's reason
+    "overridden": "a class of this project defines `{old}` ({where}), and a call the tool cannot tie to another class "
+    "may reach it: since transformers {since} the new name calls such an override with {keywords}",
     "deprecated": "deprecated since transformers {since}{warns}{removal}",
     "warns": " and emits a {category}",
     "removal": ", removal planned in {removal}",

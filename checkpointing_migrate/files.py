@@ -13,15 +13,17 @@ import json
 import os
 import stat
 import tokenize
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from checkpointing_migrate import kinds, python, suppress
-from checkpointing_migrate.codes import Applicability, Severity, message
+from checkpointing_migrate.codes import Applicability, Severity, message, shared
 from checkpointing_migrate.findings import Edit, FileError, Finding, link
 from checkpointing_migrate.hits import Hit, Options
 from checkpointing_migrate.kinds import FileKind
 from checkpointing_migrate.located import ParseError
+from checkpointing_migrate.receivers import NEW_KEYWORDS
 from checkpointing_migrate.requirements import Deferred, Finder, RequirementError
 
 _SPECIAL = {
@@ -221,6 +223,8 @@ def _reported(
                 applicability=hit.applicability,
                 cell=hit.cell,
                 why=hit.why,
+                defines=hit.defines,
+                any_subclass=hit.any_subclass,
             )
         )
     return findings
@@ -288,28 +292,48 @@ def sha256(data: bytes) -> str:
 def without_patched_fixes(result: Result, patches: dict[str, Finding], unsafe_fixes: bool) -> Result:
     """`result` with every rename of a method that a file of the run replaces on a transformers class (`patches`:
     old name → its `class-patch` finding) turned into a `patched-method` hazard, and its text fixed without them."""
-    changed = False
-    findings = []
-    for f in result.findings:
+
+    def hazard(f: Finding) -> Finding:
         patch = patches.get(f.old) or patches.get(f.via or "")
         if f.severity != Severity.FIX or patch is None:
-            findings.append(f)
-            continue
-        changed = True
+            return f
         where = f"{patch.path}:{patch.line}"
         what = message("patched-method", "", old=f.old, new=f.new, where=where, link=link("model"))
-        findings.append(
-            replace(
-                f,
-                severity=Severity.HAZARD,
-                code="patched-method",
-                message=what,
-                edits=(),
-                applicability=Applicability.NONE,
-                why=None,
-            )
+        return replace(
+            f,
+            severity=Severity.HAZARD,
+            code="patched-method",
+            message=what,
+            edits=(),
+            applicability=Applicability.NONE,
+            why=None,
         )
-    if not changed:
+
+    return _refixed(result, hazard, unsafe_fixes)
+
+
+def without_overridden_fixes(result: Result, overrides: dict[str, Finding], unsafe_fixes: bool) -> Result:
+    """`result` with every safe rename of a method that a class of the run defines (`overrides`: old name → a
+    finding with `defines`) on a receiver of any subclass (`Finding.any_subclass`) made an unsafe fix that says
+    where the definition is."""
+
+    def unsafe(f: Finding) -> Finding:
+        override = overrides.get(f.old) or overrides.get(f.via or "")
+        if f.applicability is not Applicability.SAFE or not f.any_subclass or override is None or f.row is None:
+            return f
+        names = {"old": override.old, "where": f"{override.path}:{override.line}", "keywords": NEW_KEYWORDS}
+        reason = shared("overridden", since=str(f.row.since), **names)
+        head, see, link_text = f.message.rpartition(". See ")
+        text = f"{shared('unsafe', fix=head, unsafe=reason)}{see}{link_text}"
+        return replace(f, message=text, applicability=Applicability.UNSAFE)
+
+    return _refixed(result, unsafe, unsafe_fixes)
+
+
+def _refixed(result: Result, change: Callable[[Finding], Finding], unsafe_fixes: bool) -> Result:
+    """`result` with `change` applied to each finding, and its text fixed again with the edits that still apply."""
+    findings = [change(f) for f in result.findings]
+    if all(new is old for new, old in zip(findings, result.findings, strict=True)):
         return result
     edits = [e for f in findings if f.applies(unsafe_fixes) for e in f.edits]
     fixed = (

@@ -112,6 +112,13 @@ class Finding:
     editors); `None` in any other file."""
     why: str | None = field(default=None, compare=False, repr=False)
     """The short reason, when the verdict has one of its own (a use the version gate keeps); else `reason` derives it."""
+    defines: bool = field(default=False, compare=False, repr=False)
+    """The use defines the old method in a class of the project (a `def`, a mixin's, an assignment in the class
+    body): a call on a receiver the tool knows only as some model class (`any_subclass`) may reach it
+    (`run.across_files`); not part of the public output."""
+    any_subclass: bool = field(default=False, compare=False, repr=False)
+    """A fix whose receiver is known as an instance of a model class or of any subclass of it (a parameter's
+    annotation, a method's `self`), not as built from one; not part of the public output."""
 
     def applies(self, unsafe_fixes: bool) -> bool:
         """Whether `fix --write` (with `--unsafe-fixes` when `unsafe_fixes`) applies this finding's edits."""
@@ -120,7 +127,7 @@ class Finding:
     def as_json(self) -> dict[str, object]:
         """The public fields, as `--format json` writes them."""
         data = asdict(self)
-        del data["edits"], data["row"], data["via"], data["why"]
+        del data["edits"], data["row"], data["via"], data["why"], data["defines"], data["any_subclass"]
         data["applicability"] = self.applicability.public
         return data
 

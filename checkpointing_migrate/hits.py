@@ -106,6 +106,10 @@ class Hit:
     why: str | None = None
     """The short reason of a verdict that has its own (see `Finding.reason`); `None`: derived from the table or the
     registry."""
+    defines: bool = False
+    """The use defines the old method in a class (see `Finding.defines`)."""
+    any_subclass: bool = False
+    """A fix on a receiver of a model class or any subclass of it (see `Finding.any_subclass`)."""
 
     def __post_init__(self) -> None:
         # Every hit passes here: a code missing from the registry, or a severity it cannot have, fails on first use
@@ -171,7 +175,7 @@ def rename(
         return Hit(start, row.old, row.new, Severity.INFO, code, f"{what}; {reason}", row=row, why=why)
     names = {"what": what, "deprecation": deprecation(row), "new": row.new}
     if unsafe is not None:
-        message = f"{codes.shared('unsafe', unsafe=unsafe, **names)}. See {link(section)}"
+        message = f"{codes.shared('unsafe', fix=codes.shared('fix', **names), unsafe=unsafe)}. See {link(section)}"
         return Hit(start, row.old, row.new, Severity.FIX, code, message, edits, Applicability.UNSAFE, row=row)
     return Hit(
         start,

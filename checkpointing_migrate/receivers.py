@@ -99,6 +99,12 @@ class Kind:
     """Where that evidence is (a `def`, a class, an assignment), 0 when nowhere in particular."""
     overridden: str = ""
     """For `override`: the old name the class overrides."""
+    defines: frozenset[str] = frozenset()
+    """For `model`: the old member names the project's part of the class's MRO defines in a way the new name can
+    call (a `def` taking `**kwargs`): whether it passes them on is more than the tool can show."""
+    exact: bool = False
+    """Built right there (`X.from_pretrained(...)`, `X(...)`): an instance of X itself. Else (an annotation, a
+    method's `self`) an X or an instance of any subclass, whose own override of an old method may answer instead."""
 
 
 UNKNOWN = Kind(ReceiverKind.UNKNOWN, "")
@@ -168,7 +174,7 @@ _BLOCKS = tuple(
 """The statements that hold statements (`if`, `try`, `match`, `def` ...), found from `ast` itself, so none is missed."""
 
 
-def narrow_override(func: ast.FunctionDef | ast.AsyncFunctionDef, enable: str) -> str | None:
+def narrow_override(func: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, enable: str) -> str | None:
     """Why `activation_checkpointing_enable()` cannot call this override of `enable`, or `None` when it can."""
     params = {a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]}
     if func.args.kwarg is not None or all(p in params for p in NEW_PARAMETERS):
@@ -514,7 +520,8 @@ class Receivers:
                 return verdict
         if ReceiverKind.UNSURE in kinds:
             return next(b for b in bases if b.kind == ReceiverKind.UNSURE)
-        return Kind(ReceiverKind.MODEL, shared("subclasses-model", cls=node.name), node.lineno)
+        defines = frozenset(name for name, _, _ in found).union(*(b.defines for b in bases))
+        return Kind(ReceiverKind.MODEL, shared("subclasses-model", cls=node.name), node.lineno, defines=defines)
 
     def _args_class(self, node: ast.ClassDef, bases: list[Kind]) -> Kind:
         """A class with training arguments among its bases: whether the old field still works on it."""
@@ -587,7 +594,7 @@ class Receivers:
                     )
                     what = shared("remote-code", line=expr.lineno, passed=passed)
                     return Kind(ReceiverKind.UNSURE, what, expr.lineno)
-                return kind
+                return dataclasses.replace(kind, exact=True) if kind.kind == ReceiverKind.MODEL else kind
             name = self.qualified(func)
             if name in _COPIES and expr.args:
                 return self.expr_kind(expr.args[0], scopes, depth + 1)
@@ -595,7 +602,8 @@ class Receivers:
                 return self.expr_kind(func.value, scopes, depth + 1)
             if isinstance(func, ast.Attribute) and func.attr == "parse_args":
                 return Kind(ReceiverKind.NAMESPACE, f"the namespace `{ast.unparse(func)}()` returns", expr.lineno)
-            return self.class_kind(func)
+            built = self.class_kind(func)
+            return dataclasses.replace(built, exact=True) if built.kind == ReceiverKind.MODEL else built
         if isinstance(expr, ast.Name):
             return self.name_kind(expr.id, scopes, depth)
         return UNKNOWN
@@ -607,16 +615,18 @@ class Receivers:
                 continue
             kinds = set()
             found = against = UNKNOWN
+            exact = True
             for value in bound:
                 if isinstance(value, tuple):  # an annotation
                     found = self.class_kind(_unquote(value[1]))
                 else:
                     found = self.expr_kind(value, scopes[index:], depth + 1)
                 kinds.add(found.kind)
+                exact = exact and found.exact
                 if found.kind == ReceiverKind.FOREIGN and not isinstance(value, tuple):  # built, not only annotated
                     against = found
             if len(kinds) == 1:
-                return found
+                return found if found.exact == exact else dataclasses.replace(found, exact=exact)
             # Bound to another library's object and to something unknown (`model, opt = prepare(model, opt)`): a
             # rename may still break the first, so the evidence against stands.
             return (

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from checkpointing_migrate.discover import Selection, walk
-from checkpointing_migrate.files import Result, check, without_patched_fixes
-from checkpointing_migrate.findings import FileError
+from checkpointing_migrate.files import Result, check, without_overridden_fixes, without_patched_fixes
+from checkpointing_migrate.findings import FileError, Finding
 from checkpointing_migrate.hits import Options
 from checkpointing_migrate.requirements import Allowed, Finder
 
@@ -77,11 +77,18 @@ def check_all(
 
 
 def across_files(results: list[Result], options: Options) -> list[Result]:
-    """`results` after what one file says about the others: a file that replaces an old method on a transformers
-    class makes renaming its calls unsafe in every file of the run (standard input is a run of one file)."""
+    """`results` after what one file says about the others (standard input is a run of one file): a file that
+    replaces an old method on a transformers class makes renaming its calls a hazard in every file of the run, and
+    a class that defines an old method makes every safe rename of its calls an unsafe fix (nothing shows which
+    class a receiver is an instance of, subclasses and mixins included)."""
     patches = {f.old: f for r in results for f in r.findings if f.code == "class-patch"}
     if patches:
         results = [without_patched_fixes(r, patches, options.unsafe_fixes) for r in results]
+    overrides: dict[str, Finding] = {}
+    for f in (f for r in results for f in r.findings if f.defines):
+        overrides.setdefault(f.old, f)
+    if overrides:
+        results = [without_overridden_fixes(r, overrides, options.unsafe_fixes) for r in results]
     return results
 
 

@@ -108,7 +108,10 @@ def test_every_hazard_is_reported_by_line(fixed: Path, capsys: pytest.CaptureFix
     found = json.loads(capsys.readouterr().out)
     hazards = {(Path(f["path"]).name, f["line"]) for f in found if f["severity"] == "hazard"}
     assert hazards == set(_marked(PROJECT, r"#\s*hazard\b"))
-    assert not [f for f in found if f["severity"] == "fix"]
+    # Left for --unsafe-fixes: `self` in `TinyLlama` may be a `LegacyTinyLlama`, whose narrow override would raise.
+    left = {(Path(f["path"]).name, f["line"]) for f in found if f["severity"] == "fix"}
+    assert left == set(_marked(PROJECT, r"#\s*unsafe\b"))
+    assert all(f["applicability"] == "unsafe" for f in found if f["severity"] == "fix")
 
 
 @pytest.mark.parametrize("how", ["target", "pin"])

@@ -272,7 +272,9 @@ def test_fix_write_keeps_what_the_project_prints(tmp_path: Path) -> None:
         for number, line in enumerate(text.splitlines()):
             if "# renamed before" in line:
                 assert after[number] == line, (name, line)
-    assert "model.activation_checkpointing_enable()" in (before_dir / "c10_up_call.py").read_text()
+    # `T` defines the old method itself: calls on it are unsafe fixes, left by `fix --write` (the tool cannot show
+    # that the override passes the new keywords on).
+    assert "model.gradient_checkpointing_enable()" in (before_dir / "c10_up_call.py").read_text()
 
 
 CASES = {

@@ -38,7 +38,7 @@ class TinyLlama(LlamaForCausalLM):
         super().gradient_checkpointing_enable(gradient_checkpointing_kwargs, **kwargs)
 
 model = TinyLlama.from_config(cfg)
-model.gradient_checkpointing_enable()  # fix call
+model.gradient_checkpointing_enable()  # unsafe call
 """,
     "instance_override": """
 from functools import partial
@@ -291,16 +291,27 @@ def test_each_use_gets_the_verdict_its_evidence_supports(
     assert found == _expected(text)
 
 
+ANY_SUBCLASS = {"annotated"}
+"""Cases whose receiver is known only as some model class (an annotation): alone a safe fix, but in a run where
+another file's class defines the old method (`compatible_override`, `narrow_override`) that override may answer."""
+
+
 def test_fix_write_applies_only_the_fixes_with_evidence(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
     for name, text in CASES.items():
         (tmp_path / f"{name}.py").write_text(text.lstrip("\n"))
+    reached = [f for f in _scan(tmp_path, capsys) if Path(str(f["path"])).stem in ANY_SUBCLASS and f["code"] == "call"]
+    assert reached and all(f["applicability"] == "unsafe" for f in reached)
+    assert all(
+        "a class of this project defines `gradient_checkpointing_enable` (" in str(f["message"]) for f in reached
+    )
     main(["fix", "--write", str(tmp_path)])
     for name, text in CASES.items():
         after = (tmp_path / f"{name}.py").read_text().splitlines()
         for number, line in enumerate(text.lstrip("\n").splitlines(), 1):
             rewritten = after[number - 1] != line
-            assert rewritten == line.rstrip().endswith(("# fix call", "# fix keyword", "# fix dict-key")), (
+            marked = line.rstrip().endswith(("# fix call", "# fix keyword", "# fix dict-key"))
+            assert rewritten == (marked and name not in ANY_SUBCLASS), (
                 name,
                 number,
                 line,
@@ -564,3 +575,63 @@ def test_an_override_message_depends_on_the_overridden_name_not_on_the_class_nam
     )
     (finding,) = [f for f in _scan(tmp_path / "case.py", capsys) if f["line"] == 8]
     assert finding["code"] == "narrow-override" and "TypeError" in finding["message"], finding
+
+
+def test_a_class_that_defines_the_old_method_keeps_calls_on_any_subclass_from_being_safe(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A receiver known only as some model class (an annotation, a base class's `self`) may be an instance of a
+    class elsewhere in the run that overrides the old method narrowly: renamed, that call raises TypeError. A model
+    built right there from a transformers class is not one of them."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "pkg").mkdir()
+    models = (
+        "from transformers import LlamaForCausalLM\n\n\nclass Narrow(LlamaForCausalLM):\n"
+        "    def gradient_checkpointing_enable(self):\n        pass\n\n\nclass Base(LlamaForCausalLM):\n"
+        "    def setup(self):\n        self.gradient_checkpointing_enable()\n"
+    )
+    train = (
+        "from transformers import AutoModelForCausalLM, PreTrainedModel\n\n\n"
+        "def enable(m: PreTrainedModel):\n    m.gradient_checkpointing_enable()\n\n\n"
+        "plain = AutoModelForCausalLM.from_pretrained('out')\nplain.gradient_checkpointing_enable()\n"
+    )
+    (tmp_path / "pkg" / "models.py").write_text(models)
+    (tmp_path / "pkg" / "train.py").write_text(train)
+    found = {(Path(str(f["path"])).name, f["line"]): f for f in _scan(tmp_path, capsys)}
+    assert found[("models.py", 5)]["code"] == "narrow-override"
+    for where in (("models.py", 11), ("train.py", 5)):
+        assert found[where]["applicability"] == "unsafe", where
+        assert "defines `gradient_checkpointing_enable` (pkg/models.py:5)" in str(found[where]["message"]).replace(
+            str(tmp_path) + "/", ""
+        )
+    assert found[("train.py", 9)]["applicability"] == "safe"
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "pyproject.toml").write_text(REQUIREMENT)
+    (alone / "train.py").write_text(train)
+    assert {f["line"]: f["applicability"] for f in _scan(alone, capsys)} == {5: "safe", 9: "safe"}
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ("gradient_checkpointing_enable = _enable", "narrow-override"),
+        ("gradient_checkpointing_enable = lambda self, **kwargs: None", "override"),
+        ("gradient_checkpointing_enable = LlamaForCausalLM.gradient_checkpointing_enable", "override"),
+        ("gradient_checkpointing_enable = True", None),
+        ("gradient_checkpointing_enable: bool = False", None),
+    ],
+)
+def test_the_old_method_assigned_in_a_class_body_is_a_definition(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, code: str | None
+) -> None:
+    """`old = fn` in a class body defines the method as a `def` would (narrow when the function takes none of the
+    new keywords); a literal or an annotated field of that name is no method."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    text = (
+        "from transformers import LlamaForCausalLM\n\n\ndef _enable(self):\n    pass\n\n\n"
+        f"class Tiny(LlamaForCausalLM):\n    {body}\n"
+    )
+    (tmp_path / "models.py").write_text(text)
+    at_definition = [f["code"] for f in _scan(tmp_path, capsys) if f["line"] == 9 and f["column"] == 5]
+    assert at_definition == ([code] if code else [])

@@ -22,13 +22,60 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 @register(ast.FunctionDef, ast.AsyncFunctionDef)
 def definition(file: File, node: Function, at: At) -> Iterator[Hit]:
-    """Defining the old method in a class: a hazard."""
+    """Defining the old method in a class: a hazard (and every call of it in the run an unsafe fix at best:
+    `Finding.defines`)."""
     rules = file.rules
     cls, _ = at.parent()
     if node.name not in rules.members or not isinstance(cls, ast.ClassDef):
         if file.options.planned and node.name in rules.planned:
             yield planned_hit(rules.planned[node.name], def_name(file, node), node.name)
         return
+    for hit in _defined(file, node, cls):
+        yield dataclasses.replace(hit, defines=True)
+
+
+@register(ast.Name)
+def assigned(file: File, node: ast.Name, at: At) -> Iterator[Hit]:
+    """`gradient_checkpointing_enable = _enable` in a class body: the class defines the old method as a `def` would
+    (narrow when the assigned function, a `def` or a lambda of the module, takes none of the new keywords). Not an
+    annotated one (a dataclass field of that name) nor a literal (a class attribute used as a flag)."""
+    rules = file.rules
+    statement, _ = at.parent()
+    cls, _ = at.parent(2)
+    if (
+        node.id not in rules.members
+        or not isinstance(node.ctx, ast.Store)
+        or not isinstance(statement, ast.Assign)
+        or not isinstance(cls, ast.ClassDef)
+        or isinstance(statement.value, ast.Constant | ast.List | ast.Tuple | ast.Dict | ast.Set)
+    ):
+        return
+    row = rules.members[node.id]
+    start = file.at(node.lineno, node.col_offset)
+    function = _function_of(file, statement.value)
+    narrow = narrow_override(function, node.id) if function is not None and node.id == file.receivers.enable else None
+    names = {"cls": cls.name, "old": row.old, "new": row.new, "since": str(row.since), "keywords": NEW_KEYWORDS}
+    if narrow is not None:
+        hit = registered(row, start, code="narrow-override", narrow=narrow, **names)
+    else:
+        what = codes.message("override", "assigned", removal=str(row.removal), **names)
+        hit = hazard(row, start, code="override", what=what, section="model")
+    yield dataclasses.replace(hit, defines=True)
+
+
+def _function_of(file: File, value: ast.expr | None) -> Function | ast.Lambda | None:
+    """The function an assignment in a class body gives the old name: a lambda, or a `def` of the module by name."""
+    if isinstance(value, ast.Lambda):
+        return value
+    if isinstance(value, ast.Name):
+        body = file.receivers.module.body
+        found = [s for s in body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.name == value.id]
+        return found[-1] if found else None
+    return None
+
+
+def _defined(file: File, node: Function, cls: ast.ClassDef) -> Iterator[Hit]:
+    rules = file.rules
     row = rules.members[node.name]
     if node.name in file.shared:
         libs = ", ".join(rules.shared[node.name])

@@ -17,7 +17,7 @@ from checkpointing_migrate import codes
 from checkpointing_migrate.pylex import CONVENTIONAL_ARGS
 from checkpointing_migrate.python.context import At, File
 from checkpointing_migrate.python.syntax import FUNCTIONS, names_in_bases, old_release_only, parameters, statements_walk
-from checkpointing_migrate.receivers import DOUBLES, UNKNOWN, Evidence, Kind, ReceiverKind
+from checkpointing_migrate.receivers import DOUBLES, NEW_KEYWORDS, UNKNOWN, Evidence, Kind, ReceiverKind
 from checkpointing_migrate.table import Rename
 
 if TYPE_CHECKING:
@@ -147,9 +147,12 @@ def is_model_class(file: File, expr: ast.expr) -> bool:
 
 
 def unsafe(receiver: ast.expr, row: Rename, found: Kind) -> str | None:
-    """Why a rename on `receiver` is an unsafe fix (no evidence, or evidence that something else may answer)."""
+    """Why a rename on `receiver` is an unsafe fix (no evidence, or evidence that something else may answer: the
+    class's own override of the old name, which the new name calls)."""
     if found.kind == ReceiverKind.UNSURE:
         return found.why
+    if found.kind == ReceiverKind.MODEL and row.old in found.defines:
+        return codes.shared("defines-too", why=found.why, old=row.old, keywords=NEW_KEYWORDS)
     return no_evidence(receiver, row) if found.kind in (ReceiverKind.UNKNOWN, *DOUBLES) else None
 
 

@@ -142,4 +142,4 @@ def _call(file: File, node: ast.Attribute, call: ast.Call, at: At, section: str)
         hit = rename(
             krow, kwarg_edit.start, (), file.options, code="keyword", section=section, unsafe=unsafe, what=what
         )
-        yield dataclasses.replace(hit, via=node.attr)
+        yield dataclasses.replace(hit, via=node.attr, any_subclass=verdict.any_subclass)

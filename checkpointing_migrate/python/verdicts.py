@@ -8,6 +8,7 @@ functions of `checkpointing_migrate.hits`, so every family says the same thing a
 from __future__ import annotations
 
 import ast
+import dataclasses
 
 from checkpointing_migrate.codes import message
 from checkpointing_migrate.findings import Edit
@@ -62,10 +63,15 @@ def model_member(
         ReceiverKind.UNSURE,
         *DOUBLES,
     )  # a double's call: no evidence either way
-    if kind.kind in renamable and row.kind == RenameKind.PROPERTY:
-        return rename(row, start, edits, file.options, code="property", what=what, section=section, unsafe=unsafe)
     if kind.kind in renamable:
-        return rename(row, start, edits, file.options, code="call", what=what, section=section, unsafe=unsafe)
+        if row.kind == RenameKind.PROPERTY:
+            hit = rename(row, start, edits, file.options, code="property", what=what, section=section, unsafe=unsafe)
+        else:
+            hit = rename(row, start, edits, file.options, code="call", what=what, section=section, unsafe=unsafe)
+        # Known only as some model class: a subclass's override elsewhere in the run may answer (`run.across_files`).
+        return (
+            dataclasses.replace(hit, any_subclass=True) if kind.kind == ReceiverKind.MODEL and not kind.exact else hit
+        )
     why = kind.why if kind.kind == ReceiverKind.FOREIGN else f"it holds training arguments: {kind.why}"
     names = {"subject": what, "receiver": text, "why": why, "old": row.old}
     return registered(row, start, code="not-transformers", form="call", **names)
