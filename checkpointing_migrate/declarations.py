@@ -1,8 +1,8 @@
 """Where a project declares its transformers requirement: one reader per file kind, never executing anything.
 
 Each reader returns `DependencyList`s, what one installation takes together (`[project.dependencies]`, an extra, a
-Poetry or PEP 735 group, a requirements file with its `-r`/`-c` includes, a conda environment); `requirements.union`
-makes the releases the project may run of them. Problems raise `RequirementError` at `PATH:LINE:COL`.
+Poetry or PEP 735 group, a requirements file with its `-r`/`-c` includes, a conda environment, uv's override);
+`requirements.union` makes the releases the project may run of them. Problems raise `RequirementError` at `PATH:LINE:COL`.
 """
 
 from __future__ import annotations
@@ -45,8 +45,9 @@ class DependencyList(NamedTuple):
     costs several times as much to make)."""
 
     role: str
-    """`core` (installed with the project), `extra` (with the project, on request: extras and groups) or `alone`
-    (an installation of its own: a requirements file, a conda environment)."""
+    """`core` (installed with the project), `extra` (with the project, on request: extras and groups), `alone`
+    (an installation of its own: a requirements file, a conda environment) or `override` (uv's, which replaces every
+    requirement on transformers when uv resolves: a way of its own, but only where something requires it)."""
     requirements: tuple[Declared, ...]
 
 
@@ -192,11 +193,13 @@ def from_requirements(folder: Path) -> list[DependencyList]:
 # --- pyproject.toml: PEP 621, PEP 735, Poetry --------------------------------------------------------------------------
 
 
-def _strings(text: str, name: str, where: str, items: object) -> list[Declared]:
+def _strings(text: str, name: str, where: str, items: object, after: int = 0) -> list[Declared]:
+    """The requirements on transformers among `items` (others, and tables, skipped); each found from offset
+    `after` on, for its error's position."""
     found = []
     for item in items if isinstance(items, list) else []:
         if isinstance(item, str) and names_transformers(item):
-            declared = _declared(item, where, position(name, text, item))
+            declared = _declared(item, where, position(name, text, item, after))
             if declared is not None:
                 found.append(declared)
     return found
@@ -301,9 +304,20 @@ def _poetry(text: str, name: str, table: dict[str, Any], label: str) -> tuple[li
     return required, optional
 
 
+def _uv_overrides(text: str, name: str, uv: object) -> list[DependencyList]:
+    """`[tool.uv] override-dependencies`, one way each: uv replaces every requirement on transformers with them (the
+    project's own, an extra's, markers or not), and several must differ by marker, so each holds somewhere. A scoped
+    override (a table) replaces only another package's requirement, which the project's own still narrows, and
+    `constraint-dependencies` only narrow uv's resolution: pip ignores both, so neither changes the union."""
+    items = uv.get("override-dependencies", []) if isinstance(uv, dict) else []
+    after = max(text.find("override-dependencies"), 0)
+    found = _strings(text, name, f"{name} [tool.uv] override-dependencies", items, after)
+    return [DependencyList("override", (d,)) for d in found]
+
+
 def from_pyproject(folder: Path) -> list[DependencyList]:
-    """`[project]` dependencies and optional-dependencies, `[dependency-groups]`, and Poetry's main dependencies,
-    groups and dev-dependencies."""
+    """`[project]` dependencies and optional-dependencies, `[dependency-groups]`, Poetry's main dependencies,
+    groups and dev-dependencies, and uv's `[tool.uv] override-dependencies`."""
     path = folder / "pyproject.toml"
     if not path.is_file():
         return []
@@ -332,7 +346,9 @@ def from_pyproject(folder: Path) -> list[DependencyList]:
     groups = data.get("dependency-groups", {})
     if isinstance(groups, dict):
         lists += _groups(text, name, groups)
-    poetry = data.get("tool", {}).get("poetry", {})
+    tool = data.get("tool", {})
+    lists += _uv_overrides(text, name, tool.get("uv", {}) if isinstance(tool, dict) else {})
+    poetry = tool.get("poetry", {}) if isinstance(tool, dict) else {}
     tables = [
         ("dependencies", poetry.get("dependencies", {})),
         ("dev-dependencies", poetry.get("dev-dependencies", {})),

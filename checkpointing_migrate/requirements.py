@@ -151,11 +151,14 @@ def _alternatives(found: DependencyList) -> list[Alternative]:
 def union(lists: list[DependencyList]) -> tuple[Alternative, ...]:
     """Every way the project may be installed. Extras and groups come with the core dependencies, so when those
     name transformers the extras only narrow them; otherwise each extra or group is a way of its own. Each
-    requirements file and conda environment is an installation of its own. Equal ranges are merged, their sources
-    listed together."""
+    requirements file and conda environment is an installation of its own. A uv override is one more way (`uv sync`
+    installs it, pip ignores it), but it adds no requirement: only where something requires transformers. Equal
+    ranges are merged, their sources listed together."""
     core = _alternatives(DependencyList("core", tuple(d for x in lists if x.role == "core" for d in x.requirements)))
     ways = core or [a for x in lists if x.role == "extra" for a in _alternatives(x)]
     ways += [a for x in lists if x.role == "alone" for a in _alternatives(x)]
+    if ways:
+        ways += [a for x in lists if x.role == "override" for a in _alternatives(x)]
     merged: dict[SpecifierSet, list[str]] = {}  # `>=5.23` and `>=5.23.0` are equal specifier sets
     for way in ways:
         sources = merged.setdefault(way.specifier, [])

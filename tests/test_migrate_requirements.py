@@ -163,6 +163,45 @@ LAYOUTS = [
         False,
         "transformers>=5.20 (setup.cfg [options.extras_require] train)",
     ),
+    # uv's [tool.uv]: an override replaces every requirement on transformers when uv resolves (pip ignores it), so
+    # it is one more way to install; a constraint only narrows uv's resolution, so the pip way keeps the whole range
+    (
+        {
+            "pyproject.toml": '[project]\nname = "p"\ndependencies = ["transformers>=5.23.0"]\n'
+            '[tool.uv]\noverride-dependencies = ["transformers==5.22.2"]\n'
+        },
+        False,  # `uv sync` installs 5.22.2, which has no new name
+        "transformers>=5.23.0 (pyproject.toml [project.dependencies]) or "
+        "transformers==5.22.2 (pyproject.toml [tool.uv] override-dependencies)",
+    ),
+    (
+        {
+            "pyproject.toml": '[project]\nname = "p"\n[project.optional-dependencies]\ntrain = ["transformers>=5.23"]\n'
+            "[tool.uv]\noverride-dependencies = [\n  \"transformers>=5.24; sys_platform == 'linux'\",\n"
+            "  \"transformers>=5.20; sys_platform != 'linux'\",\n]\n"
+        },
+        False,  # it replaces an extra's requirement too, and each marked override holds somewhere
+        "transformers>=5.23 (pyproject.toml [project.optional-dependencies] train) or "
+        "transformers>=5.24 (pyproject.toml [tool.uv] override-dependencies) or "
+        "transformers>=5.20 (pyproject.toml [tool.uv] override-dependencies)",
+    ),
+    (
+        {
+            "pyproject.toml": PEP621 + '[tool.uv]\noverride-dependencies = ["transformers>=5.24", '
+            '{package = {name = "peft"}, dependencies = ["transformers>=5.0"]}]\n'
+        },
+        True,  # a scoped override replaces only what peft requires: the project's own requirement still holds
+        "transformers>=5.23 (pyproject.toml [project.dependencies]) or "
+        "transformers>=5.24 (pyproject.toml [tool.uv] override-dependencies)",
+    ),
+    (
+        {
+            "pyproject.toml": '[project]\nname = "p"\ndependencies = ["transformers>=5.20"]\n'
+            '[tool.uv]\nconstraint-dependencies = ["transformers>=5.23"]\n'
+        },
+        False,  # `pip install .` ignores [tool.uv]: 5.20 stays allowed
+        "transformers>=5.20 (pyproject.toml [project.dependencies])",
+    ),
     # markers: each holds in some environments
     (
         {
@@ -202,6 +241,18 @@ def test_without_a_requirement_the_run_says_what_that_means(tmp_path: Path) -> N
         in line
     )
     assert str(project) in line  # where the search stopped
+
+
+def test_an_override_alone_requires_nothing(tmp_path: Path) -> None:
+    """uv's override adds no requirement (it replaces those that exist): with nothing else naming transformers the
+    project still declares none, so nothing is rewritten."""
+    pyproject = (
+        '[project]\nname = "p"\ndependencies = ["peft"]\n[tool.uv]\noverride-dependencies = ["transformers>=5.24"]\n'
+    )
+    project = _project(tmp_path, {"pyproject.toml": pyproject})
+    result = run("fix", "--write", "src", cwd=project)
+    assert (project / "src" / "train.py").read_text() == CALL
+    assert result.stderr.startswith(f"{NAME}: no transformers requirement found")
 
 
 def test_target_is_announced_and_machine_formats_stay_clean(tmp_path: Path) -> None:
@@ -251,6 +302,10 @@ BROKEN = [
     (
         {"pyproject.toml": '[project]\nname = "p"\ndependencies = ["transformers>=5.23"]\nversion = \n'},
         "pyproject.toml:4:11: error: cannot read pyproject.toml: Invalid value (at line 4, column 11); fix the TOML syntax",
+    ),
+    (
+        {"pyproject.toml": PEP621 + '[tool.uv]\noverride-dependencies = ["transformers>=>5"]\n'},
+        "pyproject.toml:5:27: error: cannot read the requirement 'transformers>=>5'",
     ),
     (
         {"setup.py": 'from setuptools import setup\nsetup(install_requires=read("transformers.txt"))\n'},
