@@ -119,3 +119,50 @@ def _walk(root: Path, whole: bool, names: frozenset[str]) -> dict[str, Declared]
         if count > MAX_FOLDERS:
             break
     return found
+
+
+_GROUPS = frozenset({"add_argument_group", "add_mutually_exclusive_group"})
+"""Calls that make a group whose `add_argument` declares the option on the parser they are called on."""
+
+
+def abbreviated(tree: ast.AST, flag: str) -> list[str]:
+    """The long options declared with `add_argument` in `tree` of which `flag` is a proper prefix, on a parser that
+    lets argparse take abbreviations (`allow_abbrev` not `False`): such a parser takes `--gradient_checkpointing` for
+    its `--gradient_checkpointing_level` (two of them: it stops on the ambiguity), so the flag never gets past it to
+    the HfArgumentParser given the rest (`parse_known_args`). A parser the file does not build here (a function's
+    parameter) has argparse's default, `allow_abbrev=True`."""
+    made = {
+        node.targets[0].id: node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Call)
+    }
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if not (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument"
+        ):
+            continue
+        options = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        longer = [o for o in options if o.startswith("--") and o.startswith(flag) and o != flag]
+        if longer and _abbreviates(node.func.value, made):
+            found += [o for o in longer if o not in found]
+    return found
+
+
+def _abbreviates(receiver: ast.expr, made: dict[str, ast.Call]) -> bool:
+    """Whether the parser `receiver` (`parser`, or a group of it) takes abbreviations: `False` only when the call that
+    made it, or the parser a group of it was made from, is given `allow_abbrev=False`."""
+    seen: set[str] = set()
+    while isinstance(receiver, ast.Name) and receiver.id in made and receiver.id not in seen:
+        seen.add(receiver.id)
+        call = made[receiver.id]
+        given = next((k.value for k in call.keywords if k.arg == "allow_abbrev"), None)
+        if isinstance(given, ast.Constant) and given.value is False:
+            return False
+        if not (isinstance(call.func, ast.Attribute) and call.func.attr in _GROUPS):
+            return True
+        receiver = call.func.value
+    return True

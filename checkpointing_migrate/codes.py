@@ -506,6 +506,11 @@ _CODES = (
             "field": "this file declares a dataclass field `{field}`, which HfArgumentParser turns into `{flag}`: it may "
             "be the file's own flag, not TrainingArguments', so it is not rewritten",
             "add_argument": "{who} defines its own `{flag}` with `add_argument`: not the TrainingArguments flag, not rewritten",
+            "abbreviated": "{who} defines `{option}` with `add_argument`, which takes `{flag}` by argparse's prefix "
+            "matching (`allow_abbrev`), so `{flag}` never reaches TrainingArguments: the script's own flag, not rewritten",
+            "ambiguous": "{who} defines {options} with `add_argument`, each of which `{flag}` abbreviates, so argparse's "
+            "prefix matching (`allow_abbrev`) stops on it as ambiguous and it never reaches TrainingArguments: not "
+            "rewritten",
             "dataclass": "{who} declares its own dataclass field `{field}`: its HfArgumentParser may read `{flag}` into "
             "that dataclass, not TrainingArguments (renaming it would be refused as an unused argument), so it is not "
             "rewritten",

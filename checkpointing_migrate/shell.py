@@ -7,6 +7,7 @@ renamed only after the training program it belongs to, so a launcher's own flags
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 from dataclasses import dataclass, replace
@@ -14,6 +15,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from checkpointing_migrate import codes
+from checkpointing_migrate.argflags import abbreviated
 from checkpointing_migrate.codes import Applicability, Severity
 from checkpointing_migrate.configreaders import flag_reader
 from checkpointing_migrate.dictflow import VerdictKind
@@ -67,6 +69,8 @@ class FlagReader(StrEnum):
     """The renamed flags' parser (`HfArgumentParser`) of training arguments."""
     OWN = "own"
     """The script's own `add_argument`."""
+    ABBREVIATED = "abbreviated"
+    """The script's own `add_argument` of a longer option the flag abbreviates (argparse's prefix matching)."""
     FIELD = "field"
     """Maybe the script's own dataclass, which declares a field of the flag's name."""
     PARSED = "parsed"
@@ -206,11 +210,13 @@ def normal(flag: str) -> str:
 def _script_verdict(
     script: str, base: Path | None, rules: Rules, flag: str, cwd: str | None = ""
 ) -> tuple[FlagReader, str]:
-    """`sure`, `own` (the script defines the flag), `field` (it declares a dataclass field of the flag's name, so its
-    parser may read the flag into the script's own dataclass), `parsed` (its parser is given a dataclass of the
-    project's that declares the field), `unsure` (one the tool cannot read, or a library's that declares it) or
-    `unknown`, for a script path as written in a command run from `cwd` (what `cd` made of the folder the shell file
-    is run from; `None`: not known); with the evidence of `parsed` and `unsure` (`dictflow.Verdict.why`).
+    """`sure`, `own` (the script defines the flag), `abbreviated` (its own argparse parser takes the flag for a longer
+    option it declares, by prefix matching), `field` (it declares a dataclass field of the flag's name, so its parser
+    may read the flag into the script's own dataclass), `parsed` (its parser is given a dataclass of the project's
+    that declares the field), `unsure` (one the tool cannot read, or a library's that declares it) or `unknown`, for a
+    script path as written in a command run from `cwd` (what `cd` made of the folder the shell file is run from;
+    `None`: not known); with the evidence of `parsed` and `unsure` (`dictflow.Verdict.why`), and of `abbreviated`:
+    the options, separated by spaces (two or more: argparse stops on the ambiguous abbreviation).
 
     Sure only when the script is found next to the file (or above it, up to the project) and builds its arguments
     with the renamed flags' parser (`HfArgumentParser`) without defining the flag itself; otherwise reported as
@@ -230,6 +236,8 @@ def _script_verdict(
                 return FlagReader.UNKNOWN, ""
             if re.search(rf"add_argument\([^)]*[\"']{re.escape(flag)}[\"']", text):
                 return FlagReader.OWN, ""
+            if longer := _abbreviated(text, flag):
+                return FlagReader.ABBREVIATED, " ".join(longer)
             if declared_fields(text, flag):
                 return FlagReader.FIELD, ""
             if not any(re.search(rf"\b{p}\b", text) for p in rules.parsers):
@@ -240,6 +248,17 @@ def _script_verdict(
         if (folder / ".git").exists():
             break
     return FlagReader.UNKNOWN, ""
+
+
+def _abbreviated(text: str, flag: str) -> list[str]:
+    """The script's options that argparse's prefix matching would give `flag` (`argflags.abbreviated`); the file is
+    parsed only when it declares an option that starts with the flag."""
+    if "add_argument" not in text or not re.search(rf"[\"']{re.escape(flag)}[\w-]", text):
+        return []
+    try:
+        return abbreviated(ast.parse(text), flag)
+    except (SyntaxError, ValueError, RecursionError):
+        return []  # a script that cannot be parsed does not run: reported when it is checked itself
 
 
 def _in_project(path: Path, base: Path) -> bool:
@@ -291,6 +310,12 @@ def flag_hit(
         return registered(row, start, code="both-names", who=f"`{name}` gets", old=flag, new=row.new, to="")
     if verdict == FlagReader.OWN:
         return registered(row, start, code="own-flag", form="add_argument", who=f"`{name}`", flag=flag)
+    if verdict == FlagReader.ABBREVIATED:
+        longer = why.split()
+        if len(longer) == 1:
+            return registered(row, start, code="own-flag", form="abbreviated", who=f"`{name}`", option=why, flag=flag)
+        options = " and ".join(f"`{o}`" for o in longer)
+        return registered(row, start, code="own-flag", form="ambiguous", who=f"`{name}`", options=options, flag=flag)
     if verdict == FlagReader.FIELD:
         return registered(
             row, start, code="own-flag", form="dataclass", who=f"`{name}`", field=field_name(flag), flag=flag

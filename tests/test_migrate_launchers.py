@@ -103,6 +103,8 @@ EXPECTED = {
     ("dirs.sh", 10, 20): ("unknown-program", "info", None),  # a `popd` with no `pushd` left: the folder is not known
     ("moved.ipynb", 19, 26): ("own-flag", "info", None),  # `!python train_hf.py` after a cell's `%cd legacy`
     ("moved.ipynb", 42, 26): ("unknown-program", "info", None),  # after `os.chdir(...)`: the folder is not known
+    ("abbrev.sh", 3, 18): ("own-flag", "info", None),  # the script's `--gradient_checkpointing_level` takes it
+    ("abbrev.sh", 4, 18): ("own-flag", "info", None),  # `--flag=value` too
 }
 
 
@@ -249,3 +251,30 @@ def test_a_script_in_an_absolute_folder_is_read_only_inside_the_project(
     found = [(e["line"], e["code"], e["severity"]) for e in json.loads(capsys.readouterr().out)]
     assert found == [(1, "unknown-program", "info"), (2, "unknown-program", "info"), (3, "own-flag", "info"),
                      (4, "flag", "fix")]  # fmt: skip
+
+
+def test_a_flag_a_script_option_takes_by_prefix_matching_names_that_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """argparse gives `--gradient_checkpointing` to the one option it abbreviates (`abbrev.py`), and stops on it when
+    it abbreviates two, declared here on a parser a function is given (argparse's default: `allow_abbrev=True`)."""
+    shutil.copy(TREE / "pyproject.toml", tmp_path)
+    shutil.copy(TREE / "abbrev.py", tmp_path)
+    (tmp_path / "two.py").write_text(
+        "import argparse\n\n\ndef add(parser):\n"
+        "    parser.add_argument('--gradient_checkpointing_level')\n"
+        "    parser.add_argument('--gradient_checkpointing_mode')\n"
+    )
+    (tmp_path / "run.sh").write_text(
+        "python abbrev.py --gradient_checkpointing\npython two.py --gradient_checkpointing\n"
+    )
+    capsys.readouterr()
+    main(["scan", "--format", "json", str(tmp_path / "run.sh")])
+    one, two = json.loads(capsys.readouterr().out)
+    assert (one["code"], two["code"]) == ("own-flag", "own-flag")
+    assert one["message"].startswith(
+        "`abbrev.py` defines `--gradient_checkpointing_level` with `add_argument`, which takes "
+        "`--gradient_checkpointing` by argparse's prefix matching"
+    )
+    assert "`--gradient_checkpointing_level` and `--gradient_checkpointing_mode`" in two["message"]
+    assert "ambiguous" in two["message"]
