@@ -942,6 +942,7 @@ SHARED: Mapping[str, str] = {
     "remote-code": "line {line} loads it with `{passed}`: the model's class may be the repository's own code, which "
     "defines its own methods, so a transformers class name is no evidence",
     "swapped": "`{receiver}` is not only what it was built as: {how}",
+    "swaps-class": "line {line} swaps its class (`{how}`)",
 }
 """The sentences every `fix` code says (`hits.rename`, `hits.gate_reason`): its subject, the deprecation and the new
 name, an unsafe fix's reason, and why the version gate keeps the old name; and why a receiver is what the tool takes

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -33,9 +33,9 @@ NEW_PARAMETERS = ("every_n_layers", "offload")
 """Keywords the new enable method passes to an override of the old one (transformers ≥ the rename)."""
 NEW_KEYWORDS = " and ".join(f"`{p}=`" for p in NEW_PARAMETERS)
 """`NEW_PARAMETERS` as messages name them."""
-SWAPPERS = frozenset({"adapters.init"})
-"""Calls that swap the class of the model passed to them (AdapterHub's `adapters.init(model)`): what the model's
-methods are afterwards is that library's business."""
+SWAPPERS: Mapping[str, str] = {"adapters.init": "model"}
+"""Calls that swap the class of the model passed to them, with the parameter that takes it (AdapterHub's
+`adapters.init(model)`, or `model=`): what the model's methods are afterwards is that library's business."""
 _MOCK_NAMES = ("Mock", "MagicMock", "NonCallableMock", "NonCallableMagicMock", "AsyncMock", "create_autospec")
 MOCKS = frozenset(f"{module}.{name}" for module in ("unittest.mock", "mock") for name in _MOCK_NAMES)
 """Test doubles: every attribute of one is a mock too (unless the file assigns it), so an old name on it is no
@@ -239,17 +239,34 @@ class Receivers:
                 self.imports[alias.asname or alias.name] = f"{'.' * node.level}{module}{alias.name}"
 
     def _assign_statement(self, node: ast.Assign) -> None:
-        """`x.__class__ = X` (a class swap), `Tiny.old = fn` (a class patch) and `x.old = fn` (a replaced method)."""
+        """`x.__class__ = X` (a class swap), `Tiny.old = fn` (a class patch) and `x.old = fn` or `x.__dict__["old"] =
+        fn` (a replaced method)."""
         for target in node.targets:
             if isinstance(target, ast.Attribute) and target.attr == "__class__":
-                self.swapped[ast.unparse(target.value)] = (
-                    f"line {node.lineno} swaps its class (`{ast.unparse(target)} = ...`)"
-                )
+                self._swap(target.value, node.lineno, f"{ast.unparse(target)} = ...")
             if isinstance(target, ast.Attribute) and target.attr in self.rules.members:
                 self._patched(target.value, target.attr, node.value)
-                if self._takes_anything(node.value):
-                    continue
-                self.replaced.add((ast.unparse(target.value), target.attr))
+                if not self._takes_anything(node.value):
+                    self.replaced.add((ast.unparse(target.value), target.attr))
+            elif (entry := self._instance_dict(target)) is not None and not self._takes_anything(node.value):
+                self.replaced.add(entry)
+
+    def _instance_dict(self, target: ast.expr) -> tuple[str, str] | None:
+        """(`x`, old name) of `x.__dict__["old"]` or `vars(x)["old"]`: the instance whose old method an assignment
+        there replaces (a class's `__dict__` cannot be assigned to)."""
+        name = _string_key(target)
+        if name not in self.rules.members or not isinstance(target, ast.Subscript):
+            return None
+        holder = target.value
+        if isinstance(holder, ast.Attribute) and holder.attr == "__dict__":
+            return ast.unparse(holder.value), name
+        if isinstance(holder, ast.Call) and _is_builtin_call(holder, "vars") and len(holder.args) == 1:
+            return ast.unparse(holder.args[0]), name
+        return None
+
+    def _swap(self, receiver: ast.expr, line: int, how: str) -> None:
+        """Record that line `line` gives `receiver` another class (`how`: the statement, shortened)."""
+        self.swapped[ast.unparse(receiver)] = shared("swaps-class", line=line, how=how)
 
     def _patched(self, owner: ast.expr, name: str, value: ast.expr) -> None:
         if isinstance(owner, ast.Name) and owner.id in self.classes:
@@ -273,18 +290,19 @@ class Receivers:
         )
 
     def _call_statement(self, call: ast.Call) -> None:
-        """`setattr(Tiny, "old", fn)` (a class patch) and `adapters.init(model)` (a class swap)."""
+        """`setattr(Tiny, "old", fn)` (a class patch), `setattr(x, "__class__", X)` and `adapters.init(model)` (class
+        swaps)."""
         func = self.qualified(call.func) or (call.func.id if isinstance(call.func, ast.Name) else "")
         if func == "setattr" and len(call.args) == 3:
             owner, name, value = call.args
-            if isinstance(name, ast.Constant) and name.value in self.rules.members:
+            if isinstance(name, ast.Constant) and name.value == "__class__":
+                self._swap(owner, call.lineno, f"setattr({ast.unparse(owner)}, '__class__', ...)")
+            elif isinstance(name, ast.Constant) and name.value in self.rules.members:
                 self._patched(owner, str(name.value), value)
                 if not self._takes_anything(value):
                     self.replaced.add((ast.unparse(owner), str(name.value)))
-        elif func in SWAPPERS and call.args:
-            self.swapped[ast.unparse(call.args[0])] = (
-                f"line {call.lineno} swaps its class (`{ast.unparse(call.func)}(...)`)"
-            )
+        elif func in SWAPPERS and (model := _swapped_model(call, func)) is not None:
+            self._swap(model, call.lineno, f"{ast.unparse(call.func)}(...)")
 
     # --- names and classes -------------------------------------------------------------------------------------------
 
@@ -664,12 +682,80 @@ class Receivers:
             elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)) and id(node) not in bound:
                 # Tuple unpacking (`model, opt = build()`), loop and `with` targets, `del`, augmented assignment.
                 found.setdefault(node.id, []).append(ast.Constant(None))
+            elif (captured := _captured(node)) is not None:
+                found.setdefault(captured, []).append(ast.Constant(None))
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
                 for alias in node.names:
                     found.setdefault(alias.asname or alias.name.split(".")[0], []).append(ast.Constant(None))
             stack.extend(ast.iter_child_nodes(node))
+        for name in _rebound_inside(scope):
+            found.setdefault(name, []).append(ast.Constant(None))
         self._scopes[id(scope)] = found
         return found
+
+
+def _captured(node: ast.AST) -> str | None:
+    """The name a `case` pattern binds: `case m`, `case [m, *rest]`, `case {"k": m, **rest}`, `case Foo(m)`, `case _ as
+    m` (a pattern binds a plain string, not an `ast.Name` in a store context)."""
+    if isinstance(node, (ast.MatchAs, ast.MatchStar)):
+        return node.name
+    return node.rest if isinstance(node, ast.MatchMapping) else None
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+"""The statements that open a scope of their own, where `global` and `nonlocal` may name a name of another one."""
+
+
+def _rebound_inside(scope: ast.AST) -> set[str]:
+    """The names of `scope` that the code in it rebinds from elsewhere, which no walk of its own statements finds: a
+    function (or class body) inside it that declares the name `global` (the module's) or `nonlocal` (a function's) and
+    binds it, or `globals()["name"] = ...` anywhere in the module."""
+    module = isinstance(scope, ast.Module)
+    declared = ast.Global if module else ast.Nonlocal
+    names: set[str] = set()
+    for node in ast.walk(scope):
+        if node is not scope and isinstance(node, _SCOPES):
+            names |= _declared_and_bound(node, declared)
+        elif module and isinstance(node, ast.Assign):
+            names.update(key for t in node.targets if (key := _globals_key(t)) is not None)
+    return names
+
+
+def _declared_and_bound(scope: ast.AST, declared: type[ast.Global | ast.Nonlocal]) -> set[str]:
+    """The names the statements of `scope` itself (not of the scopes inside it) declare `declared` and bind."""
+    names: set[str] = set()
+    bound: set[str] = set()
+    stack = list(ast.iter_child_nodes(scope))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, declared):
+            names.update(node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bound.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update(a.asname or a.name.split(".")[0] for a in node.names)
+        elif (captured := _captured(node)) is not None:
+            bound.add(captured)
+        if isinstance(node, _SCOPES):
+            bound.add(node.name)
+        if isinstance(node, (*_SCOPES, ast.Lambda)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return names & bound
+
+
+def _globals_key(target: ast.expr) -> str | None:
+    """`name` of `globals()["name"]`: an assignment there binds the module's `name`."""
+    if isinstance(target, ast.Subscript) and _is_builtin_call(target.value, "globals"):
+        return _string_key(target)
+    return None
+
+
+def _string_key(target: ast.expr) -> str | None:
+    """`"key"` of `anything["key"]`."""
+    if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant):
+        return target.slice.value if isinstance(target.slice.value, str) else None
+    return None
 
 
 def _parameters(scope: ast.AST) -> dict[str, list[ast.expr | tuple[str, ast.expr]]]:
@@ -690,6 +776,19 @@ def _parameters(scope: ast.AST) -> dict[str, list[ast.expr | tuple[str, ast.expr
                     ("annotation", arg.annotation) if arg.annotation else ast.Constant(None)
                 )
     return found
+
+
+def _swapped_model(call: ast.Call, func: str) -> ast.expr | None:
+    """The model a call of the `SWAPPERS` entry `func` swaps the class of: its first argument, or the keyword of that
+    parameter's name."""
+    if call.args:
+        return call.args[0]
+    return next((k.value for k in call.keywords if k.arg == SWAPPERS[func]), None)
+
+
+def _is_builtin_call(expr: ast.expr, name: str) -> bool:
+    """`name(...)`: a call of the builtin `name` (a module that defines or imports its own is not told apart)."""
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == name
 
 
 def _is_false(expr: ast.expr) -> bool:

@@ -286,6 +286,85 @@ model = AutoModelForCausalLM.from_pretrained("m")
 adapters.init(model)
 model.gradient_checkpointing_enable()  # unsafe call
 """,
+    # The other ways to swap a model's class, or to replace its old method on the instance.
+    "adapters_init_keyword": """
+import adapters
+from transformers import AutoModelForCausalLM
+
+model = AutoModelForCausalLM.from_pretrained("m")
+adapters.init(model=model)
+model.gradient_checkpointing_enable()  # unsafe call
+""",
+    "setattr_class_swap": """
+from transformers import AutoModelForCausalLM
+
+model = AutoModelForCausalLM.from_pretrained("m")
+setattr(model, "__class__", Swapped)
+model.gradient_checkpointing_enable()  # unsafe call
+""",
+    "instance_dict_replaced": """
+from transformers import AutoModelForCausalLM
+
+model = AutoModelForCausalLM.from_pretrained("m")
+model.__dict__["gradient_checkpointing_enable"] = lambda: None
+model.gradient_checkpointing_enable()  # hazard replaced-method
+other = AutoModelForCausalLM.from_pretrained("m")
+vars(other)["gradient_checkpointing_enable"] = lambda: None
+other.gradient_checkpointing_enable()  # hazard replaced-method
+""",
+    # Rebindings outside the name's own statements, like the unpacking of `prepared_actor`: the name's kind is unknown.
+    "global_rebinding": """
+from transformers import AutoModelForCausalLM
+
+model = AutoModelForCausalLM.from_pretrained("m")
+kept = AutoModelForCausalLM.from_pretrained("m")
+
+def wrap_it():
+    global model, kept
+    model = wrap(model)
+    kept.gradient_checkpointing_enable()  # fix call
+
+def outer():
+    inner_model = AutoModelForCausalLM.from_pretrained("m")
+    def rewrap():
+        nonlocal inner_model
+        inner_model = wrap(inner_model)
+    rewrap()
+    inner_model.gradient_checkpointing_enable()  # unsafe call
+
+model.gradient_checkpointing_enable()  # unsafe call
+kept.gradient_checkpointing_enable()  # fix call
+""",
+    "match_captures": """
+from transformers import AutoModelForCausalLM
+
+a = b = c = d = e = f = AutoModelForCausalLM.from_pretrained("m")
+match command:
+    case [b, *_]:
+        pass
+    case {"k": c, **d}:
+        pass
+    case Foo(e):
+        pass
+    case _ as f:
+        pass
+match command:
+    case a:
+        pass
+a.gradient_checkpointing_enable()  # unsafe call
+b.gradient_checkpointing_enable()  # unsafe call
+c.gradient_checkpointing_enable()  # unsafe call
+d.gradient_checkpointing_enable()  # unsafe call
+e.gradient_checkpointing_enable()  # unsafe call
+f.gradient_checkpointing_enable()  # unsafe call
+""",
+    "globals_key": """
+from transformers import AutoModelForCausalLM
+
+model = AutoModelForCausalLM.from_pretrained("m")
+globals()["model"] = wrap(model)
+model.gradient_checkpointing_enable()  # unsafe call
+""",
     "remote_code": """
 from transformers import AutoModelForCausalLM, LlamaForCausalLM
 
