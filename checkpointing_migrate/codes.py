@@ -933,6 +933,7 @@ SHARED: Mapping[str, str] = {
     "defines-itself": "class `{cls}` defines `{what}` itself and subclasses no transformers class",
     "base-may-define": "class `{cls}` has a base before its transformers one that may define the old names: {unsure}",
     "subclasses-model": "class `{cls}` subclasses a transformers model",
+    "super-of": "`super()` in class `{cls}` reaches `{base}`, a transformers model",
     "early-read": "class `{cls}` reads `self.{field}` in `__post_init__` before TrainingArguments' own, which is what "
     "sets the new field from the old one",
     "inherits-field": "class `{cls}` inherits the old field from its base `{base}`, which declares it",

@@ -635,3 +635,35 @@ def test_the_old_method_assigned_in_a_class_body_is_a_definition(
     (tmp_path / "models.py").write_text(text)
     at_definition = [f["code"] for f in _scan(tmp_path, capsys) if f["line"] == 9 and f["column"] == 5]
     assert at_definition == ([code] if code else [])
+
+
+def test_an_up_call_in_a_helper_of_an_override_is_part_of_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The override calls a helper that calls up (`super()` or the base by name): renamed there, the new method
+    would call the override again, a RecursionError, so it is left alone like an up-call in the override itself.
+    `super()` in a method of a model subclass reaches its transformers base: a fix, unsafe only where a class of the
+    run defines the old method (an instance of a subclass may be one)."""
+    project, alone = tmp_path / "project", tmp_path / "alone"
+    for folder in (project, alone):
+        folder.mkdir()
+        (folder / "pyproject.toml").write_text(REQUIREMENT)
+    helpers = (
+        "from transformers import LlamaForCausalLM\n\n\nclass T(LlamaForCausalLM):\n"
+        "    def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None, **kwargs):\n"
+        "        self._do(gradient_checkpointing_kwargs)\n\n    def _do(self, gck):\n"
+        "        LlamaForCausalLM.gradient_checkpointing_enable(self, gck)\n\n\nclass U(LlamaForCausalLM):\n"
+        "    def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None, **kwargs):\n"
+        "        self._do(gradient_checkpointing_kwargs)\n\n    def _do(self, gck):\n"
+        "        super().gradient_checkpointing_enable(gck)\n"
+    )
+    plain = "from transformers import LlamaForCausalLM\n\n\nclass V(LlamaForCausalLM):\n    def setup(self):\n        super().gradient_checkpointing_enable()\n"
+    (project / "helpers.py").write_text(helpers)
+    assert [(f["line"], f["code"]) for f in _scan(project, capsys)] == [(5, "override"), (13, "override")]
+    (alone / "plain.py").write_text(plain)
+    [found] = _scan(alone, capsys)
+    assert (found["line"], found["code"], found["applicability"]) == (6, "call", "safe")
+    (project / "plain.py").write_text(plain)
+    reached = [f for f in _scan(project, capsys) if Path(str(f["path"])).name == "plain.py"]
+    assert [(f["line"], f["applicability"]) for f in reached] == [(6, "unsafe")]
+    assert "defines `gradient_checkpointing_enable`" in str(reached[0]["message"])

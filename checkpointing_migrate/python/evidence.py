@@ -102,6 +102,8 @@ def kind(file: File, at: At, expr: ast.expr) -> Kind:
     if isinstance(expr, ast.Attribute):
         found = attribute_kind(file, at, expr)
         return found if found.kind != ReceiverKind.UNKNOWN else mock_attribute(file, at, expr)
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "super" and not expr.args:
+        return _super_kind(file, at)
     if isinstance(expr, ast.Name):
         if (cls := instance_of(at, expr.id)) is not None:
             return file.receivers.class_kind(ast.Name(cls.name))
@@ -109,6 +111,27 @@ def kind(file: File, at: At, expr: ast.expr) -> Kind:
             cls = at.enclosing(ast.ClassDef)  # `self` in a class body outside methods: a snippet's shorthand
             return file.receivers.class_kind(ast.Name(cls.name)) if isinstance(cls, ast.ClassDef) else UNKNOWN
     return file.receivers.expr_kind(expr, scopes(file, at))
+
+
+def _super_kind(file: File, at: At) -> Kind:
+    """What `super()` in a method of class `C` reaches: the first base, when it is a transformers model (for an
+    instance of any subclass of `C`); a base before it that is not one, or none at all: unknown."""
+    cls = at.enclosing(ast.ClassDef)
+    bases = cls.bases if isinstance(cls, ast.ClassDef) and instance_of(at, _self_name(at)) is cls else []
+    first = file.receivers.class_kind(bases[0]) if bases else UNKNOWN
+    if first.kind != ReceiverKind.MODEL:
+        return first if first.kind in (ReceiverKind.OVERRIDE, ReceiverKind.UNSURE) else UNKNOWN
+    why = codes.shared("super-of", cls=cls.name if isinstance(cls, ast.ClassDef) else "", base=ast.unparse(bases[0]))
+    return dataclasses.replace(first, why=why, exact=False)
+
+
+def _self_name(at: At) -> str:
+    """The first parameter of the innermost enclosing function (`self` in a method)."""
+    function = next((n for n, _ in reversed(at.chain[:-1]) if isinstance(n, FUNCTIONS)), None)
+    if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+        return ""
+    positional = [*function.args.posonlyargs, *function.args.args]
+    return positional[0].arg if positional else ""
 
 
 def receiver_kind(file: File, at: At, receiver: ast.expr) -> Kind:

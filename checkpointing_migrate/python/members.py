@@ -94,16 +94,24 @@ def _not_a_method(file: File, node: ast.Attribute, at: At, row: Rename, start: i
 
 
 def _inside_override(file: File, node: ast.Attribute, call: ast.Call, at: At) -> bool:
-    """`super().old(...)` or `Base.old(self, ...)` in a method named like an old member: part of an override.
-    Renamed inside the override, the new method would call the override again: a RecursionError (measured)."""
+    """`super().old(...)` or `Base.old(self, ...)` in a method named like an old member, or in any method of a class
+    that defines `old` (a helper the override calls): part of an override. Renamed there, the new method would call
+    the override again: a RecursionError (measured)."""
     function = at.enclosing((ast.FunctionDef, ast.AsyncFunctionDef))
+    cls = at.enclosing(ast.ClassDef)
     receiver = node.value
     return (
         isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and function.name in file.rules.members
-        and isinstance(at.enclosing(ast.ClassDef), ast.ClassDef)
+        and isinstance(cls, ast.ClassDef)
+        and (function.name in file.rules.members or node.attr in _defined_in(cls))
         and ((isinstance(receiver, ast.Call) and callee(receiver) == "super") or up_call(call, function))
     )
+
+
+def _defined_in(cls: ast.ClassDef) -> set[str]:
+    """The names the class body defines (`def`, or `name = value`)."""
+    names = {s.name for s in cls.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)}
+    return names | {t.id for s in cls.body if isinstance(s, ast.Assign) for t in s.targets if isinstance(t, ast.Name)}
 
 
 def _call(file: File, node: ast.Attribute, call: ast.Call, at: At, section: str) -> Iterator[Hit]:
