@@ -933,8 +933,9 @@ SHARED: Mapping[str, str] = {
     "defines-itself": "class `{cls}` defines `{what}` itself and subclasses no transformers class",
     "base-may-define": "class `{cls}` has a base before its transformers one that may define the old names: {unsure}",
     "subclasses-model": "class `{cls}` subclasses a transformers model",
-    "early-read": "class `{cls}` reads `self.{field}` in `__post_init__` before TrainingArguments' own, which is what "
-    "sets the new field from the old one",
+    "early-read": "class `{cls}` reads `{read}` in `__post_init__`{through} before TrainingArguments' own, which is "
+    "what sets the new field from the old one",
+    "early-read-through": " (through {calls})",  # the `self.<method>()` calls that reach the read
     "inherits-field": "class `{cls}` inherits the old field from its base `{base}`, which declares it",
     "other-base": "class `{cls}` also subclasses `{base}`, which is not in this file and may declare the old field "
     "itself",
