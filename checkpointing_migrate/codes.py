@@ -934,8 +934,9 @@ SHARED: Mapping[str, str] = {
     "base-may-define": "class `{cls}` has a base before its transformers one that may define the old names: {unsure}",
     "subclasses-model": "class `{cls}` subclasses a transformers model",
     "super-of": "`super()` in class `{cls}` reaches `{base}`, a transformers model",
-    "early-read": "class `{cls}` reads `self.{field}` in `__post_init__` before TrainingArguments' own, which is what "
-    "sets the new field from the old one",
+    "early-read": "class `{cls}` reads `{read}` in `__post_init__`{through} before TrainingArguments' own, which is "
+    "what sets the new field from the old one",
+    "early-read-through": " (through {calls})",  # the `self.<method>()` calls that reach the read
     "inherits-field": "class `{cls}` inherits the old field from its base `{base}`, which declares it",
     "other-base": "class `{cls}` also subclasses `{base}`, which is not in this file and may declare the old field "
     "itself",

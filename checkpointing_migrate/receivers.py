@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -111,6 +111,9 @@ UNKNOWN = Kind(ReceiverKind.UNKNOWN, "")
 
 MAX_HOPS = 3
 """How many imports deep a class is followed into the project's other modules."""
+
+_HELPER_DEPTH = 3
+"""How many `self.<method>()` calls deep `__post_init__` is followed for an early read of an old field."""
 
 _Key = tuple[Path, int, int, int]
 """A project module read to follow an import: (path, mtime, size, depth)."""
@@ -543,8 +546,8 @@ class Receivers:
 
     def _args_class(self, node: ast.ClassDef, bases: list[Kind]) -> Kind:
         """A class with training arguments among its bases: whether the old field still works on it."""
-        if (read := self._early_read(node)) is not None:
-            return Kind(ReceiverKind.MIXIN, shared("early-read", cls=node.name, field=read.attr), read.lineno)
+        if (early := self._early_read(node)) is not None:
+            return Kind(ReceiverKind.MIXIN, early[1], early[0])
         for base_node, base in zip(node.bases, bases, strict=True):
             if base.kind == ReceiverKind.ARGS:
                 continue
@@ -563,30 +566,83 @@ class Receivers:
             return Kind(ReceiverKind.ARGS_UNSURE, what, node.lineno)
         return Kind(ReceiverKind.ARGS, shared("subclasses-args", cls=node.name), node.lineno)
 
-    def _early_read(self, node: ast.ClassDef) -> ast.Attribute | None:
-        """A read of `self.<old field>` in the class's `__post_init__` before it calls `super().__post_init__()`
-        (where TrainingArguments moves the old field's value to the new one), if any."""
-        for item in node.body:
-            if not (isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "__post_init__"):
+    def _early_read(self, node: ast.ClassDef) -> tuple[int, str] | None:
+        """(line, why) of a read of an old field that the class's `__post_init__` (its own or a base's in this module)
+        makes before it calls `super().__post_init__()` (where TrainingArguments moves the old field's value to the new
+        one), if any: in its body, or in a method it calls first (`self._check()`), `_HELPER_DEPTH` calls deep."""
+        found_def = self._method(node, "__post_init__")
+        if found_def is None:
+            return None
+        owner, post_init = found_def
+        up = [
+            n.lineno
+            for n in ast.walk(post_init)
+            if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and n.func.attr == "__post_init__"
+            and isinstance(n.func.value, ast.Call)
+        ]
+        found = self._read_in(node, post_init, min(up, default=None), ())
+        if found is None:
+            return None
+        read, calls = found
+        through = shared("early-read-through", calls=", then ".join(f"`{c}`" for c in calls)) if calls else ""
+        why = shared("early-read", cls=owner.name, read=ast.unparse(read), through=through)
+        return getattr(read, "lineno", owner.lineno), why
+
+    def _read_in(
+        self, node: ast.ClassDef, func: ast.AST, until: int | None, calls: tuple[str, ...]
+    ) -> tuple[ast.AST, tuple[str, ...]] | None:
+        """The first read of an old field on `self` in `func` (up to line `until`), and the `self.<method>()` calls
+        that reach it: a method called runs whole, so every read in it counts."""
+        for n in ast.walk(func):
+            if until is not None and getattr(n, "lineno", 0) > until:
                 continue
-            up = [
-                n.lineno
-                for n in ast.walk(item)
-                if isinstance(n, ast.Call)
+            if self._field_read(n):
+                return n, calls
+            if len(calls) >= _HELPER_DEPTH or not (
+                isinstance(n, ast.Call)
                 and isinstance(n.func, ast.Attribute)
-                and n.func.attr == "__post_init__"
-                and isinstance(n.func.value, ast.Call)
-            ]
-            for n in ast.walk(item):
-                if (
-                    isinstance(n, ast.Attribute)
-                    and isinstance(n.ctx, ast.Load)
-                    and n.attr in self.rules.fields
-                    and isinstance(n.value, ast.Name)
-                    and n.value.id == "self"
-                    and (not up or n.lineno <= min(up))
-                ):
-                    return n
+                and isinstance(n.func.value, ast.Name)
+                and n.func.value.id == "self"
+            ):
+                continue
+            helper = self._method(node, n.func.attr)
+            if helper is not None and helper[1] is not func:
+                found = self._read_in(node, helper[1], None, (*calls, ast.unparse(n)))
+                if found is not None:
+                    return found
+        return None
+
+    def _field_read(self, n: ast.AST) -> bool:
+        """Whether `n` reads an old field of `self`: `self.old`, `getattr(self, "old"[, default])`, or its entry in
+        the instance dict (`self.__dict__["old"]`, `vars(self)["old"]`, either's `.get("old")`)."""
+        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and n.attr in self.rules.fields:
+            return isinstance(n.value, ast.Name) and n.value.id == "self"
+        if isinstance(n, ast.Call) and _is_builtin_call(n, "getattr") and len(n.args) >= 2:
+            return _is_self(n.args[0]) and _is_constant(n.args[1], self.rules.fields)
+        if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load):
+            return _self_dict(n.value) and _string_key(n) in self.rules.fields
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "get" and n.args:
+            return _self_dict(n.func.value) and _is_constant(n.args[0], self.rules.fields)
+        return False
+
+    def _method(
+        self, node: ast.ClassDef, name: str, depth: int = 0
+    ) -> tuple[ast.ClassDef, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+        """The class and `def` of the method `name` the class `node` runs: its own, else the first of its bases in this
+        module that has one, depth first (a base from elsewhere or transformers' own is not read)."""
+        for item in node.body:
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == name:
+                return node, item
+        if depth > 8:
+            return None
+        for base in node.bases:
+            if not isinstance(base, ast.Name) or base.id in self.imports:
+                continue
+            local = self.classes.get(base.id)
+            if local is not None and (found := self._method(local, name, depth + 1)) is not None:
+                return found
         return None
 
     # --- what names hold ---------------------------------------------------------------------------------------------
@@ -789,6 +845,24 @@ def _swapped_model(call: ast.Call, func: str) -> ast.expr | None:
 def _is_builtin_call(expr: ast.expr, name: str) -> bool:
     """`name(...)`: a call of the builtin `name` (a module that defines or imports its own is not told apart)."""
     return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == name
+
+
+def _is_self(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Name) and expr.id == "self"
+
+
+def _is_constant(expr: ast.expr, names: Collection[str]) -> bool:
+    """`"name"`: a string constant among `names`."""
+    return isinstance(expr, ast.Constant) and isinstance(expr.value, str) and expr.value in names
+
+
+def _self_dict(expr: ast.expr) -> bool:
+    """`self.__dict__` or `vars(self)`: the instance dict, which holds a dataclass's fields."""
+    if isinstance(expr, ast.Attribute) and expr.attr == "__dict__":
+        return _is_self(expr.value)
+    return (
+        isinstance(expr, ast.Call) and _is_builtin_call(expr, "vars") and len(expr.args) == 1 and _is_self(expr.args[0])
+    )
 
 
 def _is_false(expr: ast.expr) -> bool:

@@ -205,6 +205,64 @@ def run():
     print("batch", args.batch)
     Settings().set_training(gradient_checkpointing=True)  # renamed before
 """,
+    # Early reads not spelt `self.gradient_checkpointing`: `getattr`, the instance dict, a helper `__post_init__` calls
+    # first (the class's own, which calls a base's); a read after TrainingArguments' own sees the value either way.
+    "c12_early_reads.py": """from dataclasses import dataclass
+
+from transformers import TrainingArguments
+
+
+@dataclass
+class ByGetattr(TrainingArguments):
+    def __post_init__(self):
+        self.batch = 4 if getattr(self, "gradient_checkpointing", False) else 1
+        super().__post_init__()
+
+
+@dataclass
+class ByDict(TrainingArguments):
+    def __post_init__(self):
+        self.batch = 4 if self.__dict__["gradient_checkpointing"] else 1
+        super().__post_init__()
+
+
+@dataclass
+class ByVars(TrainingArguments):
+    def __post_init__(self):
+        self.batch = 4 if vars(self).get("gradient_checkpointing") else 1
+        super().__post_init__()
+
+
+@dataclass
+class Checked(TrainingArguments):
+    def _check(self):
+        self.batch = 4 if self.gradient_checkpointing else 1
+
+
+@dataclass
+class ByHelper(Checked):
+    def __post_init__(self):
+        self._prepare()
+        super().__post_init__()
+
+    def _prepare(self):
+        self._check()
+
+
+@dataclass
+class After(TrainingArguments):
+    def __post_init__(self):
+        super().__post_init__()
+        self.batch = 4 if self.gradient_checkpointing else 1
+
+
+def run():
+    print("getattr", ByGetattr(output_dir="out", report_to="none", gradient_checkpointing=True).batch)  # renamed before
+    print("dict", ByDict(output_dir="out", report_to="none", gradient_checkpointing=True).batch)  # renamed before
+    print("vars", ByVars(output_dir="out", report_to="none", gradient_checkpointing=True).batch)  # renamed before
+    print("helper", ByHelper(output_dir="out", report_to="none", gradient_checkpointing=True).batch)  # renamed before
+    print("after", After(output_dir="out", report_to="none", gradient_checkpointing=True).batch)
+""",
 }
 
 MAIN = """import warnings
@@ -275,6 +333,11 @@ def test_fix_write_keeps_what_the_project_prints(tmp_path: Path) -> None:
     # `T` defines the old method itself: calls on it are unsafe fixes, left by `fix --write` (the tool cannot show
     # that the override passes the new keywords on).
     assert "model.gradient_checkpointing_enable()" in (before_dir / "c10_up_call.py").read_text()
+    # A read after TrainingArguments' own `__post_init__` sees the value either way: that keyword is a safe fix.
+    assert (
+        'After(output_dir="out", report_to="none", activation_checkpointing=True)'
+        in (before_dir / "c12_early_reads.py").read_text()
+    )
 
 
 CASES = {
@@ -442,6 +505,13 @@ def test_the_reasons_are_given(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "trust_remote_code=True" in messages[("remote.py", 4)]
     assert "`self.vision` is assigned in `M`: class `Tower` defines" in messages[("c08_attribute.py", 11)]
     assert "reads `self.gradient_checkpointing` in `__post_init__`" in messages[("c11_own_fields.py", 20)]
+    assert (
+        "reads `getattr(self, 'gradient_checkpointing', False)` in `__post_init__`"
+        in messages[("c12_early_reads.py", 51)]
+    )
+    assert (
+        "in `__post_init__` (through `self._prepare()`, then `self._check()`)" in messages[("c12_early_reads.py", 54)]
+    )
     assert (
         "not training arguments (class `Settings` defines `set_training` itself" in messages[("c11_own_fields.py", 22)]
     )

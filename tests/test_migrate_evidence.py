@@ -120,6 +120,22 @@ class Args(MemoryMixin, TrainingArguments):
 
 args = Args(output_dir="o", gradient_checkpointing=True)  # hazard mixin-field
 """,
+    # A mixin that declares no field but reads it in the `__post_init__` the class runs, before calling up.
+    "mixin_reads_early": """
+from dataclasses import dataclass
+from transformers import TrainingArguments
+
+class CheckMixin:
+    def __post_init__(self):
+        self.on = getattr(self, "gradient_checkpointing", False)
+        super().__post_init__()
+
+@dataclass
+class Args(CheckMixin, TrainingArguments):
+    pass
+
+args = Args(output_dir="o", gradient_checkpointing=True)  # hazard mixin-field
+""",
     "base_elsewhere": """
 from transformers import TrainingArguments
 from .mixins import LoggingMixin
@@ -343,6 +359,30 @@ def test_a_class_in_another_module_of_the_project_is_followed(
     )
     verdicts = {(f["line"], f["severity"], f["code"]) for f in _scan(pkg / "train.py", capsys)}
     assert verdicts == {(4, "fix", "call"), (6, "hazard", "narrow-override")}
+
+
+def test_an_early_read_keeps_the_keyword_through_a_subclass_and_a_module_import(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A subclass of the class that reads the old field early runs that `__post_init__` too; a class reached as an
+    attribute of its imported module is not followed (no evidence): neither keyword is a safe fix."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "args.py").write_text(
+        "from dataclasses import dataclass\nfrom transformers import TrainingArguments\n\n@dataclass\n"
+        "class MyArgs(TrainingArguments):\n    def __post_init__(self):\n"
+        "        self.on = getattr(self, 'gradient_checkpointing')\n        super().__post_init__()\n\n"
+        "@dataclass\nclass Fifth(MyArgs):\n    pass\n"
+    )
+    (pkg / "train.py").write_text(
+        "import pkg.args as ca\nfrom transformers import TrainingArguments\nfrom .args import Fifth\n\n"
+        'f = Fifth("o", gradient_checkpointing=True)\ng = ca.MyArgs("o", gradient_checkpointing=True)\n'
+        'h = TrainingArguments("o", gradient_checkpointing=True)\n'
+    )
+    verdicts = {(f["line"], f["severity"], f["code"]) for f in _scan(pkg / "train.py", capsys)}
+    assert verdicts == {(5, "hazard", "mixin-field"), (6, "info", "unknown-callee"), (7, "fix", "keyword")}
 
 
 def test_import_cycles_and_a_module_importing_itself_end_as_no_evidence(
