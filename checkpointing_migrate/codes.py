@@ -842,8 +842,11 @@ _CODES = (
             "is its field, not TrainingArguments'; renamed, the parser raises ValueError (`Some keys are not used by "
             "the HfArgumentParser`, measured)",
             "declares": "`{cls}` declares `{old}` itself",
-            "read-back": "line {line} reads it back by the old key (`{read}`): renamed here, that read raises KeyError "
+            "read-back": "{where} reads it back by the old key (`{read}`): renamed here, that read raises KeyError "
             "(`.get` gives None: checkpointing silently off); rename the reads with it",
+            # The `where` of `read-back`: this module's line, or another module that imports the dict.
+            "line": "line {line}",
+            "file": "`{where}`, which imports it,",
         },
     ),
     Code(
