@@ -536,6 +536,9 @@ _CODES = (
             "": "cannot tell whether `{name}` reads `{flag}` with HfArgumentParser (it was not found from here, or does "
             "not use it): rename it by hand if it does",
             "escaped": "{subject}, " + ESCAPED,
+            "variable": "`{flag}` is given to `{name}`, a program the shell knows only when it runs (a variable, a "
+            "loop's variable, a function's arguments), so the tool cannot tell whether it reads `{flag}` with "
+            "HfArgumentParser: rename it by hand if it does",
         },
     ),
     Code(
