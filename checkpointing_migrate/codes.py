@@ -536,6 +536,9 @@ _CODES = (
             "": "cannot tell whether `{name}` reads `{flag}` with HfArgumentParser (it was not found from here, or does "
             "not use it): rename it by hand if it does",
             "escaped": "{subject}, " + ESCAPED,
+            "variable": "`{flag}` is given to `{name}`, a program the shell knows only when it runs (a variable, a "
+            "loop's variable, a function's arguments), so the tool cannot tell whether it reads `{flag}` with "
+            "HfArgumentParser: rename it by hand if it does",
         },
     ),
     Code(
@@ -842,8 +845,11 @@ _CODES = (
             "is its field, not TrainingArguments'; renamed, the parser raises ValueError (`Some keys are not used by "
             "the HfArgumentParser`, measured)",
             "declares": "`{cls}` declares `{old}` itself",
-            "read-back": "line {line} reads it back by the old key (`{read}`): renamed here, that read raises KeyError "
+            "read-back": "{where} reads it back by the old key (`{read}`): renamed here, that read raises KeyError "
             "(`.get` gives None: checkpointing silently off); rename the reads with it",
+            # The `where` of `read-back`: this module's line, or another module that imports the dict.
+            "line": "line {line}",
+            "file": "`{where}`, which imports it,",
         },
     ),
     Code(

@@ -299,8 +299,12 @@ class Dicts:
         line, text = consumer.lineno, ast.unparse(consumer.func)
         if uses.own:
             read = uses.own[0]
-            why = message("own-reader", "read-back", line=str(read.lineno), read=ast.unparse(read))
+            where = message("own-reader", "line", line=str(read.lineno))
+            why = message("own-reader", "read-back", where=where, read=ast.unparse(read))
             return Verdict(VerdictKind.OWN, why, read.lineno), line, text
+        elsewhere = self._read_elsewhere(name, scope, old)
+        if elsewhere is not None:
+            return elsewhere, line, text
         if uses.has_new:
             return Verdict(VerdictKind.BOTH), line, text
         if verdict.kind == VerdictKind.ARGS and len(sure) < len(uses.into):
@@ -315,6 +319,20 @@ class Dicts:
             why = message("dict-key", "also-used", name=name, line=str(use.lineno), use=ast.unparse(shown))
             return Verdict(VerdictKind.UNSURE, why), line, text
         return verdict, line, text
+
+    def _read_elsewhere(self, name: str, scope: ast.AST, old: str) -> Verdict | None:
+        """`own` when `name` is a module-level dict that another module of the project imports and reads by the old
+        key (`dictreaders`): renamed here, that read raises KeyError. Only a module-level name is looked for."""
+        base = self.receivers.base
+        if scope is not self.receivers.module or base is None:
+            return None
+        from checkpointing_migrate.dictreaders import Importers  # the project's other files: only for such a dict
+
+        read = self.options.memo.once(Importers, Importers).read_elsewhere(base, self.text, name, old)
+        if read is None:
+            return None
+        where = message("own-reader", "file", where=f"{read.where}:{read.line}")
+        return Verdict(VerdictKind.OWN, message("own-reader", "read-back", where=where, read=read.read), read.line)
 
     def _loads_of(self, scope: ast.AST) -> dict[str, list[ast.Name]]:
         if id(scope) not in self._loads:

@@ -570,6 +570,8 @@ class _Reader:
             for _, name in expanded:
                 if program not in _PRINTERS:
                     self._use(name, None)
+            if stem and self.launches is None:
+                self._unknown_program(words)
             return
         index, kind, name = found
         args = words[index + 1 :]
@@ -633,6 +635,22 @@ class _Reader:
                     self.hits.append(planned_hit(rules.planned[flag], start, flag))
                 continue
             self.hits.append(flag_hit(rules.flags[flag], flag, start, offset >= 0, target, self.options, self.base))
+
+    def _unknown_program(self, words: list[Word]) -> None:
+        """An old flag given to a program named by a shell expansion (`$CMD --x`, `python $s --x` in a loop,
+        `python "$@" --x` in a function): not rewritten, but reported where it is, with why."""
+        rules = self.options.rules
+        k = _expansion_program(words, rules.commands)
+        if k is None:
+            return
+        name = self.text[words[k].start : words[k].end]
+        for word in words[k + 1 :]:
+            flag = word.value.split("=")[0]
+            if flag in rules.flags:
+                row = rules.flags[flag]
+                start = word.start + max(self.text[word.start : word.end].find(flag), 0)
+                what = codes.message("unknown-program", "variable", name=name, flag=flag)
+                self.hits.append(info(row, start, code="unknown-program", what=what, section="config", new=row.new))
 
     def _use(self, variable: str, program: Program | None) -> None:
         reader = self._lookup(variable)
@@ -754,6 +772,33 @@ def _program_at(words: list[Word], commands_: frozenset[str]) -> int:
         k = next((k for k in range(i + 1, j) if _program_name(words[k]) in _SHELLS | _CONTAINERS), None)
         i = k if k is not None else i
     return i
+
+
+def _expansion_program(words: list[Word], commands_: frozenset[str]) -> int | None:
+    """Index of the word naming the program a command runs when it is a shell expansion (`$CMD`, `python $s`,
+    `python "$@"`, `srun $CMD`, `torchrun $s`), which `_entry` cannot place; `None` for any other command."""
+    i = 0
+    while i < len(words) and (_ASSIGNMENT.match(words[i].value) or words[i].value in _WRAPPERS):
+        i += 1
+    if i < len(words) and (words[i].value in _PREFIXES or words[i].value == "uv"):
+        i += 1
+        while i < len(words) and "$" not in words[i].value and not _runs(words[i].value, commands_):
+            i += 1
+    if i >= len(words) or "$" in words[i].value:
+        return i if i < len(words) else None
+    program = _program_name(words[i])
+    if not (_PYTHON.match(program) or program in _LAUNCHERS):
+        return None
+    previous = ""
+    for j in range(i + 1, len(words)):
+        value = words[j].value
+        takes = previous in _OPTION_WITH_VALUE or previous.startswith("-") and program in _LAUNCHERS
+        if "$" in value and not value.startswith("-") and not (takes and "=" not in previous):
+            return j
+        if _PYTHON.match(program) and not value.startswith("-") and previous not in _OPTION_WITH_VALUE:
+            return None  # python runs something named as written (`-`, a zip): `_entry` has judged it
+        previous = value
+    return None
 
 
 def _program_name(word: Word) -> str:

@@ -477,6 +477,16 @@ class Unsure(Mixin, LlamaForCausalLM):
 Good(cfg).gradient_checkpointing_enable()  # fix call
 Unsure(cfg).gradient_checkpointing_enable()  # unsafe call
 """,
+    # A wrapper that passes its keywords on: the key of a dict unpacked into it is the keyword it becomes.
+    "wrapper": """
+from transformers import TrainingArguments
+
+def build(**kw):
+    return TrainingArguments(**kw)
+
+build(**{"output_dir": "o", "gradient_checkpointing": True})  # info unknown-callee
+build(output_dir="o", gradient_checkpointing=True)  # info unknown-callee
+""",
 }
 
 
@@ -715,6 +725,40 @@ def test_a_configs_reader_is_the_call_that_reads_it(
     (tmp_path / "run.py").write_text(reader)
     (finding,) = [f for f in _scan(tmp_path, capsys) if str(f["path"]).endswith("conf.yaml")]
     assert (finding["code"], finding.get("applicability")) == READER_CASES[reader]
+
+
+IMPORTERS = {
+    "from conf import DEFAULTS\n\nprint(DEFAULTS['gradient_checkpointing'])\n": "`user.py:3`",
+    "import conf\n\nprint(conf.DEFAULTS.get('gradient_checkpointing'))\n": "`user.py:3`",
+    "from pkg import conf as c\n\nif 'gradient_checkpointing' in c.DEFAULTS:\n    pass\n": "`user.py:3`",
+    # Another dict of the same name, or the module imported without reading the key: the rename stays safe.
+    "from other import DEFAULTS\n\nprint(DEFAULTS['gradient_checkpointing'])\n": None,
+    "from conf import DEFAULTS\n\nprint(DEFAULTS['output_dir'])\n": None,
+}
+
+
+@pytest.mark.parametrize("user", list(IMPORTERS), ids=range(len(IMPORTERS)))
+def test_a_module_level_dict_read_by_another_module_keeps_its_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], user: str
+) -> None:
+    """A dict renamed because it reaches `TrainingArguments(**d)` was a safe fix though another module imports it and
+    reads the old key: renamed, that read raises KeyError."""
+    conf = 'from transformers import TrainingArguments\n\nDEFAULTS = {"output_dir": "o", "gradient_checkpointing": 1}\n'
+    conf += "ARGS = TrainingArguments(**DEFAULTS)\n"
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    folder = tmp_path / "pkg" if "pkg" in user else tmp_path
+    (folder / "conf.py").write_text(conf)
+    (tmp_path / "other.py").write_text('DEFAULTS = {"gradient_checkpointing": 1}\n')
+    (tmp_path / "user.py").write_text(user)
+    (finding,) = [f for f in _scan(tmp_path, capsys) if str(f["path"]).endswith("conf.py")]
+    where = IMPORTERS[user]
+    if where is None:
+        assert (finding["code"], finding.get("applicability")) == ("dict-key", "safe")
+        return
+    assert (finding["code"], finding["line"]) == ("own-reader", 3)
+    assert f"{where}, which imports it, reads it back by the old key" in str(finding["message"])
 
 
 def test_a_dataclass_imported_by_the_parser_declares_its_flags_and_keys(

@@ -25,12 +25,13 @@ def unpacked_dict(file: File, node: ast.keyword, at: At) -> Iterator[Hit]:
     fields = file.rules.fields
     kind = file.receivers.class_kind(parent.func)
     callee = callee_of(parent) or "?"
+    mapping = node.value
     if (
-        kind.kind not in (ReceiverKind.ARGS, ReceiverKind.ARGS_UNSURE, ReceiverKind.MIXIN)
+        kind.kind not in (ReceiverKind.ARGS, ReceiverKind.ARGS_UNSURE, ReceiverKind.MIXIN, ReceiverKind.FOREIGN)
         and callee not in file.config_classes
     ):
+        yield from _unknown(file, mapping, callee)
         return
-    mapping = node.value
     if kind.kind == ReceiverKind.FOREIGN:
         for key in mapping.keys:
             if isinstance(key, ast.Constant) and key.value in fields:
@@ -44,6 +45,15 @@ def unpacked_dict(file: File, node: ast.keyword, at: At) -> Iterator[Hit]:
     for key in mapping.keys:
         if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value in fields:
             yield _key(file, key, mapping, parent, keys, kind, callee)
+
+
+def _unknown(file: File, mapping: ast.Dict, callee: str) -> Iterator[Hit]:
+    """`build(**{"old": ...})` into a call the tool does not know (a wrapper that may pass it on to
+    TrainingArguments): each old key is reported like the keyword it becomes, never rewritten."""
+    for key in mapping.keys:
+        if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value in file.rules.fields:
+            start = file.at(key.lineno, key.col_offset) + 1
+            yield registered(file.rules.fields[key.value], start, code="unknown-callee", old=key.value, callee=callee)
 
 
 def _key(
