@@ -8,13 +8,12 @@ of its dataclasses (`gradient_checkpointing_enable: bool`, filled by an `HfArgum
 from __future__ import annotations
 
 import ast
-import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from checkpointing_migrate.configreaders import MAX_FOLDERS, SKIP, root_of
+from checkpointing_migrate.project import project_folder, python_files
 
 
 @dataclass(frozen=True)
@@ -73,18 +72,6 @@ def dests(tree: ast.AST, names: Iterable[str], path: Path | None = None) -> dict
     return found
 
 
-def project_folder(base: Path) -> tuple[Path, bool]:
-    """The folder whose Python files are the project's: the nearest with `.git` or `pyproject.toml` (`root_of`);
-    without one (an unpacked wheel), the outermost package holding `base`; else `base` alone (not walked whole)."""
-    root, whole = root_of(base)
-    if whole or not (base / "__init__.py").is_file():
-        return root, whole
-    top = base
-    while (top.parent / "__init__.py").is_file() and top.parent != top:
-        top = top.parent
-    return top, True
-
-
 @dataclass(eq=False)
 class Parsers:
     """The flags each project folder declares, read the first time a file of it asks (one per run: `Memo.once`)."""
@@ -104,20 +91,15 @@ def _walk(root: Path, whole: bool, names: frozenset[str]) -> dict[str, Declared]
     needles = [n.encode() for n in names]
     # A field named like one (`name: type` indented in a class): only such a file is parsed for its dataclasses.
     fields = re.compile(rb"^[ \t]+(?:" + b"|".join(re.escape(n) for n in sorted(needles)) + rb")[ \t]*:", re.M)
-    for count, (here, dirs, files) in enumerate(os.walk(root)):
-        dirs[:] = sorted(d for d in dirs if whole and not d.startswith(".") and d not in SKIP)
-        for name in sorted(f for f in files if f.endswith(".py")):
-            path = Path(here, name)
-            try:
-                data = path.read_bytes()
-                argparse = b"add_argument" in data and any(n in data for n in needles)
-                if argparse or (b"dataclass" in data and fields.search(data) is not None):
-                    for dest, declared in dests(ast.parse(data), names, path).items():
-                        found.setdefault(dest, declared)
-            except (OSError, SyntaxError, ValueError, RecursionError):
-                continue  # a file that cannot be read or parsed declares nothing; it is reported when checked itself
-        if count > MAX_FOLDERS:
-            break
+    for path in python_files(root, whole):
+        try:
+            data = path.read_bytes()
+            argparse = b"add_argument" in data and any(n in data for n in needles)
+            if argparse or (b"dataclass" in data and fields.search(data) is not None):
+                for dest, declared in dests(ast.parse(data), names, path).items():
+                    found.setdefault(dest, declared)
+        except (OSError, SyntaxError, ValueError, RecursionError):
+            continue  # a file that cannot be read or parsed declares nothing; it is reported when checked itself
     return found
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from checkpointing_migrate import codes
 from checkpointing_migrate.dictflow import NONE, Verdict, VerdictKind, parser_of, parser_verdict
 from checkpointing_migrate.hits import Memo
+from checkpointing_migrate.project import MAX_FOLDERS, SKIP, root_of
 from checkpointing_migrate.receivers import ModuleCache, Receivers
 from checkpointing_migrate.rules import Rules
 
@@ -50,23 +51,10 @@ _PATH_WRAPPERS = frozenset(
     }
 )
 _PATH_METHODS = frozenset({"read_text", "read_bytes", "read", "open", "joinpath", "resolve", "absolute"})
-SKIP = frozenset({"node_modules", "site-packages", "__pycache__", "build", "dist", "venv"})
 _LAUNCH_SUFFIXES = (".sh", ".bash", ".md", ".markdown", ".mk", ".yml", ".yaml", ".slurm", ".sbatch", ".ipynb")
 """Files that may hold a launch command naming a config (`checkpointing_migrate.launchreaders` tells their kinds)."""
 _DOT_FOLDERS = frozenset({".github", ".vscode"})
 """Hidden folders walked all the same: workflows and VS Code's `launch.json` start training runs."""
-
-MAX_FOLDERS = 5000
-"""Folders walked per project, at most."""
-
-
-def root_of(folder: Path) -> tuple[Path, bool]:
-    """The project folder: the nearest of `folder` and three parents with `.git` or `pyproject.toml`, walked whole;
-    without one, only `folder` itself (a config checked from a home folder must not walk all of it)."""
-    for candidate in [folder, *list(folder.parents)[:3]]:
-        if (candidate / ".git").exists() or (candidate / "pyproject.toml").is_file():
-            return candidate, True
-    return folder, False
 
 
 @dataclass(eq=False)

@@ -1,22 +1,18 @@
 """Reads of a module-level dict by its old key in the project's other modules (`from conf import DEFAULTS`,
-`import conf; conf.DEFAULTS[...]`): renaming the key where the dict reaches TrainingArguments makes such a read a
-KeyError, so `dictflow` reports the key as the project's own (`own-reader`) and says where it is read.
-
-Asked only for a dict bound at module level that reaches TrainingArguments: the project's Python files are listed once
-per run (`Memo.once`), and only a file holding both the dict's name and the old key is parsed.
+`import conf; conf.DEFAULTS[...]`): renamed where the dict reaches TrainingArguments, such a read is a KeyError, so
+`dictflow` reports the key as an `own-reader` hazard that says where. The project's files are listed once per run, and
+only one holding both the dict's name and the old key is parsed.
 """
 
 from __future__ import annotations
 
 import ast
 import io
-import os
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from checkpointing_migrate.argflags import project_folder
-from checkpointing_migrate.configreaders import MAX_FOLDERS, SKIP
+from checkpointing_migrate.project import project_folder, python_files
 from checkpointing_migrate.receivers import _module_file
 
 
@@ -40,7 +36,7 @@ class Importers:
         module-level `name` from the module whose folder is `base` and whose source is `text`."""
         root, whole = project_folder(base)
         if root not in self.folders:
-            self.folders[root] = _python_files(root, whole)
+            self.folders[root] = list(python_files(root, whole))
         needles = (name.encode(), old.encode())
         for path in self.folders[root]:
             try:
@@ -53,16 +49,6 @@ class Importers:
             if found is not None:
                 return Read(_shown(path, root), *found)
         return None
-
-
-def _python_files(root: Path, whole: bool) -> list[Path]:
-    found: list[Path] = []
-    for count, (here, dirs, files) in enumerate(os.walk(root)):
-        dirs[:] = sorted(d for d in dirs if whole and not d.startswith(".") and d not in SKIP)
-        found += [Path(here, f) for f in sorted(files) if f.endswith(".py")]
-        if count > MAX_FOLDERS:
-            break
-    return found
 
 
 def _shown(path: Path, root: Path) -> str:

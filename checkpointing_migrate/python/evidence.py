@@ -244,7 +244,7 @@ def flag_note(file: File, at: At, node: ast.Attribute) -> str:
     wanted = _dests(file, at, node)
     if not (wanted and namespace) or kind(file, at, node.value).kind in _MODELS:
         return ""
-    from checkpointing_migrate.argflags import project_folder
+    from checkpointing_migrate.project import project_folder
 
     where = f"`{project_folder(file.base)[0].name}/`" if file.base is not None else "this text"
     dest = min(wanted, key=len)

@@ -79,7 +79,7 @@ def _not_a_method(file: File, node: ast.Attribute, at: At, row: Rename, start: i
     who = "sets" if isinstance(node.ctx, ast.Store) else "reads"
     receiver = ast.unparse(node.value)
     if (declared := evidence.own_flag(file, at, node)) is not None:
-        from checkpointing_migrate.argflags import project_folder  # loaded only for a project's own flag
+        from checkpointing_migrate.project import project_folder  # loaded only for a project's own flag
 
         folder = project_folder(file.base)[0] if file.base is not None else Path()
         names = {"who": who, "use": f"{receiver}.{node.attr}", "flag": declared.flag, "where": declared.where(folder)}
