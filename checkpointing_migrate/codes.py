@@ -363,6 +363,10 @@ _CODES = (
             "refuses": "{warns}calls it with {keywords}, but it {refuses}: a TypeError on transformers ≥ {since}, not "
             "something that keeps working until {removal}; define `{new}`, or add `**kwargs`",
             "fallback": "{warns}calls it (with {keywords}) until {removal}; define `{new}` as well",
+            # A class with no transformers base that this module lists before a transformers model among a class's
+            # bases (`class M(Narrow, LlamaForCausalLM)`): `subject` is `SHARED["base-of-models"]`.
+            "base": "{subject}: it stays the entry point until {removal} (`{new}` calls it, and it warns when it calls "
+            "up); override `{new}` instead",
             "assigned": "class `{cls}` assigns `{old}` in its body: the function stays the entry point until {removal} "
             "(`{new}` calls it with {keywords}, so it must take them); define `{new}` instead",
         },
@@ -380,6 +384,9 @@ _CODES = (
             "": "assigns to `{old}` on an instance: the function replaces the deprecated method and stays the entry point "
             "until {removal} (it runs, and warns, when `{new}` is called{keywords}, so it must accept them); wrap "
             "`{new}` instead",
+            # On a project's model class (`Tiny.old = fn`, `setattr(Tiny, "old", fn)`): every instance's method.
+            "class": "replaces `{old}` on the class `{cls}` (all its instances): like an override, the function stays "
+            "the entry point until {removal} (`{new}` calls it{keywords}); override `{new}` in `{cls}` instead",
         },
     ),
     Code(
@@ -637,6 +644,9 @@ _CODES = (
             "": "class `{cls}` overrides `{old}`, which {narrow}: since transformers {since}, `{new}()` (which the "
             "Trainer calls) calls the override with {keywords}, which raises TypeError (measured); add `**kwargs` "
             "(passing them up), or override `{new}` instead",
+            "base": "{subject}, and it {narrow}: since transformers {since}, `{new}()` (which the Trainer calls) calls "
+            "the override with {keywords}, which raises TypeError (measured); add `**kwargs` (passing them up), or "
+            "override `{new}` instead",
         },
     ),
     Code(
@@ -680,8 +690,8 @@ _CODES = (
             ),
         ),
         messages={
-            "dict": "passes `{old}` to `{callee}`, but {why} (line {line}): " + _MIXIN_TOGETHER,
-            "": "passes `{old}=` to `{callee}`, but {why} (line {line}): renaming it here leaves that field at its "
+            "dict": "passes `{old}` to `{callee}`, but {why}: " + _MIXIN_TOGETHER,
+            "": "passes `{old}=` to `{callee}`, but {why}: renaming it here leaves that field at its "
             "default, so code that reads it (e.g. before TrainingArguments' `__post_init__`) sees another value; "
             + _MIXIN_TOGETHER,
         },
@@ -937,13 +947,15 @@ SHARED: Mapping[str, str] = {
     "overrides": "class `{cls}` overrides `{name}` ({where}), which {why}",
     "subclasses": "class `{cls}` subclasses {why}",
     "defines-itself": "class `{cls}` defines `{what}` itself and subclasses no transformers class",
+    "base-of-models": "class `{cls}` subclasses no transformers class, but comes before a transformers model among "
+    "the bases of {users}: its `{old}` overrides theirs",
     "base-may-define": "class `{cls}` has a base before its transformers one that may define the old names: {unsure}",
     "subclasses-model": "class `{cls}` subclasses a transformers model",
     "super-of": "`super()` in class `{cls}` reaches `{base}`, a transformers model",
-    "early-read": "class `{cls}` reads `{read}` in `__post_init__`{through} before TrainingArguments' own, which is "
-    "what sets the new field from the old one",
+    "early-read": "class `{cls}` reads `{read}` in `__post_init__`{through} (line {line}) before TrainingArguments' "
+    "own, which is what sets the new field from the old one",
     "early-read-through": " (through {calls})",  # the `self.<method>()` calls that reach the read
-    "inherits-field": "class `{cls}` inherits the old field from its base `{base}`, which declares it",
+    "inherits-field": "class `{cls}` inherits the old field from its base `{base}`, which declares it on {where}",
     "other-base": "class `{cls}` also subclasses `{base}`, which is not in this file and may declare the old field "
     "itself",
     "subclasses-args": "class `{cls}` subclasses training arguments",

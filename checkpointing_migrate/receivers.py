@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
+from collections import Counter
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -224,6 +225,30 @@ class Receivers:
         self._scopes: dict[int, dict[str, list[ast.expr | tuple[str, ast.expr]]]] = {}
         self.functions = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         """The module's top-level functions: what a class attribute assigned from one of them (`old = _fn`) takes."""
+        self.aliases = self._aliases(tree)
+        """Names the module binds once, at its top level, to another name (`Alias = mx.Narrow`): that class."""
+
+    def _aliases(self, tree: ast.Module) -> dict[str, ast.Name | ast.Attribute]:
+        """`Alias = Name` or `Alias = module.Name` at the top level, where nothing else in the module binds `Alias`
+        (nor a function's `global`): what a base or a constructor spelt `Alias` names. Any other binding of the name,
+        even a function's own variable, leaves it out: which value it holds would depend on what runs."""
+        candidates = {
+            node.targets[0].id: node.value
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, (ast.Name, ast.Attribute))
+        }
+        if not candidates:
+            return {}
+        bound = Counter([*self.imports, *self.classes, *_rebound_inside(tree)])
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                bound[node.id] += 1
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                bound[node.name] += 1
+        return {name: value for name, value in candidates.items() if bound[name] == 1}
 
     def _import(self, node: ast.Import | ast.ImportFrom) -> None:
         """The names an import binds, each with what it names (`from .models import Tiny`: `.models.Tiny`)."""
@@ -324,7 +349,10 @@ class Receivers:
     def class_kind(self, expr: ast.expr, depth: int = 0) -> Kind:
         """What an instance of the class `expr` is: names imported from transformers (under any name) are
         transformers classes; a class defined in the module is what its bases trace to, unless it defines the old
-        names itself."""
+        names itself. A module-level alias (`Alias = Name`) is the class it names; `module.Name` of a project module
+        is followed like a name imported from it."""
+        if isinstance(expr, ast.Name) and expr.id in self.aliases:
+            return self.class_kind(self.aliases[expr.id], depth + 1) if depth <= 8 else UNKNOWN
         if isinstance(expr, ast.Name) and expr.id in self.classes and expr.id not in self.imports:
             return self._local_class(expr.id, depth)
         if (
@@ -355,7 +383,7 @@ class Receivers:
             return Kind(ReceiverKind.MODEL, f"`{last}` comes from transformers")
         if top in FOREIGN:
             return Kind(ReceiverKind.FOREIGN, f"`{last}` from {top}")
-        if isinstance(expr, ast.Name) and root:
+        if root:
             return self._imported_class(root, last)
         return UNKNOWN
 
@@ -377,7 +405,7 @@ class Receivers:
         except (OSError, SyntaxError, ValueError):
             return None
         other = files[key]
-        if name not in other.classes and name not in other.imports:
+        if name not in other.classes and name not in other.imports and name not in other.aliases:
             return None
         if (key, name) in self.cache.following:
             return None  # an import cycle, or a module that names itself (a vendored `transformers/` copy)
@@ -401,24 +429,34 @@ class Receivers:
     def class_node(self, expr: ast.expr) -> ast.ClassDef | None:
         """The definition of the class named `expr`: in this module, or in the project module it is imported from
         (followed like `class_kind`, `MAX_HOPS` deep). `None` when not found."""
-        if not isinstance(expr, ast.Name):
-            return None
-        if expr.id not in self.imports:
-            return self.classes.get(expr.id)
-        module, _, name = self.imports[expr.id].rpartition(".")
+        found = self.class_source(expr)
+        return found[0] if found is not None else None
+
+    def class_source(self, expr: ast.expr, depth: int = 0) -> tuple[ast.ClassDef, str] | None:
+        """`class_node`, with the name of the file that defines it (`""`: this module), for a message to say where a
+        line of it is."""
+        if isinstance(expr, ast.Name) and expr.id in self.aliases:
+            return self.class_source(self.aliases[expr.id], depth + 1) if depth <= 8 else None
+        if isinstance(expr, ast.Name) and expr.id not in self.imports:
+            node = self.classes.get(expr.id)
+            return (node, "") if node is not None else None
+        module, _, name = (self.qualified(expr) or "").rpartition(".")
         found = self._module_of(module, name) if module else None
         if found is None:
             return None
         other, following = found
         self.cache.following.add(following)
         try:
-            return other.class_node(ast.Name(name))
+            source = other.class_source(ast.Name(name))
         finally:
             self.cache.following.discard(following)
+        return (source[0], source[1] or following[0][0].name) if source is not None else None
 
     def definitions(self, expr: ast.expr, depth: int = 0) -> tuple[list[tuple[str, ast.AST, str]], str | None]:
         """What the class `expr` and its bases (not transformers' own classes) define of the old member names, as
         (name, `def` or assigned value, where), and why the tool cannot see all of it (`None` when it can)."""
+        if isinstance(expr, ast.Name) and expr.id in self.aliases and depth <= 8:
+            return self.definitions(self.aliases[expr.id], depth + 1)
         name = self.qualified(expr)
         top = (name or "").split(".")[0]
         if top in HF_ROOTS or top in _NEUTRAL_ROOTS or (isinstance(expr, ast.Name) and expr.id == "object"):
@@ -435,7 +473,7 @@ class Receivers:
                     return found + more, unsure
                 found += more
             return found, None
-        if isinstance(expr, ast.Name) and name and "." in name:
+        if isinstance(expr, (ast.Name, ast.Attribute)) and name and "." in name:
             module, _, last = name.rpartition(".")
             other = self._module_of(module, last)
             if other is not None:
@@ -448,6 +486,20 @@ class Receivers:
                 file = following[0][0].name
                 return [(n, v, f"{where} in {file}") for n, v, where in found], unsure
         return [], shared("unreadable-class", text=text)
+
+    def model_subclasses(self, name: str) -> list[ast.ClassDef]:
+        """The classes of this module that name the class `name` among their bases before a transformers model
+        (`class M(Narrow, LlamaForCausalLM)`): for them, what `name` defines of the old names overrides the model's."""
+        spelt = {name} | {alias for alias, value in self.aliases.items() if ast.unparse(value) == name}
+        found = []
+        for node in self.classes.values():
+            if node is None or not any(isinstance(b, ast.Name) and b.id in spelt for b in node.bases):
+                continue
+            kinds = [self.class_kind(b).kind for b in node.bases]
+            first = next((i for i, k in enumerate(kinds) if k in (ReceiverKind.MODEL, ReceiverKind.UNSURE)), None)
+            if first is not None and any(isinstance(b, ast.Name) and b.id in spelt for b in node.bases[:first]):
+                found.append(node)
+        return found
 
     def _own(self, node: ast.ClassDef) -> dict[str, ast.AST]:
         """The old member names the class body defines (`def`, or `old = value`) or a later patch assigns."""
@@ -552,19 +604,31 @@ class Receivers:
             if base.kind == ReceiverKind.ARGS:
                 continue
             local = self.classes.get(base_node.id) if isinstance(base_node, ast.Name) else None
+            source = (local, "") if local is not None else self.class_source(base_node)
+            declared = self._declared_field(source[0]) if source is not None else None
+            if source is not None and declared is not None:
+                file = source[1]
+                where = f"line {declared.lineno}" + (f" in {file}" if file else "")
+                what = shared("inherits-field", cls=node.name, base=source[0].name, where=where)
+                return Kind(ReceiverKind.MIXIN, what, 0 if file else declared.lineno)
             if local is not None:
-                if any(
-                    isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id in self.rules.fields
-                    for s in local.body
-                ):
-                    what = shared("inherits-field", cls=node.name, base=local.name)
-                    return Kind(ReceiverKind.MIXIN, what, local.lineno)
                 continue
             if (self.qualified(base_node) or "").split(".")[0] in ("abc", "typing", "dataclasses", "enum"):
                 continue
             what = shared("other-base", cls=node.name, base=ast.unparse(base_node))
             return Kind(ReceiverKind.ARGS_UNSURE, what, node.lineno)
         return Kind(ReceiverKind.ARGS, shared("subclasses-args", cls=node.name), node.lineno)
+
+    def _declared_field(self, node: ast.ClassDef) -> ast.AnnAssign | None:
+        """The declaration of an old field in the class body (`gradient_checkpointing: bool = False`), if any."""
+        return next(
+            (
+                s
+                for s in node.body
+                if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id in self.rules.fields
+            ),
+            None,
+        )
 
     def _early_read(self, node: ast.ClassDef) -> tuple[int, str] | None:
         """(line, why) of a read of an old field that the class's `__post_init__` (its own or a base's in this module)
@@ -587,7 +651,8 @@ class Receivers:
             return None
         read, calls = found
         through = shared("early-read-through", calls=", then ".join(f"`{c}`" for c in calls)) if calls else ""
-        why = shared("early-read", cls=owner.name, read=ast.unparse(read), through=through)
+        line = getattr(read, "lineno", owner.lineno)
+        why = shared("early-read", cls=owner.name, read=ast.unparse(read), through=through, line=line)
         return getattr(read, "lineno", owner.lineno), why
 
     def _read_in(

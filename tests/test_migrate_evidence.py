@@ -364,8 +364,8 @@ def test_a_class_in_another_module_of_the_project_is_followed(
 def test_an_early_read_keeps_the_keyword_through_a_subclass_and_a_module_import(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A subclass of the class that reads the old field early runs that `__post_init__` too; a class reached as an
-    attribute of its imported module is not followed (no evidence): neither keyword is a safe fix."""
+    """A subclass of the class that reads the old field early runs that `__post_init__` too, and so does the class
+    reached as an attribute of its imported module: neither keyword is a safe fix."""
     (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
     pkg = tmp_path / "pkg"
     pkg.mkdir()
@@ -382,7 +382,7 @@ def test_an_early_read_keeps_the_keyword_through_a_subclass_and_a_module_import(
         'h = TrainingArguments("o", gradient_checkpointing=True)\n'
     )
     verdicts = {(f["line"], f["severity"], f["code"]) for f in _scan(pkg / "train.py", capsys)}
-    assert verdicts == {(5, "hazard", "mixin-field"), (6, "info", "unknown-callee"), (7, "fix", "keyword")}
+    assert verdicts == {(5, "hazard", "mixin-field"), (6, "hazard", "mixin-field"), (7, "fix", "keyword")}
 
 
 def test_import_cycles_and_a_module_importing_itself_end_as_no_evidence(
@@ -707,3 +707,119 @@ def test_an_up_call_in_a_helper_of_an_override_is_part_of_it(
     reached = [f for f in _scan(project, capsys) if Path(str(f["path"])).name == "plain.py"]
     assert [(f["line"], f["applicability"]) for f in reached] == [(6, "unsafe")]
     assert "defines `gradient_checkpointing_enable`" in str(reached[0]["message"])
+
+
+def test_the_old_method_replaced_on_a_project_class_is_an_override_of_all_its_instances(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`Tiny.old = fn` on a project's model class was an `instance-override` that said "on an instance": it replaces
+    the method for every instance of the class, and the new method calls it (measured in the line above)."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "models.py").write_text(
+        "from transformers import LlamaForCausalLM\n\n\nclass Tiny(LlamaForCausalLM):\n    pass\n\n\n"
+        "def fn(self, **kwargs):\n    pass\n\n\nTiny.gradient_checkpointing_enable = fn\n"
+        'setattr(Tiny, "gradient_checkpointing_enable", fn)\n'
+    )
+    found = {f["line"]: f for f in _scan(tmp_path, capsys)}
+    for line in (12, 13):
+        assert found[line]["code"] == "instance-override", found[line]
+        assert str(found[line]["message"]).startswith(
+            "replaces `gradient_checkpointing_enable` on the class `Tiny` (all its instances): like an override, the "
+            "function stays the entry point until 6.0.0 (`activation_checkpointing_enable` calls it with "
+            "`every_n_layers=` and `offload=`); override `activation_checkpointing_enable` in `Tiny` instead"
+        ), found[line]
+
+
+@pytest.mark.parametrize(
+    ("mixin", "declared"),
+    [(False, "line 8 (in args.py)"), (True, "line 6 in args.py")],
+    ids=["args-class-imported", "mixin-imported"],
+)
+def test_a_mixin_field_of_another_module_says_the_line_of_its_declaration(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], mixin: bool, declared: str
+) -> None:
+    """A mixin in another module that declares the old field was shown at "line 0"; the subclass in the file that
+    uses it was "not in this file" although the tool can read it."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    mixin_text = "@dataclass\nclass Mixin:\n    gradient_checkpointing: bool = False\n"
+    subclass = "class MyArgs(Mixin, TrainingArguments): ...\n"
+    if mixin:
+        (tmp_path / "args.py").write_text(f"from dataclasses import dataclass\n\n\n{mixin_text}")
+        train = f"from transformers import TrainingArguments\n\nfrom args import Mixin\n\n{subclass}"
+    else:
+        (tmp_path / "args.py").write_text(
+            "from dataclasses import dataclass\n\nfrom transformers import TrainingArguments\n\n\n"
+            f"{mixin_text}\n\n{subclass}"
+        )
+        train = "from args import MyArgs\n"
+    (tmp_path / "train.py").write_text(train + '\nMyArgs("o", gradient_checkpointing=True)\n')
+    (finding,) = [f for f in _scan(tmp_path / "train.py", capsys) if f["code"] != "declare"]
+    assert finding["code"] == "mixin-field", finding
+    assert (
+        f"class `MyArgs` inherits the old field from its base `Mixin`, which declares it on {declared}: renaming"
+        in str(finding["message"])
+    ), finding
+    assert "line 0" not in str(finding["message"])
+
+
+@pytest.mark.parametrize(
+    ("imports", "base"),
+    [
+        ("from pkg import mixins as mx", "mx.Narrow"),
+        ("import pkg.mixins", "pkg.mixins.Narrow"),
+        ("from pkg import mixins as mx\n\nAlias = mx.Narrow", "Alias"),
+        ("from pkg.mixins import Narrow\n\nAlias = Narrow", "Alias"),
+    ],
+)
+def test_a_base_named_through_a_module_or_an_alias_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], imports: str, base: str
+) -> None:
+    """`mx.Narrow`, `pkg.mixins.Narrow` and `Alias = mx.Narrow` were "not a class the tool can read in this project"
+    (an unsafe fix) although the project defines it: a narrow override, like `Narrow` imported by name."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "mixins.py").write_text(
+        "class Narrow:\n    def gradient_checkpointing_enable(self):\n        super().gradient_checkpointing_enable()\n"
+    )
+    (tmp_path / "train.py").write_text(
+        f"import transformers\n{imports}\n\n\nclass M(\n    {base}, transformers.LlamaForCausalLM\n):\n    pass\n\n\n"
+        'model = M.from_pretrained("x")\nmodel.gradient_checkpointing_enable()\n'
+    )
+    (finding,) = [f for f in _scan(tmp_path / "train.py", capsys) if f["code"] != "declare"]
+    assert finding["code"] == "narrow-override", finding
+    assert str(finding["message"]).startswith(
+        "calls `gradient_checkpointing_enable()`: not rewritten, class `M` overrides `gradient_checkpointing_enable` "
+        "(`Narrow`, line 2 in mixins.py), which takes no `every_n_layers`, `offload` (nor `**kwargs`)"
+    ), finding
+
+
+@pytest.mark.parametrize(
+    ("signature", "code", "then"),
+    [
+        (
+            "self",
+            "narrow-override",
+            ", and it takes no `every_n_layers`, `offload` (nor `**kwargs`): since transformers 5.23.0, "
+            "`activation_checkpointing_enable()` (which the Trainer calls) calls the override with",
+        ),
+        ("self, **kwargs", "override", ": it stays the entry point until 6.0.0"),
+    ],
+)
+def test_a_mixin_listed_before_a_transformers_model_overrides_its_old_method(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], signature: str, code: str, then: str
+) -> None:
+    """A mixin with no transformers base that `class M(Narrow, LlamaForCausalLM)` puts first was described by the
+    Trainer's fallback for a class that only defines the old method; for `M`, the new method calls it as an override."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "models.py").write_text(
+        f"from transformers import LlamaForCausalLM\n\n\nclass Narrow:\n    def gradient_checkpointing_enable({signature}):\n"
+        "        pass\n\n\nclass M(Narrow, LlamaForCausalLM):\n    pass\n"
+    )
+    (finding,) = [f for f in _scan(tmp_path, capsys) if f["line"] == 5]
+    assert finding["code"] == code, finding
+    assert str(finding["message"]).startswith(
+        "class `Narrow` subclasses no transformers class, but comes before a transformers model among the bases of "
+        f"`M` (line 9): its `gradient_checkpointing_enable` overrides theirs{then}"
+    ), finding
+    assert "Trainer warns" not in str(finding["message"])

@@ -87,6 +87,10 @@ def _defined(file: File, node: Function, cls: ast.ClassDef) -> Iterator[Hit]:
     caller = rules.callers.get(node.name)
     defines_new = any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == row.new for s in cls.body)
     trainer_calls = caller is not None and caller.warning is not None and not defines_new
+    users = file.receivers.model_subclasses(cls.name) if kind.kind == ReceiverKind.FOREIGN and not defines_new else []
+    if users:
+        yield _base_of_models(file, node, cls, row, users)
+        return
     if kind.kind == ReceiverKind.FOREIGN and not trainer_calls:
         yield registered(
             row,
@@ -114,6 +118,20 @@ def _defined(file: File, node: Function, cls: ast.ClassDef) -> Iterator[Hit]:
         what += _trainer_fallback(file, node, cls, row, caller, kind)
     hit = hazard(row, def_name(file, node), code="override", what=what, section="model")
     yield dataclasses.replace(hit, via=cls.name) if trainer_calls else hit
+
+
+def _base_of_models(file: File, node: Function, cls: ast.ClassDef, row: Rename, users: list[ast.ClassDef]) -> Hit:
+    """The old method of a class outside transformers that the module puts before a transformers model among a
+    class's bases: for those models it is an override (which the new method calls), not what the Trainer's fallback
+    calls for a class that only defines the old name."""
+    listed = ", ".join(f"`{u.name}` (line {u.lineno})" for u in users)
+    subject = codes.shared("base-of-models", cls=cls.name, users=listed, old=row.old)
+    narrow = narrow_override(node, node.name) if node.name == file.receivers.enable else None
+    names = {"subject": subject, "new": row.new, "since": str(row.since), "keywords": NEW_KEYWORDS}
+    if narrow is not None:
+        return registered(row, def_name(file, node), code="narrow-override", form="base", narrow=narrow, **names)
+    what = codes.message("override", "base", subject=subject, new=row.new, removal=str(row.removal))
+    return hazard(row, def_name(file, node), code="override", what=what, section="model")
 
 
 def _trainer_fallback(file: File, node: Function, cls: ast.ClassDef, row: Rename, caller: Rename, kind: Kind) -> str:

@@ -77,7 +77,7 @@ def _key(
         what = message("dict-key", "literal-escaped", old=row.old, callee=callee)
         return info(row, start, code="dict-key", what=what, section="config", new=row.new)
     if kind.kind == ReceiverKind.MIXIN:
-        names = {"old": row.old, "callee": callee, "why": kind.why, "line": str(kind.line)}
+        names = {"old": row.old, "callee": callee, "why": kind.why}
         return registered(row, start, code="mixin-field", form="dict", **names)
     unsafe = kind.why if kind.kind == ReceiverKind.ARGS_UNSURE else None
     if kind.kind not in (ReceiverKind.ARGS, ReceiverKind.ARGS_UNSURE):

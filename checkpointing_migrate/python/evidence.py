@@ -169,6 +169,15 @@ def is_model_class(file: File, expr: ast.expr) -> bool:
     return file.receivers.qualified(expr) is not None and file.receivers.class_kind(expr).kind == ReceiverKind.MODEL
 
 
+def project_model_class(file: File, expr: ast.expr) -> str | None:
+    """The name of the class `expr` names when it is a model class of the project (defined in this module or in a
+    project module it is imported from), not of transformers: replacing its old method overrides it. Else `None`."""
+    node = file.receivers.class_node(expr)
+    if node is None or file.receivers.class_kind(expr).kind not in _MODELS:
+        return None
+    return node.name
+
+
 def unsafe(receiver: ast.expr, row: Rename, found: Kind) -> str | None:
     """Why a rename on `receiver` is an unsafe fix (no evidence, or evidence that something else may answer: the
     class's own override of the old name, which the new name calls)."""

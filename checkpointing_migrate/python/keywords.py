@@ -71,7 +71,7 @@ def _field_keyword(file: File, call: ast.Call, row: Rename, start: int, callee: 
     arg = row.old
     kind = file.receivers.class_kind(call.func)
     if kind.kind == ReceiverKind.MIXIN:
-        names = {"old": arg, "callee": callee, "why": kind.why, "line": str(kind.line)}
+        names = {"old": arg, "callee": callee, "why": kind.why}
         yield registered(row, start, code="mixin-field", **names)
         return
     if kind.kind == ReceiverKind.FOREIGN:

@@ -16,7 +16,7 @@ from checkpointing_migrate.hits import Hit, hazard
 from checkpointing_migrate.python import evidence
 from checkpointing_migrate.python.context import At, File, register
 from checkpointing_migrate.python.syntax import callee as callee_of
-from checkpointing_migrate.python.verdicts import class_patch, field_use
+from checkpointing_migrate.python.verdicts import class_override, class_patch, field_use
 from checkpointing_migrate.receivers import Evidence
 from checkpointing_migrate.table import RenameKind
 
@@ -31,7 +31,11 @@ def string_lookup(file: File, call: ast.Call, at: At) -> Iterator[Hit]:
         return
     start = file.at(name.lineno, name.col_offset) + 1
     rules = file.rules
-    if name.value in rules.members and function == "setattr" and evidence.is_model_class(file, call.args[0]):
+    owner = call.args[0]
+    cls = evidence.project_model_class(file, owner) if name.value in rules.members and function == "setattr" else None
+    if cls is not None:
+        yield class_override(file, rules.members[name.value], start, cls)
+    elif name.value in rules.members and function == "setattr" and evidence.is_model_class(file, owner):
         yield class_patch(rules.members[name.value], start, f"{ast.unparse(call.args[0])}.{name.value}")
     elif name.value in rules.members:
         row = rules.members[name.value]

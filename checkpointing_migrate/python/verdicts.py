@@ -82,6 +82,14 @@ def class_patch(row: Rename, start: int, patched: str) -> Hit:
     return registered(row, start, code="class-patch", patched=patched, old=row.old, new=row.new)
 
 
+def class_override(file: File, row: Rename, start: int, cls: str) -> Hit:
+    """The old method replaced on a project's model class (`Tiny.old = fn`, `setattr(Tiny, "old", fn)`): unlike a
+    patch of transformers' own class (`class_patch`), an override for all its instances, which the new method calls."""
+    removal = row.removal or "the old name is removed"
+    names = {"cls": cls, "old": row.old, "new": row.new, "removal": str(removal), "keywords": new_keywords(file, row)}
+    return registered(row, start, code="instance-override", form="class", **names)
+
+
 def field_use(row: Rename, start: int, names: tuple[str, str], maybe: str, store: bool) -> Hit:
     """A write to the old field after construction (ignored since the rename), or a read (a silent mirror).
 
