@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import re
-from collections import Counter
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -162,12 +162,7 @@ def _statements(tree: ast.Module, *, nested: bool) -> Iterator[ast.stmt]:
             continue
         if not isinstance(node, _BLOCKS):
             continue  # a simple statement (most are) holds none
-        inner: list[ast.stmt] = []
-        for name in ("body", "orelse", "finalbody"):
-            inner += [n for n in getattr(node, name, []) if isinstance(n, ast.stmt)]
-        inner += [n for h in getattr(node, "handlers", []) for n in h.body]
-        inner += [n for c in getattr(node, "cases", []) for n in c.body]
-        pending += reversed(inner)
+        pending += reversed(_inner_statements(node))
 
 
 _BLOCKS = tuple(
@@ -225,16 +220,15 @@ class Receivers:
         self._scopes: dict[int, dict[str, list[ast.expr | tuple[str, ast.expr]]]] = {}
         self.functions = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         """The module's top-level functions: what a class attribute assigned from one of them (`old = _fn`) takes."""
-        self.aliases = self._aliases(tree)
-        """Names the module binds once, at its top level, to another name (`Alias = mx.Narrow`): that class."""
 
-    def _aliases(self, tree: ast.Module) -> dict[str, ast.Name | ast.Attribute]:
-        """`Alias = Name` or `Alias = module.Name` at the top level, where nothing else in the module binds `Alias`
-        (nor a function's `global`): what a base or a constructor spelt `Alias` names. Any other binding of the name,
-        even a function's own variable, leaves it out: which value it holds would depend on what runs."""
+    @functools.cached_property
+    def aliases(self) -> dict[str, ast.Name | ast.Attribute]:
+        """`Alias = Name` or `Alias = module.Name` at the top level, where nothing else binds `Alias` in the module's
+        scope (an import, a class, a loop, a function's `global`): what a base or a constructor spelt `Alias` names.
+        Read from the module's bindings, found once for every name lookup (a walk of its own cost a tenth of a scan)."""
         candidates = {
             node.targets[0].id: node.value
-            for node in tree.body
+            for node in self.module.body
             if isinstance(node, ast.Assign)
             and len(node.targets) == 1
             and isinstance(node.targets[0], ast.Name)
@@ -242,13 +236,8 @@ class Receivers:
         }
         if not candidates:
             return {}
-        bound = Counter([*self.imports, *self.classes, *_rebound_inside(tree)])
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-                bound[node.id] += 1
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                bound[node.name] += 1
-        return {name: value for name, value in candidates.items() if bound[name] == 1}
+        bound = self._bindings(self.module)
+        return {name: value for name, value in candidates.items() if len(bound.get(name, ())) == 1}
 
     def _import(self, node: ast.Import | ast.ImportFrom) -> None:
         """The names an import binds, each with what it names (`from .models import Tiny`: `.models.Tiny`)."""
@@ -830,16 +819,33 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 def _rebound_inside(scope: ast.AST) -> set[str]:
     """The names of `scope` that the code in it rebinds from elsewhere, which no walk of its own statements finds: a
     function (or class body) inside it that declares the name `global` (the module's) or `nonlocal` (a function's) and
-    binds it, or `globals()["name"] = ...` anywhere in the module."""
+    binds it, or `globals()["name"] = ...` anywhere in the module. Only statements are visited (both forms are
+    statements), and only a scope that declares one is read for what it binds."""
     module = isinstance(scope, ast.Module)
     declared = ast.Global if module else ast.Nonlocal
     names: set[str] = set()
-    for node in ast.walk(scope):
-        if node is not scope and isinstance(node, _SCOPES):
-            names |= _declared_and_bound(node, declared)
+    declaring: dict[int, ast.AST] = {}
+    body = getattr(scope, "body", None)
+    pending: list[tuple[ast.AST, ast.AST | None]] = [(s, None) for s in body] if isinstance(body, list) else []
+    while pending:
+        node, inner = pending.pop()
+        if isinstance(node, declared) and inner is not None:
+            declaring[id(inner)] = inner
         elif module and isinstance(node, ast.Assign):
             names.update(key for t in node.targets if (key := _globals_key(t)) is not None)
+        if isinstance(node, _BLOCKS):
+            holder = node if isinstance(node, _SCOPES) else inner
+            pending += [(s, holder) for s in _inner_statements(node)]
+    for inner in declaring.values():
+        names |= _declared_and_bound(inner, declared)
     return names
+
+
+def _inner_statements(node: ast.stmt) -> list[ast.stmt]:
+    """The statements right inside a block statement (its bodies, handlers and cases)."""
+    inner = [n for name in ("body", "orelse", "finalbody") for n in getattr(node, name, []) if isinstance(n, ast.stmt)]
+    inner += [n for h in getattr(node, "handlers", []) for n in h.body]
+    return inner + [n for c in getattr(node, "cases", []) for n in c.body]
 
 
 def _declared_and_bound(scope: ast.AST, declared: type[ast.Global | ast.Nonlocal]) -> set[str]:
