@@ -518,6 +518,9 @@ _CODES = (
             "ambiguous": "{who} defines {options} with `add_argument`, each of which `{flag}` abbreviates, so argparse's "
             "prefix matching (`allow_abbrev`) stops on it as ambiguous and it never reaches TrainingArguments: not "
             "rewritten",
+            "takes-new": "{who} defines {options} with `add_argument`, which `{new}` abbreviates: renamed, the flag "
+            "would be taken by that option (argparse's prefix matching, `allow_abbrev`) and never reach "
+            "TrainingArguments, so it is not rewritten; rename or drop the script's option first",
             "dataclass": "{who} declares its own dataclass field `{field}`: its HfArgumentParser may read `{flag}` into "
             "that dataclass, not TrainingArguments (renaming it would be refused as an unused argument), so it is not "
             "rewritten",
@@ -913,7 +916,7 @@ SHARED: Mapping[str, str] = {
     "defines-too": "{why}, and defines `{old}` itself: the new name calls that override with {keywords}, and the "
     "tool cannot show that it passes them on",  # an unsafe fix's reason
     "overridden": "a class of this project defines `{old}` ({where}), and a call the tool cannot tie to another class "
-    "may reach it: since transformers {since} the new name calls such an override with {keywords}",
+    "may reach it: since transformers {since} the new name calls such an override{keywords}",
     "deprecated": "deprecated since transformers {since}{warns}{removal}",
     "warns": " and emits a {category}",
     "removal": ", removal planned in {removal}",

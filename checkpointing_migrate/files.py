@@ -312,16 +312,18 @@ def without_patched_fixes(result: Result, patches: dict[str, Finding], unsafe_fi
     return _refixed(result, hazard, unsafe_fixes)
 
 
-def without_overridden_fixes(result: Result, overrides: dict[str, Finding], unsafe_fixes: bool) -> Result:
+def without_overridden_fixes(result: Result, overrides: dict[str, Finding], unsafe_fixes: bool, enable: str) -> Result:
     """`result` with every safe rename of a method that a class of the run defines (`overrides`: old name → a
     finding with `defines`) on a receiver of any subclass (`Finding.any_subclass`) made an unsafe fix that says
-    where the definition is."""
+    where the definition is (`enable`: the old enable method, whose new name passes an override the new keywords)."""
 
     def unsafe(f: Finding) -> Finding:
         override = overrides.get(f.old) or overrides.get(f.via or "")
         if f.applicability is not Applicability.SAFE or not f.any_subclass or override is None or f.row is None:
             return f
-        names = {"old": override.old, "where": f"{override.path}:{override.line}", "keywords": NEW_KEYWORDS}
+        where = override.where.rpartition(":")[0]  # `path:line`, `path:cell N:line` in a notebook
+        keywords = f" with {NEW_KEYWORDS}" if override.old == enable else ""  # only the enable method passes them
+        names = {"old": override.old, "where": where, "keywords": keywords}
         reason = shared("overridden", since=str(f.row.since), **names)
         head, see, link_text = f.message.rpartition(". See ")
         text = f"{shared('unsafe', fix=head, unsafe=reason)}{see}{link_text}"

@@ -195,7 +195,7 @@ class Receivers:
         self.hops = hops
         self.module = tree
         """The module scope: the file, or every cell of a notebook (names bound in one cell hold in the next)."""
-        self.enable = next((old for old in rules.member_kwargs if old in rules.members), "")
+        self.enable = rules.enable
         self.imports: dict[str, str] = {}
         self.classes: dict[str, ast.ClassDef | None] = {}
         self.replaced: set[tuple[str, str]] = set()

@@ -79,6 +79,12 @@ class Rules(NamedTuple):
             names |= self.planned_identifiers()
         return frozenset(names)
 
+    @property
+    def enable(self) -> str:
+        """The old enable method: the member with renamed keywords (`gradient_checkpointing_enable`), whose new name
+        calls an override of it with the new keywords."""
+        return next((old for old in self.member_kwargs if old in self.members), "")
+
     def planned_identifiers(self) -> frozenset[str]:
         """The planned names that are Python names (not flags)."""
         return frozenset(n for n in self.planned if not n.startswith("-"))

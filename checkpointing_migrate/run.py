@@ -88,7 +88,8 @@ def across_files(results: list[Result], options: Options) -> list[Result]:
     for f in (f for r in results for f in r.findings if f.defines):
         overrides.setdefault(f.old, f)
     if overrides:
-        results = [without_overridden_fixes(r, overrides, options.unsafe_fixes) for r in results]
+        enable = options.rules.enable
+        results = [without_overridden_fixes(r, overrides, options.unsafe_fixes, enable) for r in results]
     return results
 
 

@@ -71,6 +71,8 @@ class FlagReader(StrEnum):
     """The script's own `add_argument`."""
     ABBREVIATED = "abbreviated"
     """The script's own `add_argument` of a longer option the flag abbreviates (argparse's prefix matching)."""
+    TAKES_NEW = "takes-new"
+    """The script's own `add_argument` of a longer option the *new* flag would abbreviate: renamed, the script takes it."""
     FIELD = "field"
     """Maybe the script's own dataclass, which declares a field of the flag's name."""
     PARSED = "parsed"
@@ -238,6 +240,8 @@ def _script_verdict(
                 return FlagReader.OWN, ""
             if longer := _abbreviated(text, flag):
                 return FlagReader.ABBREVIATED, " ".join(longer)
+            if flag in rules.flags and (longer := _abbreviated(text, str(rules.flags[flag].new))):
+                return FlagReader.TAKES_NEW, " ".join(longer)
             if declared_fields(text, flag):
                 return FlagReader.FIELD, ""
             if not any(re.search(rf"\b{p}\b", text) for p in rules.parsers):
@@ -316,6 +320,10 @@ def flag_hit(
             return registered(row, start, code="own-flag", form="abbreviated", who=f"`{name}`", option=why, flag=flag)
         options = " and ".join(f"`{o}`" for o in longer)
         return registered(row, start, code="own-flag", form="ambiguous", who=f"`{name}`", options=options, flag=flag)
+    if verdict == FlagReader.TAKES_NEW:
+        options = " and ".join(f"`{o}`" for o in why.split())
+        names = {"who": f"`{name}`", "options": options, "flag": flag, "new": str(row.new)}
+        return registered(row, start, code="own-flag", form="takes-new", **names)
     if verdict == FlagReader.FIELD:
         return registered(
             row, start, code="own-flag", form="dataclass", who=f"`{name}`", field=field_name(flag), flag=flag

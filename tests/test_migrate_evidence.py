@@ -823,3 +823,22 @@ def test_a_mixin_listed_before_a_transformers_model_overrides_its_old_method(
         f"`M` (line 9): its `gradient_checkpointing_enable` overrides theirs{then}"
     ), finding
     assert "Trainer warns" not in str(finding["message"])
+
+
+def test_an_override_of_another_old_method_is_named_without_the_enable_keywords(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only the new enable method passes an override `every_n_layers=` and `offload=`: the reason for a disable call
+    made unsafe by a class that overrides `gradient_checkpointing_disable` does not say it does."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "models.py").write_text(
+        "from transformers import LlamaForCausalLM, PreTrainedModel\n\n\nclass Dis(LlamaForCausalLM):\n"
+        "    def gradient_checkpointing_disable(self):\n        pass\n\n\n"
+        "def off(m: PreTrainedModel):\n    m.gradient_checkpointing_disable()\n"
+    )
+    [call] = [f for f in _scan(tmp_path, capsys) if f["line"] == 10]
+    assert call["applicability"] == "unsafe"
+    assert "defines `gradient_checkpointing_disable` (models.py:5)" in str(call["message"]).replace(
+        str(tmp_path) + "/", ""
+    )
+    assert "every_n_layers" not in str(call["message"])

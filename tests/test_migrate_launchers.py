@@ -105,6 +105,7 @@ EXPECTED = {
     ("moved.ipynb", 42, 26): ("unknown-program", "info", None),  # after `os.chdir(...)`: the folder is not known
     ("abbrev.sh", 3, 18): ("own-flag", "info", None),  # the script's `--gradient_checkpointing_level` takes it
     ("abbrev.sh", 4, 18): ("own-flag", "info", None),  # `--flag=value` too
+    ("abbrev.sh", 7, 22): ("own-flag", "info", None),  # renamed, its `--activation_checkpointing_policy` would take it
     # A program named by a shell expansion: reported at the flag, with why, instead of nothing.
     ("programs.sh", 4, 23): ("unknown-program", "info", None),  # `$CMD --flag`
     ("programs.sh", 5, 72): ("unknown-program", "info", None),  # `for s in …; do python $s --flag`
