@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from checkpointing_migrate.project import project_folder, python_files
-from checkpointing_migrate.receivers import _module_file
+from checkpointing_migrate.receivers import module_file
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,7 @@ def _imported(tree: ast.Module, folder: Path, base: Path, text: str, name: str) 
 
 def _is_module(folder: Path, module: str, base: Path, text: str) -> bool:
     """Whether `module`, imported from a file in `folder`, is the file in `base` whose source is `text`."""
-    path = _module_file(folder, module) if module.strip(".") else None
+    path = module_file(folder, module) if module.strip(".") else None
     if path is None or path.parent.resolve() != base.resolve():
         return False
     data = path.read_bytes()

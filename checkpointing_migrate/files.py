@@ -326,6 +326,8 @@ def without_overridden_fixes(result: Result, overrides: dict[str, Finding], unsa
         names = {"old": override.old, "where": where, "keywords": keywords}
         reason = shared("overridden", since=str(f.row.since), **names)
         head, see, link_text = f.message.rpartition(". See ")
+        if not see:  # no link to keep after the reason
+            head, link_text = f.message, ""
         text = f"{shared('unsafe', fix=head, unsafe=reason)}{see}{link_text}"
         return replace(f, message=text, applicability=Applicability.UNSAFE)
 

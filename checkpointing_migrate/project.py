@@ -1,6 +1,6 @@
 """The project a file belongs to, as the cross-file evidence reads it (the flags its parsers declare, the configs its
-code reads, the modules that read a dict back): its folder, and its Python files, at most `MAX_FOLDERS` folders of
-them, leaving out hidden folders and `SKIP`.
+code reads, the modules that read a dict back): its folder, and its Python files, from about `MAX_FOLDERS` folders
+at most, leaving out hidden folders and `SKIP`.
 """
 
 from __future__ import annotations

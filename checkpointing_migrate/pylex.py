@@ -89,7 +89,7 @@ class Source:
         self.text = text
         self._starts: list[int] | None = None
         self._counts = 0
-        """How many `line_of` answers were counted without the line starts (each one costs a scan of the text)."""
+        """How many `line_of` answers were counted without the line starts (each a scan from the last one asked)."""
         self._counted = (0, 1)
         """The last offset counted and its line: asked in order (the hits of a file are), each count goes on from
         there instead of from the top."""

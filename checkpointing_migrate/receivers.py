@@ -131,7 +131,7 @@ class ModuleCache:
         """The (module, class) imports being followed: a cycle ends as no evidence instead of a RecursionError."""
 
 
-def _module_file(base: Path, module: str) -> Path | None:
+def module_file(base: Path, module: str) -> Path | None:
     """The file of `module` (`.modeling`, `pkg.modeling`) imported from a file in `base`, if it is in the project."""
     dots = len(module) - len(module.lstrip("."))
     parts = module.lstrip(".").split(".") if module.lstrip(".") else []
@@ -380,7 +380,7 @@ class Receivers:
         """The reader of the project module that `name` is imported from, when found and not being followed already."""
         if self.base is None or self.hops >= MAX_HOPS:
             return None
-        path = _module_file(self.base, module)
+        path = module_file(self.base, module)
         if path is None:
             return None
         try:
@@ -641,8 +641,7 @@ class Receivers:
         read, calls = found
         through = shared("early-read-through", calls=", then ".join(f"`{c}`" for c in calls)) if calls else ""
         line = getattr(read, "lineno", owner.lineno)
-        why = shared("early-read", cls=owner.name, read=ast.unparse(read), through=through, line=line)
-        return getattr(read, "lineno", owner.lineno), why
+        return line, shared("early-read", cls=owner.name, read=ast.unparse(read), through=through, line=line)
 
     def _read_in(
         self, node: ast.ClassDef, func: ast.AST, until: int | None, calls: tuple[str, ...]

@@ -240,7 +240,7 @@ class Finder:
         link?), not one at each folder above it, as resolving every path would cost."""
         known = self.real.get(folder)
         if known is None:
-            absolute = os.path.join(os.getcwd(), folder)
+            absolute = folder if os.path.isabs(folder) else os.path.join(os.getcwd(), folder)
             parent = os.path.dirname(absolute)
             if ".." in absolute.split(os.sep) or parent == absolute or os.path.islink(absolute):
                 known = os.path.realpath(absolute)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import os
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -162,8 +163,9 @@ def _take(batches: _Batches, options: Options, finder: Finder) -> list[Result]:
 class _Batches:
     """The files still to check, in batches of up to `BATCH`, each one record of `select.PIPE_BUF` bytes in a pipe:
     a write of that size is atomic and every read asks for one record, so a batch goes whole to one process. The
-    walk never waits: a batch the pipe has no room for waits here, the workers get the oldest of those as room
-    frees up, and this process, once the walk has ended, takes the newest (a plain class, as `Finder`)."""
+    walk never waits: a batch the pipe has no room for waits here, the oldest of those goes into the pipe each time
+    the walk fills another batch or this process takes one, and this process, once the walk has ended, takes the
+    newest (a plain class, as `Finder`)."""
 
     def __init__(self) -> None:
         import select  # only here: most runs check a few files and start no worker
@@ -175,7 +177,7 @@ class _Batches:
         self.filling: list[bytes] = []
         self.filled = 0
         """The bytes of the batch being filled, a newline after each path."""
-        self.waiting: list[list[bytes]] = []
+        self.waiting: deque[list[bytes]] = deque()
         """Batches not in the pipe yet, oldest first."""
         self.own: list[str] = []
         """Paths no record can carry (too long, or with a newline): this process checks them."""
@@ -209,7 +211,7 @@ class _Batches:
                 os.write(self.write_end, b"\n".join(self.waiting[0]).ljust(self.size, b"\0"))
             except BlockingIOError:
                 return
-            self.waiting.pop(0)
+            self.waiting.popleft()
 
     def take(self) -> list[str] | None:
         """The next batch for this process, once the walk has ended; `None` when none is left."""

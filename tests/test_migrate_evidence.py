@@ -842,3 +842,22 @@ def test_an_override_of_another_old_method_is_named_without_the_enable_keywords(
         str(tmp_path) + "/", ""
     )
     assert "every_n_layers" not in str(call["message"])
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ("def _impl(self):\n        pass\n\n    gradient_checkpointing_enable = _impl", "narrow-override"),
+        ("gradient_checkpointing_enable = None", "override"),
+    ],
+)
+def test_a_method_of_the_class_body_or_none_assigned_to_the_old_name_is_a_definition(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, code: str
+) -> None:
+    """`old = _impl` with `_impl` defined in the class body is read like a module's function; `old = None` replaces
+    the method too (calling it raises TypeError), unlike a literal flag."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    text = f"from transformers import LlamaForCausalLM\n\n\nclass Tiny(LlamaForCausalLM):\n    {body}\n"
+    (tmp_path / "models.py").write_text(text)
+    line = text.splitlines().index(f"    {body.splitlines()[-1].strip()}") + 1
+    assert [f["code"] for f in _scan(tmp_path, capsys) if f["line"] == line] == [code]

@@ -47,12 +47,13 @@ def assigned(file: File, node: ast.Name, at: At) -> Iterator[Hit]:
         or not isinstance(node.ctx, ast.Store)
         or not isinstance(statement, ast.Assign)
         or not isinstance(cls, ast.ClassDef)
-        or isinstance(statement.value, ast.Constant | ast.List | ast.Tuple | ast.Dict | ast.Set)
+        or isinstance(statement.value, ast.List | ast.Tuple | ast.Dict | ast.Set)
+        or (isinstance(statement.value, ast.Constant) and statement.value.value is not None)
     ):
         return
     row = rules.members[node.id]
     start = file.at(node.lineno, node.col_offset)
-    function = _function_of(file, statement.value)
+    function = _function_of(file, cls, statement.value)
     narrow = narrow_override(function, node.id) if function is not None and node.id == file.receivers.enable else None
     names = {"cls": cls.name, "old": row.old, "new": row.new, "since": str(row.since), "keywords": NEW_KEYWORDS}
     if narrow is not None:
@@ -63,14 +64,14 @@ def assigned(file: File, node: ast.Name, at: At) -> Iterator[Hit]:
     yield dataclasses.replace(hit, defines=True)
 
 
-def _function_of(file: File, value: ast.expr | None) -> Function | ast.Lambda | None:
-    """The function an assignment in a class body gives the old name: a lambda, or a `def` of the module by name."""
+def _function_of(file: File, cls: ast.ClassDef, value: ast.expr | None) -> Function | ast.Lambda | None:
+    """The function an assignment in a class body gives the old name: a lambda, or a `def` by name (of the class body,
+    else of the module)."""
     if isinstance(value, ast.Lambda):
         return value
     if isinstance(value, ast.Name):
-        body = file.receivers.module.body
-        found = [s for s in body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.name == value.id]
-        return found[-1] if found else None
+        own = [s for s in cls.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.name == value.id]
+        return own[-1] if own else file.receivers.functions.get(value.id)
     return None
 
 
