@@ -17,6 +17,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from checkpointing_migrate.codes import shared
+from checkpointing_migrate.project import project_folder, python_files
 from checkpointing_migrate.rules import Rules
 from checkpointing_migrate.table import RenameKind
 
@@ -105,7 +106,8 @@ class Kind:
     call (a `def` taking `**kwargs`): whether it passes them on is more than the tool can show."""
     exact: bool = False
     """Built right there (`X.from_pretrained(...)`, `X(...)`): an instance of X itself. Else (an annotation, a
-    method's `self`) an X or an instance of any subclass, whose own override of an old method may answer instead."""
+    method's `self`, what an Auto class loads in a project that registers classes with one) an X or an instance of
+    any subclass, whose own override of an old method may answer instead."""
 
 
 UNKNOWN = Kind(ReceiverKind.UNKNOWN, "")
@@ -129,6 +131,25 @@ class ModuleCache:
         self.files: dict[_Key, Receivers] = {}
         self.following: set[tuple[_Key, str]] = set()
         """The (module, class) imports being followed: a cycle ends as no evidence instead of a RecursionError."""
+        self.registering: dict[Path, bool] = {}
+        """Project folder → whether a module of it registers a class with an Auto class (`_registers`)."""
+
+
+_AUTO_REGISTER = re.compile(rb"\bAuto\w*\s*\.\s*register\s*\(")
+"""`AutoModelForCausalLM.register(` in a file's bytes: read as text, so a false match only costs a safe fix."""
+
+
+def _registers(root: Path, whole: bool) -> bool:
+    """Whether a Python file of the project calls `.register(...)` on an Auto class (`AutoModelForCausalLM.register(
+    MyConfig, MyModel)`): then what an Auto class loads may be the project's own class, override and all."""
+    for path in python_files(root, whole):
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if b".register" in data and _AUTO_REGISTER.search(data):
+            return True
+    return False
 
 
 def module_file(base: Path, module: str) -> Path | None:
@@ -721,7 +742,8 @@ class Receivers:
                     )
                     what = shared("remote-code", line=expr.lineno, passed=passed)
                     return Kind(ReceiverKind.UNSURE, what, expr.lineno)
-                return dataclasses.replace(kind, exact=True) if kind.kind == ReceiverKind.MODEL else kind
+                exact = kind.kind == ReceiverKind.MODEL and not (auto and self._project_registers())
+                return dataclasses.replace(kind, exact=True) if exact else kind
             name = self.qualified(func)
             if name in _COPIES and expr.args:
                 return self.expr_kind(expr.args[0], scopes, depth + 1)
@@ -734,6 +756,15 @@ class Receivers:
         if isinstance(expr, ast.Name):
             return self.name_kind(expr.id, scopes, depth)
         return UNKNOWN
+
+    def _project_registers(self) -> bool:
+        """Whether this module's project registers a class of its own with an Auto class (read once per run)."""
+        if self.base is None:
+            return False  # standard input: no project to read
+        root, whole = project_folder(self.base)
+        if root not in self.cache.registering:
+            self.cache.registering[root] = _registers(root, whole)
+        return self.cache.registering[root]
 
     def name_kind(self, name: str, scopes: list[ast.AST], depth: int = 0) -> Kind:
         for index, scope in enumerate(scopes):

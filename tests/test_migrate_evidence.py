@@ -861,3 +861,28 @@ def test_a_method_of_the_class_body_or_none_assigned_to_the_old_name_is_a_defini
     (tmp_path / "models.py").write_text(text)
     line = text.splitlines().index(f"    {body.splitlines()[-1].strip()}") + 1
     assert [f["code"] for f in _scan(tmp_path, capsys) if f["line"] == line] == [code]
+
+
+@pytest.mark.parametrize("registers", [True, False])
+def test_what_an_auto_class_loads_may_be_a_class_the_project_registers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], registers: bool
+) -> None:
+    """`AutoModelForCausalLM.register(MyConfig, Narrow)` makes the Auto class load the project's narrow override for
+    its config: a call on what it loads is then an unsafe fix that names the override; without a registration the
+    Auto class loads transformers' own classes, a safe fix."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    registration = "AutoModelForCausalLM.register(MyConfig, Narrow)\n" if registers else ""
+    (tmp_path / "narrow.py").write_text(
+        "from transformers import AutoModelForCausalLM, LlamaConfig, LlamaForCausalLM\n\n\n"
+        "class MyConfig(LlamaConfig):\n    model_type = 'my'\n\n\nclass Narrow(LlamaForCausalLM):\n"
+        "    def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None):\n        pass\n\n\n"
+        + registration
+    )
+    (tmp_path / "use.py").write_text(
+        "from transformers import AutoModelForCausalLM\n\nmodel = AutoModelForCausalLM.from_pretrained('out')\n"
+        "model.gradient_checkpointing_enable()\n"
+    )
+    [call] = [f for f in _scan(tmp_path, capsys) if Path(str(f["path"])).name == "use.py"]
+    assert call["applicability"] == ("unsafe" if registers else "safe")
+    if registers:
+        assert "defines `gradient_checkpointing_enable` (" in str(call["message"])
