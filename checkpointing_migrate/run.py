@@ -127,10 +127,11 @@ def _in_parallel(
     batches = _Batches()
     started: list[_Worker] = []
     try:
-        for _ in range(workers - 1):
-            worker = _Worker.start(batches, options, finder)
-            if worker is not None:
-                started.append(worker)
+        with _interrupts_held() as mask:  # a Ctrl-C reaches this process once every worker is in `started`
+            for _ in range(workers - 1):
+                worker = _Worker.start(batches, options, finder, mask)
+                if worker is not None:
+                    started.append(worker)
         for f in files:
             batches.add(f)
         for item in walked:
@@ -250,7 +251,7 @@ class _Worker:
     running: bool = True
 
     @classmethod
-    def start(cls, batches: _Batches, options: Options, finder: Finder) -> _Worker | None:
+    def start(cls, batches: _Batches, options: Options, finder: Finder, mask: set[int]) -> _Worker | None:
         """A worker checking the batches it reads; `None` when no process can be started (the others read them)."""
         import pickle  # only here: most runs (a pre-commit hook's) check a few files and start no worker
 
@@ -264,6 +265,7 @@ class _Worker:
         if pid == 0:  # the worker: it never returns, so nothing of the caller's runs twice
             code = 1
             try:
+                _set_signal_mask(mask)  # inside the `try`: an interrupt ends the worker here, not in the caller's code
                 os.close(read_end)
                 os.close(batches.write_end)  # else the pipe never ends
                 results = []
@@ -311,8 +313,30 @@ class _Worker:
             import signal
 
             self.running = False
-            os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
+            try:  # an interrupt may have come between `results`' wait and its `running = False`
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+
+
+@contextmanager
+def _interrupts_held() -> Iterator[set[int]]:
+    """SIGINT blocked while workers are forked, then delivered to this process, if one came, on leaving; yields the
+    mask to restore (a child inherits the blocked one and restores it in its `try`)."""
+    import signal
+
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield mask
+    finally:
+        _set_signal_mask(mask)
+
+
+def _set_signal_mask(mask: set[int]) -> None:
+    import signal
+
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _prime(results: list[Result], finder: Finder) -> list[Result]:

@@ -187,6 +187,54 @@ def test_a_worker_that_fails_costs_time_not_results(
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="workers are forked")
+def test_a_ctrl_c_just_after_the_fork_ends_the_worker_not_the_callers_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A SIGINT that reaches a worker before it is inside its `try` would run the caller's code in the child: the
+    interrupt is held until it is, so the worker ends, and this process checks its batches."""
+    import signal
+
+    from checkpointing_migrate import run
+
+    _many_files(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(run, "PARALLEL_FROM", 10**9)
+    alone = _cli(["scan", "--include-planned", "."], capsys)
+    escaped, fork = tmp_path / "escaped", os.fork
+
+    def interrupted_fork() -> int:
+        pid = fork()
+        if pid == 0:
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                os.sched_yield()
+            except KeyboardInterrupt:
+                escaped.touch()  # the interrupt was not held: it would have unwound into the caller's code
+                os._exit(3)
+        return pid
+
+    monkeypatch.setattr(os, "fork", interrupted_fork)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(run, "PARALLEL_FROM", 200)
+    assert _cli(["scan", "--include-planned", "."], capsys) == alone
+    assert not escaped.exists()
+
+
+def test_stopping_a_worker_already_waited_for_is_quiet() -> None:
+    """An interrupt between `results`' wait and its bookkeeping leaves a worker marked running whose process is
+    gone: stopping it must not raise."""
+    from checkpointing_migrate import run
+
+    pid = os.fork() if hasattr(os, "fork") else pytest.skip("workers are forked")
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    read_end, write_end = os.pipe()
+    os.close(write_end)
+    run._Worker(pid, read_end).stop()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="workers are forked")
 def test_a_path_no_batch_can_carry_is_checked_here(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
