@@ -549,6 +549,9 @@ _CODES = (
             "variable": "`{flag}` is given to `{name}`, a program the shell knows only when it runs (a variable, a "
             "loop's variable, a function's arguments), so the tool cannot tell whether it reads `{flag}` with "
             "HfArgumentParser: rename it by hand if it does",
+            "evaluated": "`{flag}` comes after `{name}` in the command line `eval` runs, which the shell reads only once "
+            "`{name}` is expanded (its value may name the program, start another command or a comment), so the tool "
+            "cannot tell which program gets `{flag}`: rename it by hand if that program reads it with HfArgumentParser",
         },
     ),
     Code(

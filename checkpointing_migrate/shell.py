@@ -1,8 +1,9 @@
 """Shell code (scripts, notebooks, Markdown, and the launch files' commands): rename whole CLI flags of training commands.
 
 A command is split into words the way a POSIX shell would (quotes, backslash-newline, comments, `;`, `&&`, `|`), keeping
-each word's span; variables and arrays, `cd`, `bash -c`/`sbatch --wrap` strings and `docker run` are followed. A flag is
-renamed only after the training program it belongs to, so a launcher's own flags and longer flags never match.
+each word's span; variables and arrays, `cd`, `bash -c`/`sbatch --wrap` strings, `eval` and `docker run` are
+followed. A flag is renamed only after the training program it belongs to, so a launcher's own flags and longer flags
+never match.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import ast
 import os
 import re
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
@@ -594,20 +597,24 @@ class _Reader:
 
     def _wrapped(self, words: list[Word], i: int, program: str, stem: bool, cwd: str | None, image: str | None) -> bool:
         """Whether the command at `words[i]` (`program`) runs a command line of its own, which is checked here: a
-        shell's `-c` string, `sbatch --wrap`'s, or what `docker run IMAGE` runs."""
+        shell's `-c` string, `sbatch --wrap`'s, the words `eval` joins, or what `docker run IMAGE` runs."""
         if stem and program in _SHELLS:
             option = next(
                 (k for k in range(i + 1, len(words)) if re.fullmatch(r"-[a-z]*c[a-z]*", words[k].value)), None
             )
             if option is not None and option + 1 < len(words):
-                self._inner(words[option + 1], 0, cwd, image)
+                self._inner([words[option + 1]], 0, cwd, image)
             return True
         if stem and program == "sbatch":
             for k in range(i + 1, len(words)):
                 if words[k].value == "--wrap" and k + 1 < len(words):
-                    self._inner(words[k + 1], 0, cwd, image)
+                    self._inner([words[k + 1]], 0, cwd, image)
                 elif words[k].value.startswith("--wrap="):
-                    self._inner(words[k], len("--wrap="), cwd, image)
+                    self._inner([words[k]], len("--wrap="), cwd, image)
+            return True
+        if stem and program == "eval":
+            if i + 1 < len(words):
+                self._inner(words[i + 1 :], 0, cwd, image, evaluated=True)
             return True
         if program in _CONTAINERS and i + 1 < len(words) and words[i + 1].value in ("run", "exec"):
             j = i + 2
@@ -665,28 +672,70 @@ class _Reader:
         if reader is not None:
             reader.uses.setdefault(variable, []).append(program)
 
-    def _inner(self, word: Word, skip: int, cwd: str | None, image: str | None) -> None:
-        """The command line in a string (`bash -c '…'`, `sbatch --wrap "…"`), checked where it is written."""
-        raw = self.text[word.start + skip : word.end]
-        quote = raw[:1] if raw[:1] in "'\"" else ""
-        code = raw[len(quote) : len(raw) - len(quote)] if quote and raw.endswith(quote) and len(raw) > 1 else raw
-        if not _one_to_one(code, quote):
-            code = ""  # quoted in a way whose characters do not map one to one: its flags are reported, not fixed
-        offset = word.start + skip + len(quote)
-        if not code:
-            inner = _Reader(
-                word.value[skip:], self.options, self.base, self, {}, Program(ProgramKind.COMMAND, "", cwd, image)
-            )
-            inner.launches, inner.origin = self.launches, self.origin + word.start
+    def _inner(
+        self, words: list[Word], skip: int, cwd: str | None, image: str | None, *, evaluated: bool = False
+    ) -> None:
+        """The command line in strings (`bash -c '…'`, `sbatch --wrap "…"`, the words `eval` joins with spaces; `skip`:
+        the characters of the first word before it), checked where it is written. `evaluated`: the outer shell
+        expands the strings first and the command line is read from the result, so from its first expansion on what
+        it runs is not known (`_unknown_tail`)."""
+        pieces = [_literal(self.text[w.start + (skip if k == 0 else 0) : w.end]) for k, w in enumerate(words)]
+        if any(piece is None for piece in pieces):
+            # quoted in a way whose characters do not map one to one: its flags are reported, not fixed
+            code = " ".join(w.value[skip if k == 0 else 0 :] for k, w in enumerate(words))
+            cut = _first_expansion(code) if evaluated else len(code)
+            inner = self._nested(code[:cut], cwd, image, self.origin + words[0].start)
             for hit in inner.run():
                 plain = hit.severity != Severity.FIX
-                self.hits.append(replace(hit, start=word.start, edits=(), **({} if plain else _BY_HAND)))
+                self.hits.append(replace(hit, start=words[0].start, edits=(), **({} if plain else _BY_HAND)))
+            self._unknown_tail(code, cut, lambda _: words[0].start)
             return
-        inner = _Reader(code, self.options, self.base, self, {}, Program(ProgramKind.COMMAND, "", cwd, image))
-        inner.launches, inner.origin = self.launches, self.origin + offset
+        spans: list[tuple[int, int]] = []
+        code, cut = "", sys.maxsize
+        for k, (word, piece) in enumerate(zip(words, pieces, strict=True)):
+            assert piece is not None
+            text, quote = piece
+            at = word.start + (skip if k == 0 else 0) + len(quote)
+            code += " " if k else ""
+            spans.append((len(code), at))
+            if evaluated and cut == sys.maxsize and (found := _first_expansion(text, quote)) < len(text):
+                cut = len(code) + found
+            code += text
+        cut = min(cut, len(code))
+
+        def place(position: int) -> int:
+            held, at = next(s for s in reversed(spans) if s[0] <= position)
+            return at + position - held
+
+        inner = self._nested(code[:cut], cwd, image, self.origin + spans[0][1])
         for hit in inner.run():
-            edits = tuple(Edit(e.start + offset, e.end + offset, e.new) for e in hit.edits)
-            self.hits.append(replace(hit, start=hit.start + offset, edits=edits))
+            edits = tuple(Edit(place(e.start), place(e.start) + e.end - e.start, e.new) for e in hit.edits)
+            self.hits.append(replace(hit, start=place(hit.start), edits=edits))
+        self._unknown_tail(code, cut, place)
+
+    def _nested(self, code: str, cwd: str | None, image: str | None, origin: int) -> _Reader:
+        """A reader of the command line `code` found in this text at `origin`, with this text's variables."""
+        inner = _Reader(code, self.options, self.base, self, {}, Program(ProgramKind.COMMAND, "", cwd, image))
+        inner.launches, inner.origin = self.launches, origin
+        return inner
+
+    def _unknown_tail(self, code: str, cut: int, place: Callable[[int], int]) -> None:
+        """The old flags of the command line `eval` runs from its first expansion on (`code[cut:]`, placed in this
+        text by `place`): the shell reads the expanded value as code, which may start another command or a comment,
+        so no program is known to get them."""
+        if cut >= len(code) or self.launches is not None:
+            return
+        rules = self.options.rules
+        name = _EXPANDED.match(code, cut)
+        for words in commands(code[cut:]):
+            for word in words:
+                flag = word.value.split("=")[0]
+                if flag in rules.flags:
+                    row = rules.flags[flag]
+                    offset = code.find(flag, cut + word.start)
+                    what = codes.message("unknown-program", "evaluated", name=name[0] if name else code[cut], flag=flag)
+                    start = place(offset if offset >= 0 else cut + word.start)
+                    self.hits.append(info(row, start, code="unknown-program", what=what, section="config", new=row.new))
 
     def _variable_hits(self) -> None:
         rules = self.options.rules
@@ -745,6 +794,26 @@ _BY_HAND = {
     "why": codes.message("flag", "by-hand"),
 }
 """What a fix inside a string whose quoting does not map one to one becomes (reported at the string)."""
+
+
+def _literal(raw: str) -> tuple[str, str] | None:
+    """The text a word written as `raw` holds and its quote (`""`: unquoted), where its characters are the text's one
+    to one (a word quoted whole, or not at all, without escapes); `None` otherwise."""
+    quote = raw[:1] if raw[:1] in "'\"" else ""
+    code = raw[len(quote) : len(raw) - len(quote)] if quote and raw.endswith(quote) and len(raw) > 1 else raw
+    return (code, quote) if _one_to_one(code, quote) else None
+
+
+_EXPANDED = re.compile(r"\$\{[^}]*\}?|\$\([^)]*\)?|\$\w+|`[^`]*`?|\$.?")
+"""An expansion as written at its `$` or backtick (`$CMD`, `${X}`, `$(cmd)`, `` `cmd` ``): what a message names."""
+
+
+def _first_expansion(code: str, quote: str = "") -> int:
+    """Where the first expansion of `code` is (`len(code)` where none is): a `$` or a backtick, unless the text was
+    written in single quotes (`quote`), where the outer shell expands neither."""
+    if quote == "'":
+        return len(code)
+    return min((i for i in (code.find("$"), code.find("`")) if i >= 0), default=len(code))
 
 
 def _one_to_one(code: str, quote: str) -> bool:

@@ -1,5 +1,5 @@
 """Launch commands and the files that hold them (issue 18): shell variables and arrays, `bash -c`, `sbatch --wrap`,
-`docker run`, `cd DIR &&`, `pushd`/`popd`, notebook `%run` and `%%writefile`, Makefiles (with `define` blocks),
+`eval`, `docker run`, `cd DIR &&`, `pushd`/`popd`, notebook `%run` and `%%writefile`, Makefiles (with `define` blocks),
 Dockerfiles (with heredocs), `.vscode/launch.json` and workflow `run:` steps. Each `X.before.EXT` under tests/fixtures/migrate/launchers becomes `X.after.EXT` after
 `fix --write` (and `X.unsafe.EXT`, where there is one, with `--unsafe-fixes`), byte for byte; a second run changes nothing.
 """
@@ -112,6 +112,11 @@ EXPECTED = {
     ("programs.sh", 6, 38): ("unknown-program", "info", None),  # `run() { python "$@" --flag; }`
     ("programs.sh", 8, 16): ("unknown-program", "info", None),  # `srun -N 2 $CMD --flag`
     ("programs.sh", 9, 39): ("unknown-program", "info", None),  # `torchrun --nproc_per_node 2 "$SCRIPT" --flag`
+    # `eval`: from the first expansion of the command line it runs on, no program is known to get the flag.
+    ("eval.sh", 8, 12): ("unknown-program", "info", None),  # `eval "$CMD --flag"`
+    ("eval.sh", 9, 35): ("unknown-program", "info", None),  # `eval "python train_hf.py ${EXTRA} --flag"`
+    ("eval.sh", 10, 40): ("unknown-program", "info", None),  # `eval "$(command -v python) train_hf.py --flag"`
+    ("eval.sh", 11, 39): ("unknown-program", "info", None),  # the same in backticks
 }
 
 
@@ -285,3 +290,18 @@ def test_a_flag_a_script_option_takes_by_prefix_matching_names_that_option(
     )
     assert "`--gradient_checkpointing_level` and `--gradient_checkpointing_mode`" in two["message"]
     assert "ambiguous" in two["message"]
+
+
+def test_a_flag_after_an_expansion_in_eval_says_the_expansion_is_read_as_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`eval "$CMD --flag"` runs what `$CMD` holds as shell code: the finding names the expansion, not a program."""
+    shutil.copy(TREE / "pyproject.toml", tmp_path)
+    (tmp_path / "run.sh").write_text('CMD="python train_hf.py"\neval "$CMD --gradient_checkpointing"\n')
+    capsys.readouterr()
+    main(["scan", "--format", "json", str(tmp_path / "run.sh")])
+    [finding] = json.loads(capsys.readouterr().out)
+    assert (finding["line"], finding["column"], finding["code"]) == (2, 12, "unknown-program")
+    assert finding["message"].startswith(
+        "`--gradient_checkpointing` comes after `$CMD` in the command line `eval` runs"
+    )
