@@ -618,6 +618,8 @@ _CODES = (
             "not-imported": _NOT_IMPORTED,
             "also-unpacked": "`{name}` is also unpacked into `{callee}` (line {line}), which is not TrainingArguments",
             "also-used": "`{name}` is also used on line {line} (`{use}`), which may read the old key",
+            # The `line` of `passed`, `also-unpacked` and `also-used` in another module that imports the dict.
+            "line-in": "{line} of `{where}`",
             # `passed`'s and `unknown-callee`'s escape form's `place`: the construct that sets the key (`dictflow`).
             "place-literal": "`{name} = {{...}}`",
             "place-call": "`{name} = dict(...)`",

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from pathlib import Path
 
 from checkpointing_migrate.codes import message, shared
 from checkpointing_migrate.findings import Edit
@@ -158,6 +159,20 @@ class _Uses:
     """Any other use: passed on, returned or read otherwise (`_escape` and the `also-used` reason look at it)."""
     has_new: bool = False
     """The new key is set too."""
+    where: str = ""
+    """The other module of the project these uses are in (`dictreaders`), `""` for this one."""
+    parents: dict[int, ast.AST] = field(default_factory=dict)
+    """The parent of each node of the scope they are in."""
+    loads: set[int] = field(default_factory=set)
+    """The loads of the dict itself (`cfg`, `conf.DEFAULTS`) among `other`, whose parent is the use."""
+
+    def user(self, use: ast.expr) -> ast.AST | None:
+        """The node that does something with the dict in `use`, one of `other`."""
+        return self.parents.get(id(use)) if id(use) in self.loads else use
+
+    def at(self, line: int) -> str:
+        """`line` as the messages name it: `4`, or `4 of `train.py`` in another module."""
+        return message("dict-key", "line-in", line=str(line), where=self.where) if self.where else str(line)
 
 
 class Dicts:
@@ -169,7 +184,9 @@ class Dicts:
         self._parents: dict[int, dict[int, ast.AST]] = {}
         self._loads: dict[int, dict[str, list[ast.Name]]] = {}
         """Per scope, the loads of each name: one walk of a scope, however many keys its dicts set."""
-        self._flows: dict[tuple[int, str, str], tuple[Verdict, int, str]] = {}
+        self._flows: dict[tuple[int, str, str], tuple[Verdict, str, str]] = {}
+        self._others: dict[Path, Dicts] = {}
+        """The dict rules of the project's other modules that import a module-level dict of this one."""
 
     def check(
         self, node: ast.AST, parents: list[ast.AST], scopes: list[ast.AST], is_args: Callable[[ast.expr], str | None]
@@ -235,7 +252,7 @@ class Dicts:
                 continue
             if row.new in beside:
                 verdict = Verdict(VerdictKind.BOTH)
-            what = message("dict-key", "passed", old=old, place=form, line=str(line), consumer=consumer)
+            what = message("dict-key", "passed", old=old, place=form, line=line, consumer=consumer)
             hits.append(self._verdict(row, start, verdict, what, keyword))
         return hits
 
@@ -281,58 +298,70 @@ class Dicts:
             self._parents[id(scope)] = {id(c): p for p in ast.walk(scope) for c in ast.iter_child_nodes(p)}
         return self._parents[id(scope)]
 
-    def _flow(self, name: str, scope: ast.AST, old: str, new: str) -> tuple[Verdict, int, str]:
-        """What the dict named `name` in `scope` flows into, for the key `old`: (verdict, line of the consumer, the
-        consumer as written)."""
+    def _flow(self, name: str, scope: ast.AST, old: str, new: str) -> tuple[Verdict, str, str]:
+        """What the dict named `name` in `scope` flows into, for the key `old`: (verdict, line of the consumer as the
+        messages name it, the consumer as written)."""
         key = (id(scope), name, old)
         if key not in self._flows:
             self._flows[key] = self._follow(name, scope, old, new)
         return self._flows[key]
 
-    def _follow(self, name: str, scope: ast.AST, old: str, new: str) -> tuple[Verdict, int, str]:
+    def _follow(self, name: str, scope: ast.AST, old: str, new: str) -> tuple[Verdict, str, str]:
+        """The verdict on the uses of the dict in `scope` and, for a module-level dict, in the project's modules that
+        import it (`_elsewhere`): judged together, as if they were one scope."""
         parents = self._parent_map(scope)
-        uses = self._uses(name, scope, old, new, parents)
-        sure = [(v, c) for v, c in uses.into if v.kind != VerdictKind.NONE]
+        found = [self._uses(self._loads_of(scope).get(name, []), scope, old, new, parents)]
+        if scope is self.receivers.module and self.receivers.base is not None:
+            found += self._elsewhere(name, old, new)
+        sure = [(v, c, u) for u in found for v, c in u.into if v.kind != VerdictKind.NONE]
         if not sure:
-            return self._escape(name, uses.other, parents), 0, ""
-        verdict, consumer = sure[0]
-        line, text = consumer.lineno, ast.unparse(consumer.func)
-        if uses.own:
-            read = uses.own[0]
-            where = message("own-reader", "line", line=str(read.lineno))
+            return self._escape(name, found), "", ""
+        verdict, consumer, there = sure[0]
+        line, text = there.at(consumer.lineno), ast.unparse(consumer.func)
+        own = [(u, read) for u in found for read in u.own]
+        if own:
+            u, read = own[0]
+            where = (
+                message("own-reader", "file", where=f"{u.where}:{read.lineno}")
+                if u.where
+                else message("own-reader", "line", line=str(read.lineno))
+            )
             why = message("own-reader", "read-back", where=where, read=ast.unparse(read))
             return Verdict(VerdictKind.OWN, why, read.lineno), line, text
-        elsewhere = self._read_elsewhere(name, scope, old)
-        if elsewhere is not None:
-            return elsewhere, line, text
-        if uses.has_new:
+        if any(u.has_new for u in found):
             return Verdict(VerdictKind.BOTH), line, text
-        if verdict.kind == VerdictKind.ARGS and len(sure) < len(uses.into):
-            other_call = next(c for v, c in uses.into if v.kind == VerdictKind.NONE)
-            callee, line_of = ast.unparse(other_call.func), str(other_call.lineno)
+        others = [(c, u) for u in found for v, c in u.into if v.kind == VerdictKind.NONE]
+        if verdict.kind == VerdictKind.ARGS and others:
+            other_call, u = others[0]
+            callee, line_of = ast.unparse(other_call.func), u.at(other_call.lineno)
             why = message("dict-key", "also-unpacked", name=name, callee=callee, line=line_of)
             return Verdict(VerdictKind.UNSURE, why), line, text
-        if verdict.kind == VerdictKind.ARGS and uses.other:
-            use = uses.other[0]
-            shown = parents.get(id(use)) if isinstance(use, ast.Name) else use
+        used = [(use, u) for u in found for use in u.other]
+        if verdict.kind == VerdictKind.ARGS and used:
+            use, u = used[0]
+            shown = u.user(use)
             shown = shown if isinstance(shown, ast.expr) else use
-            why = message("dict-key", "also-used", name=name, line=str(use.lineno), use=ast.unparse(shown))
+            why = message("dict-key", "also-used", name=name, line=u.at(use.lineno), use=ast.unparse(shown))
             return Verdict(VerdictKind.UNSURE, why), line, text
         return verdict, line, text
 
-    def _read_elsewhere(self, name: str, scope: ast.AST, old: str) -> Verdict | None:
-        """`own` when `name` is a module-level dict that another module of the project imports and reads by the old
-        key (`dictreaders`): renamed here, that read raises KeyError. Only a module-level name is looked for."""
-        base = self.receivers.base
-        if scope is not self.receivers.module or base is None:
-            return None
+    def _elsewhere(self, name: str, old: str, new: str) -> list[_Uses]:
+        """The uses of the module-level dict `name` in the project's other modules that import it (`dictreaders`),
+        each judged by that module's own evidence (`TrainingArguments` as it imports it)."""
         from checkpointing_migrate.dictreaders import Importers  # the project's other files: only for such a dict
 
-        read = self.options.memo.once(Importers, Importers).read_elsewhere(base, self.text, name, old)
-        if read is None:
-            return None
-        where = message("own-reader", "file", where=f"{read.where}:{read.line}")
-        return Verdict(VerdictKind.OWN, message("own-reader", "read-back", where=where, read=read.read), read.line)
+        base = self.receivers.base
+        assert base is not None
+        found = []
+        for importer in self.options.memo.once(Importers, Importers).importers(base, self.text, name):
+            if importer.path not in self._others:
+                receivers = Receivers(importer.tree, self.rules, self.receivers.cache, importer.path.parent)
+                self._others[importer.path] = Dicts(receivers, self.options, self.at, "")
+            other = self._others[importer.path]
+            parents = other._parent_map(importer.tree)
+            uses = other._uses(list(importer.names), importer.tree, old, new, parents)
+            found.append(replace(uses, where=importer.where))
+        return found
 
     def _loads_of(self, scope: ast.AST) -> dict[str, list[ast.Name]]:
         if id(scope) not in self._loads:
@@ -343,10 +372,12 @@ class Dicts:
             self._loads[id(scope)] = loads
         return self._loads[id(scope)]
 
-    def _uses(self, name: str, scope: ast.AST, old: str, new: str, parents: dict[int, ast.AST]) -> _Uses:
-        """Each load of the dict `name` in `scope`, sorted by what it does with the dict (see `_Uses`)."""
-        uses = _Uses()
-        for use in self._loads_of(scope).get(name, []):
+    def _uses(
+        self, loads: list[ast.Name] | list[ast.expr], scope: ast.AST, old: str, new: str, parents: dict[int, ast.AST]
+    ) -> _Uses:
+        """Each of `loads`, the dict's loads in `scope`, sorted by what it does with the dict (see `_Uses`)."""
+        uses = _Uses(parents=parents, loads={id(n) for n in loads})
+        for use in loads:
             parent = parents.get(id(use))
             call = parents.get(id(parent)) if parent is not None else None
             if isinstance(parent, ast.keyword) and parent.arg is None and isinstance(call, ast.Call):
@@ -370,19 +401,20 @@ class Dicts:
                 uses.other.append(use)
         return uses
 
-    def _escape(self, name: str, uses: list[ast.expr], parents: dict[int, ast.AST]) -> Verdict:
-        """`none`, or `escape` when the dict leaves the scope (returned, passed to a call the tool does not follow):
-        it may reach TrainingArguments there, which the tool cannot tell."""
-        for use in uses:
-            parent = use if not isinstance(use, ast.Name) else parents.get(id(use))
-            if isinstance(parent, (ast.Return, ast.Yield)):
-                returned = message("unknown-callee", "returned", name=name, line=str(use.lineno))
-                return Verdict(VerdictKind.ESCAPE, returned, use.lineno)
-            call = parents.get(id(parent)) if isinstance(parent, ast.keyword) else parent
-            if isinstance(call, ast.Call) and _method(call) not in ("get", "pop", "items", "keys", "values"):
-                names = {"name": name, "callee": ast.unparse(call.func), "line": str(call.lineno)}
-                passed = message("unknown-callee", "passed", **names)
-                return Verdict(VerdictKind.ESCAPE, passed, call.lineno)
+    def _escape(self, name: str, found: list[_Uses]) -> Verdict:
+        """`none`, or `escape` when the dict leaves the scope (returned, passed to a call the tool does not follow),
+        here or in a module that imports it: it may reach TrainingArguments there, which the tool cannot tell."""
+        for uses in found:
+            for use in uses.other:
+                parent = uses.user(use)
+                if isinstance(parent, (ast.Return, ast.Yield)):
+                    returned = message("unknown-callee", "returned", name=name, line=uses.at(use.lineno))
+                    return Verdict(VerdictKind.ESCAPE, returned, use.lineno)
+                call = uses.parents.get(id(parent)) if isinstance(parent, ast.keyword) else parent
+                if isinstance(call, ast.Call) and _method(call) not in ("get", "pop", "items", "keys", "values"):
+                    names = {"name": name, "callee": ast.unparse(call.func), "line": uses.at(call.lineno)}
+                    passed = message("unknown-callee", "passed", **names)
+                    return Verdict(VerdictKind.ESCAPE, passed, call.lineno)
         return NONE
 
     def _callee(self, call: ast.Call) -> Verdict:

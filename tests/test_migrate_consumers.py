@@ -731,6 +731,10 @@ IMPORTERS = {
     "from conf import DEFAULTS\n\nprint(DEFAULTS['gradient_checkpointing'])\n": "`user.py:3`",
     "import conf\n\nprint(conf.DEFAULTS.get('gradient_checkpointing'))\n": "`user.py:3`",
     "from pkg import conf as c\n\nif 'gradient_checkpointing' in c.DEFAULTS:\n    pass\n": "`user.py:3`",
+    # A star import binds every public name (the dict), also relative (`from .conf import *`).
+    "from conf import *\n\nprint(DEFAULTS['gradient_checkpointing'])\n": "`user.py:3`",
+    "from .conf import *\n\nprint(DEFAULTS['gradient_checkpointing'])\n": "`user.py:3`",
+    "from .pkg.conf import *\n\nprint(DEFAULTS.get('gradient_checkpointing'))\n": "`user.py:3`",
     # Another dict of the same name, or the module imported without reading the key: the rename stays safe.
     "from other import DEFAULTS\n\nprint(DEFAULTS['gradient_checkpointing'])\n": None,
     "from conf import DEFAULTS\n\nprint(DEFAULTS['output_dir'])\n": None,
@@ -759,6 +763,77 @@ def test_a_module_level_dict_read_by_another_module_keeps_its_key(
         return
     assert (finding["code"], finding["line"]) == ("own-reader", 3)
     assert f"{where}, which imports it, reads it back by the old key" in str(finding["message"])
+
+
+def test_a_star_import_binds_only_what_all_lists(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A module with a literal `__all__` that leaves the dict out: `from conf import *` does not bind it, so a read of
+    another `DEFAULTS` there is not the dict's and the rename stays safe."""
+    conf = '__all__ = ["ARGS"]\nfrom transformers import TrainingArguments\n\n'
+    conf += 'DEFAULTS = {"output_dir": "o", "gradient_checkpointing": 1}\nARGS = TrainingArguments(**DEFAULTS)\n'
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "conf.py").write_text(conf)
+    (tmp_path / "user.py").write_text(
+        "from conf import *\n\nDEFAULTS = {}\nprint(DEFAULTS['gradient_checkpointing'])\n"
+    )
+    (finding,) = _scan(tmp_path, capsys)
+    assert (finding["code"], finding.get("applicability")) == ("dict-key", "safe")
+
+
+CONSUMERS = {
+    # The dict's only consumer, TrainingArguments, is in the module that imports it.
+    "from transformers import TrainingArguments\nfrom conf import DEFAULTS\n\nTrainingArguments(**DEFAULTS)\n": (
+        "dict-key",
+        "safe",
+        "which line 4 of `user.py` passes to `TrainingArguments`",
+    ),
+    "from transformers import HfArgumentParser, TrainingArguments\nimport conf\n\n"
+    "HfArgumentParser(TrainingArguments).parse_dict(conf.DEFAULTS)\n": ("dict-key", "safe", "line 4 of `user.py`"),
+    # That module (or this one) also reads it back by the old key.
+    "from transformers import TrainingArguments\nimport conf as d\n\nif d.DEFAULTS['gradient_checkpointing']:\n"
+    "    pass\nTrainingArguments(**d.DEFAULTS)\n": ("own-reader", None, "`user.py:4`, which imports it, reads it back"),
+    "from transformers import TrainingArguments\nfrom conf import *\n\nif DEFAULTS['gradient_checkpointing']:\n"
+    "    pass\nTrainingArguments(**DEFAULTS)\n": ("own-reader", None, "`user.py:4`, which imports it, reads it back"),
+    # The consumer is only maybe training arguments, or the dict is also used otherwise: as within one module.
+    "from transformers import TrainingArguments\nfrom mixins import Mixin\nfrom conf import DEFAULTS\n\n\n"
+    "class Args(Mixin, TrainingArguments):\n    pass\n\n\nArgs(**DEFAULTS)\n": ("dict-key", "unsafe", "`Mixin`"),
+    "from transformers import TrainingArguments\nfrom conf import DEFAULTS\n\nTrainingArguments(**DEFAULTS)\n"
+    "print(DEFAULTS)\n": ("dict-key", "unsafe", "also used on line 5 of `user.py` (`print(DEFAULTS)`)"),
+    "from conf import DEFAULTS\n\nlog(DEFAULTS)\n": ("unknown-callee", None, "passed to `log` on line 3 of `user.py`"),
+}
+
+
+@pytest.mark.parametrize("user", list(CONSUMERS), ids=range(len(CONSUMERS)))
+def test_a_module_level_dict_unpacked_in_another_module_is_judged_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], user: str
+) -> None:
+    """A module-level dict that another module imports and unpacks into `TrainingArguments(**DEFAULTS)` got no
+    finding: its key is judged by that module's evidence, as if the uses were in one scope."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "conf.py").write_text('DEFAULTS = {"output_dir": "o", "gradient_checkpointing": 1}\n')
+    (tmp_path / "user.py").write_text(user)
+    (finding,) = _scan(tmp_path, capsys)
+    code, applicability, said = CONSUMERS[user]
+    assert (finding["path"], finding["line"]) == (str(tmp_path / "conf.py"), 1)
+    assert (finding["code"], finding.get("applicability")) == (code, applicability)
+    assert said in str(finding["message"])
+
+
+def test_the_modules_that_import_a_dict_are_read_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each import of the dict's module read that module again, to compare it with the dict's text."""
+    conf = 'from transformers import TrainingArguments\n\nDEFAULTS = {"output_dir": "o", "gradient_checkpointing": 1}\n'
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "conf.py").write_text(conf + "ARGS = TrainingArguments(**DEFAULTS)\n")
+    (tmp_path / "user.py").write_text(
+        "import conf\nimport conf as c\nfrom conf import DEFAULTS\nfrom conf import *\n\nprint(DEFAULTS['gradient_checkpointing'])\n"
+    )
+    reads: list[str] = []
+    read_bytes = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self.name) or read_bytes(self))
+    (finding,) = _scan(tmp_path, capsys)
+    assert finding["code"] == "own-reader"
+    assert reads.count("conf.py") == 1
 
 
 def test_a_dataclass_imported_by_the_parser_declares_its_flags_and_keys(
