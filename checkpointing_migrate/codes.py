@@ -104,6 +104,12 @@ ESCAPED = "written with escapes: rename it by hand"
 """The short reason of a `fix` code reported as `info` because the name is spelt with escapes (a JSON or YAML string);
 `unknown-program`'s escaped form ends with it."""
 
+_WHICH_PROGRAM = (
+    "cannot tell which program gets `{flag}`: rename it by hand if that program reads it with HfArgumentParser"
+)
+"""Why an old flag after a word the shell or a wrapper reads before the program is known is `unknown-program`'s: the
+closing clause of its `evaluated` and `wrapper-option` forms."""
+
 _NEW_WINS = "the new one wins and the old value is dropped without a word; remove one"
 """What both names given together do where the new one is kept: `both-names`' clause, in each form that says it."""
 
@@ -551,7 +557,9 @@ _CODES = (
             "HfArgumentParser: rename it by hand if it does",
             "evaluated": "`{flag}` comes after `{name}` in the command line `eval` runs, which the shell reads only once "
             "`{name}` is expanded (its value may name the program, start another command or a comment), so the tool "
-            "cannot tell which program gets `{flag}`: rename it by hand if that program reads it with HfArgumentParser",
+            + _WHICH_PROGRAM,
+            "wrapper-option": "`{flag}` comes after `{option}`, an option of `{wrapper}` the tool does not follow (it "
+            "may take a value or change what runs), so the tool " + _WHICH_PROGRAM,
         },
     ),
     Code(

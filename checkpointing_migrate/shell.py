@@ -1,9 +1,9 @@
 """Shell code (scripts, notebooks, Markdown, and the launch files' commands): rename whole CLI flags of training commands.
 
 A command is split into words the way a POSIX shell would (quotes, backslash-newline, comments, `;`, `&&`, `|`), keeping
-each word's span; variables and arrays, `cd`, `bash -c`/`sbatch --wrap` strings, `eval` and `docker run` are
-followed. A flag is renamed only after the training program it belongs to, so a launcher's own flags and longer flags
-never match.
+each word's span; variables and arrays, `cd`, wrappers (`nice -n 10`, `env -C DIR`), `bash -c`/`sbatch --wrap`
+strings, `eval` and `docker run` are followed. A flag is renamed only after the training program it belongs to, so a
+launcher's own flags and longer flags never match.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
+from typing import NamedTuple
 
 from checkpointing_migrate import codes
 from checkpointing_migrate.argflags import abbreviated
@@ -30,8 +31,56 @@ from checkpointing_migrate.table import Rename, field_name
 
 _PYTHON = re.compile(r"python[\d.]*\Z")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-_WRAPPERS = frozenset({"env", "nohup", "time", "exec", "command", "do", "then", "else", "elif", "{", "!"})
-"""Words before the program: wrappers, and shell keywords that start a command in a loop, branch or function."""
+
+
+@dataclass(frozen=True)
+class _Wrapper:
+    """A program that runs the command after its own options and operands (`nice -n 10 python …`): the options it
+    follows, so the command is found and judged as if written directly; any other option may take a value or change
+    what runs (`env -S STRING`), so the command after it is not known."""
+
+    values: frozenset[str] = frozenset()
+    """Options that take a value: the next word, or attached (`-n10`, `--signal=KILL`)."""
+    switches: frozenset[str] = frozenset()
+    """Options without a value."""
+    operands: int = 0
+    """Words between the options and the command (`timeout`'s DURATION, `taskset`'s MASK)."""
+    folder: frozenset[str] = frozenset()
+    """Options (among `values`) whose value is the folder the command runs in (`env -C DIR`), as after `cd DIR`."""
+    numeric: bool = False
+    """Whether `-N` is an option (`nice -10`)."""
+
+
+def _wrapper(
+    values: str = "", switches: str = "", operands: int = 0, folder: str = "", numeric: bool = False
+) -> _Wrapper:
+    """A `_Wrapper` from its options written as in its manual, separated by spaces, so the table reads like one."""
+    return _Wrapper(
+        frozenset(values.split()), frozenset(switches.split()), operands, frozenset(folder.split()), numeric
+    )
+
+
+_WRAPPERS: dict[str, _Wrapper | None] = {
+    "env": _wrapper("-u --unset -C --chdir", "- -i --ignore-environment -0 --null -v --debug", folder="-C --chdir"),
+    "nohup": _wrapper(),
+    "time": _wrapper("-f --format -o --output", "-p --portability -v --verbose -a --append -q --quiet"),
+    "exec": _wrapper("-a", "-c -l"),
+    "command": _wrapper(switches="-p"),
+    "nice": _wrapper("-n --adjustment", numeric=True),
+    "ionice": _wrapper("-c --class -n --classdata", "-t --ignore"),
+    "timeout": _wrapper("-s --signal -k --kill-after", "-v --verbose --preserve-status --foreground", operands=1),
+    "stdbuf": _wrapper("-i --input -o --output -e --error"),
+    "taskset": _wrapper(switches="-c --cpu-list -a --all-tasks", operands=1),
+    "numactl": _wrapper(
+        "-N --cpunodebind -m --membind -C --physcpubind -p --preferred -i --interleave -P --preferred-many",
+        "-l --localalloc -a --all",
+    ),
+    "setsid": _wrapper(switches="-c --ctty -f --fork -w --wait"),
+    **dict.fromkeys(("do", "then", "else", "elif", "{", "!")),
+}
+"""Words before the program: wrappers (with their options), and shell keywords (`None`) that start a command in a
+loop, branch or function."""
+
 _PREFIXES = frozenset({"srun", "mpirun", "mpiexec", "uvx"})
 """Programs that run another program given later on their command line (with options of their own before it)."""
 _LAUNCHERS = frozenset({"accelerate", "torchrun", "deepspeed"})
@@ -170,10 +219,9 @@ def _entry(words: list[Word], commands_: frozenset[str]) -> tuple[int, ProgramKi
 
     `trl <subcommand>`: TRL's parser reads the TrainingArguments flags, so the rename is sure. `python script.py`,
     `accelerate launch script.py`, `torchrun`, `deepspeed`, `python -m torch.distributed.run ... script.py`, also
-    behind `srun`/`mpirun`/`uv run` and inside loops, branches and shell functions: see `_script_verdict`."""
+    behind `srun`/`mpirun`/`uv run` and inside loops, branches and shell functions: see `_script_verdict`. `words`
+    start at the program (`_unwrap` skips what comes before it)."""
     i = 0
-    while i < len(words) and (_ASSIGNMENT.match(words[i].value) or words[i].value in _WRAPPERS):
-        i += 1
     if i < len(words) and (
         words[i].value in _PREFIXES or words[i].value == "uv" and i + 1 < len(words) and words[i + 1].value == "run"
     ):
@@ -516,9 +564,7 @@ class _Reader:
         target = words[1].value
         if _SCRIPT_FOLDER.fullmatch(target) or target == "$" and after and _script_folder(after[0][0]):
             return cwd
-        if any(c in target for c in "$`~*?") or target == "-":
-            return None
-        return os.path.normpath(os.path.join(cwd, target))
+        return _folder(target, cwd)
 
     def _folder_at(self, offset: int) -> str | None:
         """The folder of the `folders` stretch that holds `offset` (where none does: the text's own)."""
@@ -572,6 +618,20 @@ class _Reader:
         if not stem and not expanded and self.launches is None:
             return
         stem = stem or self.launches is not None  # a launch is looked for in every command
+        unwrapped = _unwrap(words)
+        for word, name in expanded:
+            if words.index(word) < unwrapped.start:
+                self._use(name, None)  # `env -u $NAME python …`, `X=$A python …`: not the program's words
+        if unwrapped.unknown is not None:
+            if stem and self.launches is None:
+                self._unknown_option(words, *unwrapped.unknown)
+            return
+        expanded = [(w, name) for w, name in expanded if words.index(w) >= unwrapped.start]
+        words = words[unwrapped.start :]
+        for folder in unwrapped.folders:
+            cwd = _folder(folder, cwd)
+        if not words:
+            return
         i = _program_at(words, rules.commands)
         program = _program_name(words[i]) if i < len(words) else ""
         if self._wrapped(words, i, program, stem, cwd, image):
@@ -654,17 +714,25 @@ class _Reader:
     def _unknown_program(self, words: list[Word]) -> None:
         """An old flag given to a program named by a shell expansion (`$CMD --x`, `python $s --x` in a loop,
         `python "$@" --x` in a function): not rewritten, but reported where it is, with why."""
+        k = _expansion_program(words, self.options.rules.commands)
+        if k is not None:
+            self._unknown_flags(words[k + 1 :], "variable", name=self.text[words[k].start : words[k].end])
+
+    def _unknown_option(self, words: list[Word], wrapper: int, option: int) -> None:
+        """The old flags after an option of a wrapper's the tool does not follow (`env -S '…'`, `nice --foo`): it may
+        take the next word or change what runs, so no program is known to get them; reported, never rewritten."""
+        names = {"wrapper": words[wrapper].value, "option": self.text[words[option].start : words[option].end]}
+        self._unknown_flags(words[option + 1 :], "wrapper-option", **names)
+
+    def _unknown_flags(self, words: list[Word], form: str, **names: str) -> None:
+        """An `unknown-program` info (its message `form`, with `names`) at each old flag among `words`."""
         rules = self.options.rules
-        k = _expansion_program(words, rules.commands)
-        if k is None:
-            return
-        name = self.text[words[k].start : words[k].end]
-        for word in words[k + 1 :]:
+        for word in words:
             flag = word.value.split("=")[0]
             if flag in rules.flags:
                 row = rules.flags[flag]
                 start = word.start + max(self.text[word.start : word.end].find(flag), 0)
-                what = codes.message("unknown-program", "variable", name=name, flag=flag)
+                what = codes.message("unknown-program", form, flag=flag, **names)
                 self.hits.append(info(row, start, code="unknown-program", what=what, section="config", new=row.new))
 
     def _use(self, variable: str, program: Program | None) -> None:
@@ -796,6 +864,13 @@ _BY_HAND = {
 """What a fix inside a string whose quoting does not map one to one becomes (reported at the string)."""
 
 
+def _folder(target: str, cwd: str | None) -> str | None:
+    """The folder `target` names from `cwd` (`cd DIR`, `env -C DIR`); `None` when it cannot be told."""
+    if cwd is None or any(c in target for c in "$`~*?") or target == "-":
+        return None
+    return os.path.normpath(os.path.join(cwd, target))
+
+
 def _literal(raw: str) -> tuple[str, str] | None:
     """The text a word written as `raw` holds and its quote (`""`: unquoted), where its characters are the text's one
     to one (a word quoted whole, or not at all, without escapes); `None` otherwise."""
@@ -838,12 +913,54 @@ def _unredirected(words: list[Word]) -> list[Word]:
     return out
 
 
-def _program_at(words: list[Word], commands_: frozenset[str]) -> int:
-    """Index of a command's program word: after its assignments and wrappers; behind a prefix (`srun`), a shell or a
-    container runner it starts before the training program, else the prefix itself."""
-    i = 0
-    while i < len(words) and (_ASSIGNMENT.match(words[i].value) or words[i].value in _WRAPPERS):
+class _Unwrapped(NamedTuple):
+    """A command's words before its program, as `_unwrap` reads them."""
+
+    start: int
+    """Index of the command's first word after its assignments and wrappers."""
+    folders: tuple[str, ...]
+    """The folders wrappers run it in (`env -C DIR`), each relative to the one before."""
+    unknown: tuple[int, int] | None
+    """Indices of a wrapper and of an option of its the tool does not follow: what runs after it is not known."""
+
+
+def _unwrap(words: list[Word]) -> _Unwrapped:
+    """Skip a command's assignments, shell keywords and wrappers with their options (`_WRAPPERS`), so what they run
+    is judged like the same command written directly."""
+    i, folders = 0, []
+    while i < len(words):
+        if _ASSIGNMENT.match(words[i].value):
+            i += 1
+            continue
+        name = _program_name(words[i])
+        if name not in _WRAPPERS:
+            break
+        wrapper, at = _WRAPPERS[name], i
         i += 1
+        while wrapper is not None and i < len(words) and words[i].value.startswith("-"):
+            value = words[i].value
+            if value == "--":
+                i += 1
+                break
+            option, eq, attached = value.partition("=") if value.startswith("--") else (value, "", "")
+            if option not in wrapper.values and not value.startswith("--") and value[:2] in wrapper.values:
+                option, eq, attached = value[:2], "=", value[2:]  # `-n10`, `-oL`, `-sKILL`
+            if option in wrapper.values:
+                given = attached if eq else words[i + 1].value if i + 1 < len(words) else ""
+                folders += [given] if option in wrapper.folder else []
+                i += 1 if eq else 2
+            elif option in wrapper.switches and not eq or wrapper.numeric and re.fullmatch(r"-\d+", value):
+                i += 1
+            else:
+                return _Unwrapped(i, tuple(folders), (at, i))
+        i += wrapper.operands if wrapper is not None else 0
+    return _Unwrapped(i, tuple(folders), None)
+
+
+def _program_at(words: list[Word], commands_: frozenset[str]) -> int:
+    """Index of a command's program word (`words` start after its assignments and wrappers, see `_unwrap`): behind a
+    prefix (`srun`), a shell or a container runner it starts before the training program, else the prefix itself."""
+    i = 0
     if i < len(words) and words[i].value in _PREFIXES:
         j = next((j for j in range(i + 1, len(words)) if _runs(words[j].value, commands_)), len(words))
         k = next((k for k in range(i + 1, j) if _program_name(words[k]) in _SHELLS | _CONTAINERS), None)
@@ -855,8 +972,6 @@ def _expansion_program(words: list[Word], commands_: frozenset[str]) -> int | No
     """Index of the word naming the program a command runs when it is a shell expansion (`$CMD`, `python $s`,
     `python "$@"`, `srun $CMD`, `torchrun $s`), which `_entry` cannot place; `None` for any other command."""
     i = 0
-    while i < len(words) and (_ASSIGNMENT.match(words[i].value) or words[i].value in _WRAPPERS):
-        i += 1
     if i < len(words) and (words[i].value in _PREFIXES or words[i].value == "uv"):
         i += 1
         while i < len(words) and "$" not in words[i].value and not _runs(words[i].value, commands_):

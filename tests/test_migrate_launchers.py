@@ -1,7 +1,8 @@
 """Launch commands and the files that hold them (issue 18): shell variables and arrays, `bash -c`, `sbatch --wrap`,
-`eval`, `docker run`, `cd DIR &&`, `pushd`/`popd`, notebook `%run` and `%%writefile`, Makefiles (with `define` blocks),
-Dockerfiles (with heredocs), `.vscode/launch.json` and workflow `run:` steps. Each `X.before.EXT` under tests/fixtures/migrate/launchers becomes `X.after.EXT` after
-`fix --write` (and `X.unsafe.EXT`, where there is one, with `--unsafe-fixes`), byte for byte; a second run changes nothing.
+`eval`, wrappers (`env -C DIR`, `nice -n 10`, `timeout 5m`), `docker run`, `cd DIR &&`, `pushd`/`popd`, notebook `%run`
+and `%%writefile`, Makefiles (with `define` blocks), Dockerfiles (with heredocs), `.vscode/launch.json` and workflow
+`run:` steps. Each `X.before.EXT` under tests/fixtures/migrate/launchers becomes `X.after.EXT` after `fix --write` (and
+`X.unsafe.EXT`, where there is one, with `--unsafe-fixes`), byte for byte; a second run changes nothing.
 """
 
 from __future__ import annotations
@@ -117,6 +118,13 @@ EXPECTED = {
     ("eval.sh", 9, 35): ("unknown-program", "info", None),  # `eval "python train_hf.py ${EXTRA} --flag"`
     ("eval.sh", 10, 40): ("unknown-program", "info", None),  # `eval "$(command -v python) train_hf.py --flag"`
     ("eval.sh", 11, 39): ("unknown-program", "info", None),  # the same in backticks
+    # Wrappers: the command after their options is judged as written directly; after an option not followed, no
+    # program is known.
+    ("wrappers.sh", 27, 34): ("own-flag", "info", None),  # `env -C legacy python train_hf.py`
+    ("wrappers.sh", 29, 34): ("unknown-program", "info", None),  # `env -C "$DIR"`: the folder is not known
+    ("wrappers.sh", 31, 29): ("unknown-program", "info", None),  # `env -S '…'`
+    ("wrappers.sh", 32, 32): ("unknown-program", "info", None),  # `nice --frob`
+    ("wrappers.sh", 33, 16): ("unknown-program", "info", None),  # `timeout 5 $CMD`
 }
 
 
@@ -304,4 +312,19 @@ def test_a_flag_after_an_expansion_in_eval_says_the_expansion_is_read_as_code(
     assert (finding["line"], finding["column"], finding["code"]) == (2, 12, "unknown-program")
     assert finding["message"].startswith(
         "`--gradient_checkpointing` comes after `$CMD` in the command line `eval` runs"
+    )
+
+
+def test_a_flag_after_a_wrapper_option_not_followed_names_the_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`env -S '…' --flag`: the tool does not follow `-S`, so the finding names it and its wrapper, not a program."""
+    shutil.copy(TREE / "pyproject.toml", tmp_path)
+    (tmp_path / "run.sh").write_text("env -S 'python train_hf.py' --gradient_checkpointing\n")
+    capsys.readouterr()
+    main(["scan", "--format", "json", str(tmp_path / "run.sh")])
+    [finding] = json.loads(capsys.readouterr().out)
+    assert (finding["line"], finding["column"], finding["code"]) == (1, 29, "unknown-program")
+    assert finding["message"].startswith(
+        "`--gradient_checkpointing` comes after `-S`, an option of `env` the tool does not follow"
     )
