@@ -193,6 +193,26 @@ _BLOCKS = tuple(
 )
 """The statements that hold statements (`if`, `try`, `match`, `def` ...), found from `ast` itself, so none is missed."""
 
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+"""The statements that open a scope of their own, where `global` and `nonlocal` may name a name of another one."""
+
+COMPOUND = (*(t for t in _BLOCKS if not issubclass(t, _SCOPES)), ast.ExceptHandler, ast.match_case)
+"""The nodes between a class and a statement of its body that stay in the body's scope (`if`, `try` and its
+handlers, `with`, loops, `match` and its cases): a `def` there defines a method as one at the top level does."""
+
+
+def class_body(node: ast.ClassDef) -> list[ast.stmt]:
+    """The statements of a class body, in source order, with those inside its `COMPOUND` statements (a method defined
+    under `if` is the class's as much as one at the top level); not those of a function or class inside it."""
+    found: list[ast.stmt] = []
+    pending: list[ast.stmt] = node.body[::-1]
+    while pending:
+        statement = pending.pop()
+        found.append(statement)
+        if isinstance(statement, _BLOCKS) and not isinstance(statement, _SCOPES):
+            pending += reversed(_inner_statements(statement))
+    return found
+
 
 def narrow_override(func: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, enable: str) -> str | None:
     """Why `activation_checkpointing_enable()` cannot call this override of `enable`, or `None` when it can."""
@@ -277,8 +297,10 @@ class Receivers:
                 self.imports[alias.asname or alias.name] = f"{'.' * node.level}{module}{alias.name}"
 
     def _assign_statement(self, node: ast.Assign) -> None:
-        """`x.__class__ = X` (a class swap), `Tiny.old = fn` (a class patch) and `x.old = fn` or `x.__dict__["old"] =
-        fn` (a replaced method)."""
+        """`x.__class__ = X` (a class swap), `Tiny.old = fn` (a class patch), `x.old = fn` or `x.__dict__["old"] =
+        fn` (a replaced method) and `Dyn = type("Dyn", bases, {"old": fn})` (a class: `dynamic_class`)."""
+        if (dynamic := self.dynamic_class(node)) is not None:
+            self.classes[dynamic.name] = None if dynamic.name in self.classes else dynamic
         for target in node.targets:
             if isinstance(target, ast.Attribute) and target.attr == "__class__":
                 self._swap(target.value, node.lineno, f"{ast.unparse(target)} = ...")
@@ -288,6 +310,36 @@ class Receivers:
                     self.replaced.add((ast.unparse(target.value), target.attr))
             elif (entry := self._instance_dict(target)) is not None and not self._takes_anything(node.value):
                 self.replaced.add(entry)
+
+    def dynamic_class(self, node: ast.Assign) -> ast.ClassDef | None:
+        """`Dyn = type("Dyn", (Base, ...), {"old": fn, ...})`, a literal namespace with an old member name among its
+        keys, as the class statement it stands for (named as the code binds it, each string key an assignment of its
+        body at the key's position): a class of the module that defines the old name, like one spelt `class`.
+        `None` for any other statement, or where `type` is not the builtin."""
+        call = node.value
+        if (
+            len(node.targets) != 1
+            or not isinstance(target := node.targets[0], ast.Name)
+            or not _is_builtin_call(call, "type")
+            or "type" in self.imports
+            or "type" in self.classes
+        ):
+            return None
+        assert isinstance(call, ast.Call)
+        if len(call.args) != 3 or call.keywords or not isinstance(call.args[1], ast.Tuple):
+            return None
+        bases, mapping = call.args[1], call.args[2]
+        if not isinstance(mapping, ast.Dict):
+            return None
+        keys = [(name, k, v) for k, v in zip(mapping.keys, mapping.values, strict=True) if (name := _string(k))]
+        if not any(name in self.rules.members for name, _, _ in keys):
+            return None
+        body: list[ast.stmt] = [
+            ast.Assign([ast.Name(name, ast.Store(), **_position(k))], v, **_position(k))
+            for name, k, v in keys
+            if k is not None
+        ]
+        return ast.ClassDef(target.id, list(bases.elts), [], body, [], **_position(node))
 
     def _instance_dict(self, target: ast.expr) -> tuple[str, str] | None:
         """(`x`, old name) of `x.__dict__["old"]` or `vars(x)["old"]`: the instance whose old method an assignment
@@ -514,7 +566,7 @@ class Receivers:
     def _own(self, node: ast.ClassDef) -> dict[str, ast.AST]:
         """The old member names the class body defines (`def`, or `old = value`) or a later patch assigns."""
         own: dict[str, ast.AST] = {}
-        for item in node.body:
+        for item in class_body(node):
             if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in self.rules.members:
                 own[item.name] = item
             elif isinstance(item, ast.Assign):
@@ -561,7 +613,7 @@ class Receivers:
         methods = self._own(node)
         fields = {
             s.target.id: s
-            for s in node.body
+            for s in class_body(node)
             if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id in self.rules.fields
         }
         kinds = {b.kind for b in bases}
@@ -577,7 +629,7 @@ class Receivers:
             return Kind(ReceiverKind.FOREIGN, shared("subclasses", cls=node.name, why=why), node.lineno)
         own_methods = [
             f.name
-            for f in node.body
+            for f in class_body(node)
             if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name in self.rules.method_kwargs
         ]
         if methods or fields or own_methods:
@@ -634,7 +686,7 @@ class Receivers:
         return next(
             (
                 s
-                for s in node.body
+                for s in class_body(node)
                 if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id in self.rules.fields
             ),
             None,
@@ -706,7 +758,7 @@ class Receivers:
     ) -> tuple[ast.ClassDef, ast.FunctionDef | ast.AsyncFunctionDef] | None:
         """The class and `def` of the method `name` the class `node` runs: its own, else the first of its bases in this
         module that has one, depth first (a base from elsewhere or transformers' own is not read)."""
-        for item in node.body:
+        for item in class_body(node):
             if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == name:
                 return node, item
         if depth > 8:
@@ -842,10 +894,6 @@ def _captured(node: ast.AST) -> str | None:
     return node.rest if isinstance(node, ast.MatchMapping) else None
 
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-"""The statements that open a scope of their own, where `global` and `nonlocal` may name a name of another one."""
-
-
 def _rebound_inside(scope: ast.AST) -> set[str]:
     """The names of `scope` that the code in it rebinds from elsewhere, which no walk of its own statements finds: a
     function (or class body) inside it that declares the name `global` (the module's) or `nonlocal` (a function's) and
@@ -906,6 +954,16 @@ def _globals_key(target: ast.expr) -> str | None:
     if isinstance(target, ast.Subscript) and _is_builtin_call(target.value, "globals"):
         return _string_key(target)
     return None
+
+
+def _position(node: ast.AST) -> dict[str, int]:
+    """Where `node` starts, for a node made to stand for it (`Receivers.dynamic_class`)."""
+    return {"lineno": getattr(node, "lineno", 0), "col_offset": getattr(node, "col_offset", 0)}
+
+
+def _string(expr: ast.expr | None) -> str | None:
+    """`"text"`: the text of a string constant, else `None`."""
+    return expr.value if isinstance(expr, ast.Constant) and isinstance(expr.value, str) else None
 
 
 def _string_key(target: ast.expr) -> str | None:

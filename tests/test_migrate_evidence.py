@@ -863,6 +863,129 @@ def test_a_method_of_the_class_body_or_none_assigned_to_the_old_name_is_a_defini
     assert [f["code"] for f in _scan(tmp_path, capsys) if f["line"] == line] == [code]
 
 
+_NARROW_DEF = "def gradient_checkpointing_enable(self):\n{i}    pass"
+_WIDE_DEF = "def gradient_checkpointing_enable(self, **kwargs):\n{i}    pass"
+_NARROW_ASSIGNED = "gradient_checkpointing_enable = _enable"
+
+
+@pytest.mark.parametrize(
+    ("block", "definition", "code", "call"),
+    [
+        ("if FLAG:\n        {d}\n    else:\n        pass", _NARROW_DEF, "narrow-override", "narrow-override"),
+        ("if FLAG:\n        pass\n    else:\n        {d}", _NARROW_DEF, "narrow-override", "narrow-override"),
+        (
+            "try:\n        import foo\n    except ImportError:\n        {d}",
+            _NARROW_DEF,
+            "narrow-override",
+            "narrow-override",
+        ),
+        ("try:\n        pass\n    finally:\n        {d}", _NARROW_DEF, "narrow-override", "narrow-override"),
+        ("with open('x'):\n        {d}", _NARROW_DEF, "narrow-override", "narrow-override"),
+        ("for _ in ():\n        {d}", _NARROW_DEF, "narrow-override", "narrow-override"),
+        ("while FLAG:\n        {d}", _NARROW_DEF, "narrow-override", "narrow-override"),
+        ("match FLAG:\n        case 1:\n            {d}", _NARROW_DEF, "narrow-override", "narrow-override"),
+        ("if FLAG:\n        {d}", _WIDE_DEF, "override", "call"),
+        ("if FLAG:\n        {d}", _NARROW_ASSIGNED, "narrow-override", "narrow-override"),
+        (
+            "try:\n        pass\n    except ImportError:\n        {d}",
+            _NARROW_ASSIGNED,
+            "narrow-override",
+            "narrow-override",
+        ),
+    ],
+)
+def test_a_definition_in_a_compound_statement_of_a_class_body_is_a_definition(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], block: str, definition: str, code: str, call: str
+) -> None:
+    """A `def` (or `old = fn`) under an `if`, `try`, `with`, loop or `match` of a class body defines the method as one
+    at its top level does: it got no finding, and a call on an instance of the class was a safe fix (renamed, the new
+    method calls the narrow override with the new keywords: a TypeError)."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    depth = block.split("{d}")[0].rsplit("\n", 1)[1]
+    body = block.replace("{d}", definition.replace("{i}", depth))
+    text = (
+        "from transformers import LlamaForCausalLM\n\nFLAG = 1\n\n\ndef _enable(self):\n    pass\n\n\n"
+        f"class Tiny(LlamaForCausalLM):\n    {body}\n\n\n"
+        'model = Tiny.from_pretrained("x")\nmodel.gradient_checkpointing_enable()\n'
+    )
+    (tmp_path / "models.py").write_text(text)
+    lines = text.splitlines()
+    line = next(i for i, t in enumerate(lines, 1) if t.strip().startswith(definition.split("(")[0].split(" =")[0]))
+    found = {f["line"]: f for f in _scan(tmp_path, capsys)}
+    assert found[line]["code"] == code, found
+    last = found[len(lines)]
+    assert last["code"] == call, last
+    if call == "call":
+        assert last["applicability"] == "unsafe", last
+        assert "and defines `gradient_checkpointing_enable` itself" in str(last["message"]), last
+
+
+@pytest.mark.parametrize(
+    ("models", "applicability", "reason"),
+    [
+        (
+            "class Wide(LlamaForCausalLM):\n    def gradient_checkpointing_enable(self, **kwargs):\n        pass\n",
+            "unsafe",
+            "a class of this project defines `gradient_checkpointing_enable`",
+        ),
+        ("", "safe", None),
+    ],
+    ids=["overridden", "proven"],
+)
+def test_a_call_through_the_class_of_a_receiver_is_judged_as_one_on_the_receiver(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], models: str, applicability: str, reason: str | None
+) -> None:
+    """`type(m).old(m)` runs what `m.old()` does: it got "nothing in this file shows that `type(m)` is a transformers
+    model", never a safe fix, whatever the file showed of `m`."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "a.py").write_text(
+        f"from transformers import LlamaForCausalLM, PreTrainedModel\n\n\n{models}\n\n"
+        "def f(m: PreTrainedModel):\n    m.gradient_checkpointing_enable()\n"
+        "    type(m).gradient_checkpointing_enable(m)\n\n\n"
+        'built = LlamaForCausalLM.from_pretrained("x")\ntype(built).gradient_checkpointing_enable(built)\n'
+        "type(built).gradient_checkpointing_enable(other)\n"
+    )
+    found = [f for f in _scan(tmp_path, capsys) if f["code"] == "call"]
+    on_m, through_m, through_built, other = found
+    assert through_m["applicability"] == on_m["applicability"] == applicability, found
+    assert through_m["message"] == on_m["message"], found
+    if reason:
+        assert reason in str(through_m["message"]), through_m
+    assert through_built["applicability"] == "safe", through_built
+    assert other["applicability"] == "unsafe" and "`type(built)`" in str(other["message"]), other
+
+
+@pytest.mark.parametrize(
+    ("function", "code", "call"),
+    [("self", "narrow-override", "narrow-override"), ("self, **kwargs", "override", "call")],
+)
+def test_a_class_made_by_type_with_the_old_method_in_its_namespace_is_a_definition(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], function: str, code: str, call: str
+) -> None:
+    """`Dyn = type("Dyn", (LlamaForCausalLM,), {"old": fn})` defines the old method as `old = fn` in a class body:
+    it got no finding at the key, and a class of the run defining the old method this way did not make the calls on
+    a receiver of any subclass elsewhere unsafe."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "m.py").write_text(
+        f"from transformers import LlamaForCausalLM\n\n\ndef _fn({function}):\n    pass\n\n\n"
+        'Dyn = type("Dyn", (LlamaForCausalLM,), {"gradient_checkpointing_enable": _fn})\n'
+        'm = Dyn.from_pretrained("x")\nm.gradient_checkpointing_enable()\n'
+    )
+    (tmp_path / "use.py").write_text(
+        "from transformers import PreTrainedModel\n\n\ndef f(m: PreTrainedModel):\n"
+        "    m.gradient_checkpointing_enable()\n"
+    )
+    found = {(Path(str(f["path"])).name, f["line"]): f for f in _scan(tmp_path, capsys)}
+    key = found[("m.py", 8)]
+    assert (key["code"], key["column"]) == (code, 42), key
+    assert "`Dyn`" in str(key["message"]), key
+    assert found[("m.py", 10)]["code"] == call
+    elsewhere = found[("use.py", 5)]
+    assert elsewhere["applicability"] == "unsafe", elsewhere
+    assert "defines `gradient_checkpointing_enable` (" in str(elsewhere["message"]), elsewhere
+    assert "m.py:8)" in str(elsewhere["message"]), elsewhere
+
+
 @pytest.mark.parametrize("registers", [True, False])
 def test_what_an_auto_class_loads_may_be_a_class_the_project_registers(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], registers: bool

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from checkpointing_migrate.hits import Hit, Options
 from checkpointing_migrate.pylex import Source, config_subclasses
-from checkpointing_migrate.receivers import ModuleCache, Receivers
+from checkpointing_migrate.receivers import COMPOUND, ModuleCache, Receivers
 from checkpointing_migrate.rules import Rules
 from checkpointing_migrate.table import field_name
 
@@ -195,6 +195,16 @@ class At(NamedTuple):
 
     def parent(self, up: int = 1) -> tuple[ast.AST | None, str]:
         return self.chain[-1 - up] if len(self.chain) > up else (None, "")
+
+    def holding_class(self, up: int = 1) -> ast.ClassDef | None:
+        """The class whose body holds the node `up` levels above this one, at its top level or inside its compound
+        statements (`receivers.COMPOUND`); `None` when a function (or nothing) stands between them."""
+        for node, _ in reversed(self.chain[:-up]):
+            if isinstance(node, ast.ClassDef):
+                return node
+            if not isinstance(node, COMPOUND):
+                return None
+        return None
 
     def enclosing(self, kind: type | tuple[type, ...]) -> ast.AST | None:
         for node, _ in reversed(self.chain[:-1]):

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from checkpointing_migrate import codes
 from checkpointing_migrate.hits import Hit, hazard, planned_hit, registered
 from checkpointing_migrate.python.context import At, File, register
-from checkpointing_migrate.receivers import NEW_KEYWORDS, Kind, ReceiverKind, narrow_override
+from checkpointing_migrate.receivers import NEW_KEYWORDS, Kind, ReceiverKind, class_body, narrow_override
 from checkpointing_migrate.table import Rename
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -25,8 +25,8 @@ def definition(file: File, node: Function, at: At) -> Iterator[Hit]:
     """Defining the old method in a class: a hazard (and every call of it in the run an unsafe fix at best:
     `Finding.defines`)."""
     rules = file.rules
-    cls, _ = at.parent()
-    if node.name not in rules.members or not isinstance(cls, ast.ClassDef):
+    cls = at.holding_class()
+    if node.name not in rules.members or cls is None:
         if file.options.planned and node.name in rules.planned:
             yield planned_hit(rules.planned[node.name], def_name(file, node), node.name)
         return
@@ -36,32 +36,59 @@ def definition(file: File, node: Function, at: At) -> Iterator[Hit]:
 
 @register(ast.Name)
 def assigned(file: File, node: ast.Name, at: At) -> Iterator[Hit]:
-    """`gradient_checkpointing_enable = _enable` in a class body: the class defines the old method as a `def` would
-    (narrow when the assigned function, a `def` or a lambda of the module, takes none of the new keywords). Not an
-    annotated one (a dataclass field of that name) nor a literal (a class attribute used as a flag)."""
-    rules = file.rules
+    """`gradient_checkpointing_enable = _enable` in a class body (or in an `if`, `try` ... of it): the class defines
+    the old method as a `def` would (narrow when the assigned function, a `def` or a lambda of the module, takes none
+    of the new keywords). Not an annotated one (a dataclass field of that name) nor a literal (a class attribute used
+    as a flag)."""
     statement, _ = at.parent()
-    cls, _ = at.parent(2)
+    cls = at.holding_class(2)
     if (
-        node.id not in rules.members
-        or not isinstance(node.ctx, ast.Store)
-        or not isinstance(statement, ast.Assign)
-        or not isinstance(cls, ast.ClassDef)
-        or isinstance(statement.value, ast.List | ast.Tuple | ast.Dict | ast.Set)
-        or (isinstance(statement.value, ast.Constant) and statement.value.value is not None)
+        node.id in file.rules.members
+        and isinstance(node.ctx, ast.Store)
+        and isinstance(statement, ast.Assign)
+        and cls is not None
+        and not _literal(statement.value)
     ):
+        yield _assigned(file, cls, node.id, statement.value, file.at(node.lineno, node.col_offset))
+
+
+@register(ast.Call)
+def dynamic_class(file: File, node: ast.Call, at: At) -> Iterator[Hit]:
+    """`Dyn = type("Dyn", (LlamaForCausalLM,), {"gradient_checkpointing_enable": _fn})`: a class statement spelt as a
+    call (`Receivers.dynamic_class`), whose namespace key defines the old method as an assignment in a class body
+    would; reported at the key."""
+    if not (isinstance(node.func, ast.Name) and node.func.id == "type" and len(node.args) == 3):
+        return  # most calls: the module's evidence is not asked for
+    statement, _ = at.parent()
+    cls = file.receivers.dynamic_class(statement) if isinstance(statement, ast.Assign) else None
+    if cls is None or statement.value is not node:
         return
-    row = rules.members[node.id]
-    start = file.at(node.lineno, node.col_offset)
-    function = _function_of(file, cls, statement.value)
-    narrow = narrow_override(function, node.id) if function is not None and node.id == file.receivers.enable else None
+    mapping = node.args[2]
+    assert isinstance(mapping, ast.Dict)
+    for key, value in zip(mapping.keys, mapping.values, strict=True):
+        if isinstance(key, ast.Constant) and key.value in file.rules.members and not _literal(value):
+            yield _assigned(file, cls, str(key.value), value, file.at(key.lineno, key.col_offset) + 1)
+
+
+def _literal(value: ast.expr) -> bool:
+    """A literal other than `None` (a flag or a table, no method): `None` replaces the method too."""
+    if isinstance(value, ast.List | ast.Tuple | ast.Dict | ast.Set):
+        return True
+    return isinstance(value, ast.Constant) and value.value is not None
+
+
+def _assigned(file: File, cls: ast.ClassDef, name: str, value: ast.expr, start: int) -> Hit:
+    """The old method `name` given the value `value` in the class `cls`: a definition of it (see `assigned`)."""
+    row = file.rules.members[name]
+    function = _function_of(file, cls, value)
+    narrow = narrow_override(function, name) if function is not None and name == file.receivers.enable else None
     names = {"cls": cls.name, "old": row.old, "new": row.new, "since": str(row.since), "keywords": NEW_KEYWORDS}
     if narrow is not None:
         hit = registered(row, start, code="narrow-override", narrow=narrow, **names)
     else:
         what = codes.message("override", "assigned", removal=str(row.removal), **names)
         hit = hazard(row, start, code="override", what=what, section="model")
-    yield dataclasses.replace(hit, defines=True)
+    return dataclasses.replace(hit, defines=True)
 
 
 def _function_of(file: File, cls: ast.ClassDef, value: ast.expr | None) -> Function | ast.Lambda | None:
@@ -70,7 +97,8 @@ def _function_of(file: File, cls: ast.ClassDef, value: ast.expr | None) -> Funct
     if isinstance(value, ast.Lambda):
         return value
     if isinstance(value, ast.Name):
-        own = [s for s in cls.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.name == value.id]
+        body = class_body(cls)
+        own = [s for s in body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.name == value.id]
         return own[-1] if own else file.receivers.functions.get(value.id)
     return None
 
@@ -86,7 +114,8 @@ def _defined(file: File, node: Function, cls: ast.ClassDef) -> Iterator[Hit]:
         return
     kind = file.receivers.class_kind(ast.Name(cls.name))
     caller = rules.callers.get(node.name)
-    defines_new = any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == row.new for s in cls.body)
+    body = class_body(cls)
+    defines_new = any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == row.new for s in body)
     trainer_calls = caller is not None and caller.warning is not None and not defines_new
     users = file.receivers.model_subclasses(cls.name) if kind.kind == ReceiverKind.FOREIGN and not defines_new else []
     if users:

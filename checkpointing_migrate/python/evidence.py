@@ -134,6 +134,25 @@ def _self_name(at: At) -> str:
     return positional[0].arg if positional else ""
 
 
+def called_on(file: File, node: ast.Attribute, call: ast.Call) -> ast.expr:
+    """What the call `call` of the method `node` runs on: `X` of `type(X).old(X, ...)` (the method of X's class, called
+    with X: what `X.old(...)` runs, so the same evidence and reason), else the receiver itself."""
+    inner = node.value
+    if (
+        isinstance(inner, ast.Call)
+        and isinstance(inner.func, ast.Name)
+        and inner.func.id == "type"
+        and "type" not in file.receivers.imports
+        and "type" not in file.receivers.classes
+        and len(inner.args) == 1
+        and not inner.keywords
+        and call.args
+        and ast.dump(call.args[0]) == ast.dump(inner.args[0])
+    ):
+        return inner.args[0]
+    return inner
+
+
 def receiver_kind(file: File, at: At, receiver: ast.expr) -> Kind:
     """`kind`, made `unsure` when the module swaps the receiver's class (`checkpointing_migrate.receivers.SWAPPERS`)."""
     found = kind(file, at, receiver)

@@ -19,7 +19,7 @@ from checkpointing_migrate.python import evidence
 from checkpointing_migrate.python.context import At, File, register
 from checkpointing_migrate.python.syntax import callee, up_call
 from checkpointing_migrate.python.verdicts import class_override, class_patch, edit, model_member, new_keywords, takes
-from checkpointing_migrate.receivers import DOUBLES, ReceiverKind
+from checkpointing_migrate.receivers import DOUBLES, ReceiverKind, class_body
 from checkpointing_migrate.table import Rename, RenameKind
 
 
@@ -54,7 +54,8 @@ def member(file: File, node: ast.Attribute, at: At) -> Iterator[Hit]:
             row, start, code="instance-override", old=node.attr, new=row.new, removal=removal, keywords=keywords
         )
         return
-    if node.attr in file.shared and evidence.kind(file, at, node.value).kind not in (
+    receiver = evidence.called_on(file, node, parent) if called and isinstance(parent, ast.Call) else node.value
+    if node.attr in file.shared and evidence.kind(file, at, receiver).kind not in (
         ReceiverKind.MODEL,
         ReceiverKind.OVERRIDE,
         ReceiverKind.FOREIGN,
@@ -112,15 +113,17 @@ def _inside_override(file: File, node: ast.Attribute, call: ast.Call, at: At) ->
 
 
 def _defined_in(cls: ast.ClassDef) -> set[str]:
-    """The names the class body defines (`def`, or `name = value`)."""
-    names = {s.name for s in cls.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)}
-    return names | {t.id for s in cls.body if isinstance(s, ast.Assign) for t in s.targets if isinstance(t, ast.Name)}
+    """The names the class body defines (`def`, or `name = value`), inside its compound statements too."""
+    body = class_body(cls)
+    names = {s.name for s in body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)}
+    return names | {t.id for s in body if isinstance(s, ast.Assign) for t in s.targets if isinstance(t, ast.Name)}
 
 
 def _call(file: File, node: ast.Attribute, call: ast.Call, at: At, section: str) -> Iterator[Hit]:
     """A call of the old method, with the renamed keywords it passes (renamed with it)."""
     row = file.rules.members[node.attr]
     start = file.attr_start(node)
+    receiver = evidence.called_on(file, node, call)
     old_kwargs = file.rules.member_kwargs.get(node.attr, {})
     kwargs = [k for k in call.keywords if k.arg in old_kwargs]
     if any(k.arg is None for k in call.keywords) and old_kwargs:
@@ -142,11 +145,11 @@ def _call(file: File, node: ast.Attribute, call: ast.Call, at: At, section: str)
     for k in kwargs:
         krow = old_kwargs[k.arg or ""]
         edits.append(edit(file.at(k.lineno, k.col_offset), krow.old, krow.new))
-    verdict = model_member(file, at, node.value, row, start, tuple(edits), codes.message("call", old=row.old), section)
+    verdict = model_member(file, at, receiver, row, start, tuple(edits), codes.message("call", old=row.old), section)
     yield verdict
     if verdict.severity != Severity.FIX:
         return
-    unsafe = evidence.unsafe(node.value, row, evidence.receiver_kind(file, at, node.value))
+    unsafe = evidence.unsafe(receiver, row, evidence.receiver_kind(file, at, receiver))
     for k, kwarg_edit in zip(kwargs, edits[1:], strict=True):
         krow = old_kwargs[k.arg or ""]
         what = codes.message("keyword", "with-call", old=krow.old, callee=row.old)
