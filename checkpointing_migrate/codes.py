@@ -116,6 +116,9 @@ _NEW_WINS = "the new one wins and the old value is dropped without a word; remov
 _MIXIN_TOGETHER = "rename the mixin's field and its reads together"
 """What to do about an old field a mixin declares: `mixin-field`'s closing clause, in each form."""
 
+_BEFORE_OWN = "before TrainingArguments' own, which is what sets the new field from the old one"
+"""When a `__post_init__` reads the old field too early: the closing clause of `early-read` and `early-pass`."""
+
 _NOT_THE_METHOD = "not the deprecated method nor an override of it, so nothing is rewritten"
 """What an old name on a test double or a plain namespace is not: `not-transformers`' clause, in both forms."""
 
@@ -968,9 +971,11 @@ SHARED: Mapping[str, str] = {
     "base-may-define": "class `{cls}` has a base before its transformers one that may define the old names: {unsure}",
     "subclasses-model": "class `{cls}` subclasses a transformers model",
     "super-of": "`super()` in class `{cls}` reaches `{base}`, a transformers model",
-    "early-read": "class `{cls}` reads `{read}` in `__post_init__`{through} (line {line}) before TrainingArguments' "
-    "own, which is what sets the new field from the old one",
-    "early-read-through": " (through {calls})",  # the `self.<method>()` calls that reach the read
+    "early-read": "class `{cls}` reads `{read}` in `__post_init__`{through} (line {line}) " + _BEFORE_OWN,
+    "early-read-through": " (through {calls})",  # the `self.<method>()` and `check(self)` calls that reach the read
+    "early-pass": "class `{cls}` passes `{passed}` to `{func}` in `__post_init__`{through} (line {line}) "
+    + _BEFORE_OWN
+    + ", and the tool cannot see what `{func}` reads of it",
     "inherits-field": "class `{cls}` inherits the old field from its base `{base}`, which declares it on {where}",
     "other-base": "class `{cls}` also subclasses `{base}`, which is not in this file and may declare the old field "
     "itself",

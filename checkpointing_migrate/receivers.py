@@ -8,6 +8,7 @@ override whose signature the new method cannot call. Everything else is `unknown
 from __future__ import annotations
 
 import ast
+import builtins
 import dataclasses
 import functools
 import re
@@ -116,7 +117,29 @@ MAX_HOPS = 3
 """How many imports deep a class is followed into the project's other modules."""
 
 _HELPER_DEPTH = 3
-"""How many `self.<method>()` calls deep `__post_init__` is followed for an early read of an old field."""
+"""How many calls deep `__post_init__` is followed for an early read of an old field: `self.<method>()` calls, and
+calls of a function `self` is passed to (`check(self)`), which the tool cannot see past this depth."""
+
+_BUILTINS = frozenset(dir(builtins))
+"""Python's own functions (`super(Args, self)`, `isinstance(self, Args)`): `self` passed to one is no early read (the
+two that read a field by name, `getattr` and `vars`, are read as such)."""
+
+
+@dataclass(frozen=True)
+class _Early:
+    """What a `__post_init__` does with `self` before it calls up that renaming the old keyword changes."""
+
+    node: ast.AST
+    """The read of an old field, or the call that passes the object to a function the tool cannot read."""
+    calls: tuple[str, ...]
+    """The calls that reach it (`self._check()`, `check(self)`)."""
+    file: str = ""
+    """The file `node` is in; `""`: the class's own."""
+    func: str = ""
+    """For a call: the function, as spelt there (`node` is then no read)."""
+    passed: str = ""
+    """For a call: the name it passes the object as (`self`, or a parameter of a function that passes it on)."""
+
 
 _Key = tuple[Path, int, int, int]
 """A project module read to follow an import: (path, mtime, size, depth)."""
@@ -467,7 +490,7 @@ class Receivers:
         except (OSError, SyntaxError, ValueError):
             return None
         other = files[key]
-        if name not in other.classes and name not in other.imports and name not in other.aliases:
+        if not any(name in names for names in (other.classes, other.imports, other.aliases, other.functions)):
             return None
         if (key, name) in self.cache.following:
             return None  # an import cycle, or a module that names itself (a vendored `transformers/` copy)
@@ -660,8 +683,9 @@ class Receivers:
 
     def _args_class(self, node: ast.ClassDef, bases: list[Kind]) -> Kind:
         """A class with training arguments among its bases: whether the old field still works on it."""
-        if (early := self._early_read(node)) is not None:
-            return Kind(ReceiverKind.MIXIN, early[1], early[0])
+        early = self._early_read(node)
+        if early is not None and early.kind == ReceiverKind.MIXIN:
+            return early
         for base_node, base in zip(node.bases, bases, strict=True):
             if base.kind == ReceiverKind.ARGS:
                 continue
@@ -679,7 +703,7 @@ class Receivers:
                 continue
             what = shared("other-base", cls=node.name, base=ast.unparse(base_node))
             return Kind(ReceiverKind.ARGS_UNSURE, what, node.lineno)
-        return Kind(ReceiverKind.ARGS, shared("subclasses-args", cls=node.name), node.lineno)
+        return early or Kind(ReceiverKind.ARGS, shared("subclasses-args", cls=node.name), node.lineno)
 
     def _declared_field(self, node: ast.ClassDef) -> ast.AnnAssign | None:
         """The declaration of an old field in the class body (`gradient_checkpointing: bool = False`), if any."""
@@ -692,10 +716,11 @@ class Receivers:
             None,
         )
 
-    def _early_read(self, node: ast.ClassDef) -> tuple[int, str] | None:
-        """(line, why) of a read of an old field that the class's `__post_init__` (its own or a base's in this module)
-        makes before it calls `super().__post_init__()` (where TrainingArguments moves the old field's value to the new
-        one), if any: in its body, or in a method it calls first (`self._check()`), `_HELPER_DEPTH` calls deep."""
+    def _early_read(self, node: ast.ClassDef) -> Kind | None:
+        """What the class's `__post_init__` (its own or a base's in this module) does with the old field before it calls
+        `super().__post_init__()` (where TrainingArguments moves the old field's value to the new one): a read of it
+        (`mixin`), in its body or in a method or function it calls first (`_read_in`), else a call of a function the
+        tool cannot read that `self` is passed to (`args-unsure`); `None` when neither."""
         found_def = self._method(node, "__post_init__")
         if found_def is None:
             return None
@@ -708,49 +733,123 @@ class Receivers:
             and n.func.attr == "__post_init__"
             and isinstance(n.func.value, ast.Call)
         ]
-        found = self._read_in(node, post_init, min(up, default=None), ())
+        found = self._read_in(post_init, "self", (), "", node, min(up, default=None))
         if found is None:
             return None
-        read, calls = found
+        calls = found.calls
         through = shared("early-read-through", calls=", then ".join(f"`{c}`" for c in calls)) if calls else ""
-        line = getattr(read, "lineno", owner.lineno)
-        return line, shared("early-read", cls=owner.name, read=ast.unparse(read), through=through, line=line)
+        line = getattr(found.node, "lineno", owner.lineno)
+        where = f"{line} in {found.file}" if found.file else line
+        if found.func:
+            names = {"cls": owner.name, "passed": found.passed, "func": found.func, "through": through, "line": where}
+            return Kind(ReceiverKind.ARGS_UNSURE, shared("early-pass", **names), 0 if found.file else line)
+        what = shared("early-read", cls=owner.name, read=ast.unparse(found.node), through=through, line=where)
+        return Kind(ReceiverKind.MIXIN, what, 0 if found.file else line)
 
     def _read_in(
-        self, node: ast.ClassDef, func: ast.AST, until: int | None, calls: tuple[str, ...]
-    ) -> tuple[ast.AST, tuple[str, ...]] | None:
-        """The first read of an old field on `self` in `func` (up to line `until`), and the `self.<method>()` calls
-        that reach it: a method called runs whole, so every read in it counts."""
+        self,
+        func: ast.AST,
+        name: str,
+        calls: tuple[str, ...],
+        file: str,
+        node: ast.ClassDef | None = None,
+        until: int | None = None,
+        seen: frozenset[int] = frozenset(),
+    ) -> _Early | None:
+        """The first read of an old field on `name` in `func` (up to line `until`), with the calls that reach it
+        (`calls`; `file`: the file of `func`, `""` for the class's own): a method of the class `node` called on `self`
+        (`self._check()`) or a function `name` is passed to (`check(self)`, `_passed_to`) runs whole, so every read in
+        it counts. Failing a read, the first call that passes `name` to a function the tool cannot read (a hazard is
+        worth more than an unsafe fix); `seen`: the functions being read."""
+        unseen = None
         for n in ast.walk(func):
             if until is not None and getattr(n, "lineno", 0) > until:
                 continue
-            if self._field_read(n):
-                return n, calls
-            if len(calls) >= _HELPER_DEPTH or not (
-                isinstance(n, ast.Call)
-                and isinstance(n.func, ast.Attribute)
-                and isinstance(n.func.value, ast.Name)
-                and n.func.value.id == "self"
-            ):
+            if self._field_read(n, name):
+                return _Early(n, calls, file)
+            if not isinstance(n, ast.Call):
                 continue
-            helper = self._method(node, n.func.attr)
-            if helper is not None and helper[1] is not func:
-                found = self._read_in(node, helper[1], None, (*calls, ast.unparse(n)))
-                if found is not None:
-                    return found
-        return None
+            if node is not None and isinstance(n.func, ast.Attribute) and _is_name(n.func.value, "self"):
+                helper = self._method(node, n.func.attr) if len(calls) < _HELPER_DEPTH else None
+                found = None
+                if helper is not None and helper[1] is not func:
+                    found = self._read_in(helper[1], name, (*calls, ast.unparse(n)), file, node, None, seen)
+            else:
+                found = self._passed_to(n, name, calls, file, seen)
+            if found is not None and not found.func:
+                return found
+            unseen = unseen or found
+        return unseen
 
-    def _field_read(self, n: ast.AST) -> bool:
-        """Whether `n` reads an old field of `self`: `self.old`, `getattr(self, "old"[, default])`, or its entry in
-        the instance dict (`self.__dict__["old"]`, `vars(self)["old"]`, either's `.get("old")`)."""
+    def _passed_to(
+        self, call: ast.Call, name: str, calls: tuple[str, ...], file: str, seen: frozenset[int]
+    ) -> _Early | None:
+        """What the function `call` passes `name` to does with it: read in its module (this one, or the project module
+        it is imported from: `function_source`) like the caller, through the parameter that takes it. A function the
+        tool cannot read, or that takes it as `*args` or `**kwargs`, may read anything of it (a builtin reads
+        nothing)."""
+        given = [a for a in call.args if _is_name(a, name)] + [
+            k.value for k in call.keywords if _is_name(k.value, name)
+        ]
+        if not given or self._builtin(call.func):
+            return None
+        unseen = _Early(call, calls, file, ast.unparse(call.func), name)
+        source = self.function_source(call.func) if len(calls) < _HELPER_DEPTH else None
+        if source is None:
+            return unseen
+        reader, func, where = source
+        if id(func) in seen:
+            return None  # a recursive call: that function is being read already
+        params = _receiving(func, call, name)
+        if params is None:
+            return unseen
+        inner = (*calls, ast.unparse(call))
+        found = None
+        for param in params:  # `where` is "" for a function of this module, which is in `file`
+            found = reader._read_in(func, param, inner, where or file, seen=seen | {id(func)}) or found
+            if found is not None and not found.func:
+                return found
+        return found
+
+    def _builtin(self, func: ast.expr) -> bool:
+        """Whether `func` is one of Python's own functions (a name the module does not bind otherwise)."""
+        if not isinstance(func, ast.Name) or func.id not in _BUILTINS:
+            return False
+        return func.id not in self.imports and func.id not in self.functions and func.id not in self.classes
+
+    def function_source(self, expr: ast.expr) -> tuple[Receivers, ast.FunctionDef | ast.AsyncFunctionDef, str] | None:
+        """The `def` of the module-level function `expr`: this module's, or the one of the project module it is
+        imported from (followed like `class_source`, `MAX_HOPS` deep), with that module's reader and file name (`""`:
+        this module). `None` when not found."""
+        if isinstance(expr, ast.Name) and expr.id not in self.imports:
+            func = self.functions.get(expr.id)
+            return (self, func, "") if func is not None and expr.id not in self.classes else None
+        module, _, name = (self.qualified(expr) or "").rpartition(".")
+        found = self._module_of(module, name) if module else None
+        if found is None:
+            return None
+        other, following = found
+        self.cache.following.add(following)
+        try:
+            source = other.function_source(ast.Name(name))
+        finally:
+            self.cache.following.discard(following)
+        if source is None:
+            return None
+        return source if source[2] else (source[0], source[1], following[0][0].name)
+
+    def _field_read(self, n: ast.AST, name: str) -> bool:
+        """Whether `n` reads an old field of `name` (`self`, or a parameter it is passed as): `name.old`,
+        `getattr(name, "old"[, default])`, or its entry in the instance dict (`name.__dict__["old"]`,
+        `vars(name)["old"]`, either's `.get("old")`)."""
         if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and n.attr in self.rules.fields:
-            return isinstance(n.value, ast.Name) and n.value.id == "self"
+            return _is_name(n.value, name)
         if isinstance(n, ast.Call) and _is_builtin_call(n, "getattr") and len(n.args) >= 2:
-            return _is_self(n.args[0]) and _is_constant(n.args[1], self.rules.fields)
+            return _is_name(n.args[0], name) and _is_constant(n.args[1], self.rules.fields)
         if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load):
-            return _self_dict(n.value) and _string_key(n) in self.rules.fields
+            return _instance_dict_of(n.value, name) and _string_key(n) in self.rules.fields
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "get" and n.args:
-            return _self_dict(n.func.value) and _is_constant(n.args[0], self.rules.fields)
+            return _instance_dict_of(n.func.value, name) and _is_constant(n.args[0], self.rules.fields)
         return False
 
     def _method(
@@ -1006,8 +1105,28 @@ def _is_builtin_call(expr: ast.expr, name: str) -> bool:
     return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == name
 
 
-def _is_self(expr: ast.expr) -> bool:
-    return isinstance(expr, ast.Name) and expr.id == "self"
+def _is_name(expr: ast.expr, name: str) -> bool:
+    return isinstance(expr, ast.Name) and expr.id == name
+
+
+def _receiving(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, name: str) -> list[str] | None:
+    """The parameters of `func` that `call` passes `name` to; `None` when one takes it where the tool does not follow
+    it (`*args`, `**kwargs`, a position after `*spread`)."""
+    positional = [a.arg for a in [*func.args.posonlyargs, *func.args.args]]
+    named = {a.arg for a in [*func.args.args, *func.args.kwonlyargs]}
+    found = []
+    for index, arg in enumerate(call.args):
+        if not _is_name(arg, name):
+            continue
+        if index >= len(positional) or any(isinstance(a, ast.Starred) for a in call.args[:index]):
+            return None
+        found.append(positional[index])
+    for keyword in call.keywords:
+        if _is_name(keyword.value, name):
+            if keyword.arg not in named:
+                return None
+            found.append(keyword.arg)
+    return found
 
 
 def _is_constant(expr: ast.expr, names: Collection[str]) -> bool:
@@ -1015,12 +1134,15 @@ def _is_constant(expr: ast.expr, names: Collection[str]) -> bool:
     return isinstance(expr, ast.Constant) and isinstance(expr.value, str) and expr.value in names
 
 
-def _self_dict(expr: ast.expr) -> bool:
-    """`self.__dict__` or `vars(self)`: the instance dict, which holds a dataclass's fields."""
+def _instance_dict_of(expr: ast.expr, name: str) -> bool:
+    """`name.__dict__` or `vars(name)`: the instance dict, which holds a dataclass's fields."""
     if isinstance(expr, ast.Attribute) and expr.attr == "__dict__":
-        return _is_self(expr.value)
+        return _is_name(expr.value, name)
     return (
-        isinstance(expr, ast.Call) and _is_builtin_call(expr, "vars") and len(expr.args) == 1 and _is_self(expr.args[0])
+        isinstance(expr, ast.Call)
+        and _is_builtin_call(expr, "vars")
+        and len(expr.args) == 1
+        and _is_name(expr.args[0], name)
     )
 
 

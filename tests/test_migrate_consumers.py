@@ -206,7 +206,8 @@ def run():
     Settings().set_training(gradient_checkpointing=True)  # renamed before
 """,
     # Early reads not spelt `self.gradient_checkpointing`: `getattr`, the instance dict, a helper `__post_init__` calls
-    # first (the class's own, which calls a base's); a read after TrainingArguments' own sees the value either way.
+    # first (the class's own, which calls a base's), a module function it passes `self` to first; a read after
+    # TrainingArguments' own sees the value either way.
     "c12_early_reads.py": """from dataclasses import dataclass
 
 from transformers import TrainingArguments
@@ -256,12 +257,32 @@ class After(TrainingArguments):
         self.batch = 4 if self.gradient_checkpointing else 1
 
 
+def _batch(args):
+    return 4 if args.gradient_checkpointing else 1
+
+
+@dataclass
+class ByFunction(TrainingArguments):
+    def __post_init__(self):
+        self.batch = _batch(self)
+        super().__post_init__()
+
+
+@dataclass
+class FunctionAfter(TrainingArguments):
+    def __post_init__(self):
+        super().__post_init__()
+        self.batch = _batch(self)
+
+
 def run():
     print("getattr", ByGetattr(output_dir="out", report_to="none", gradient_checkpointing=True).batch)  # renamed before
     print("dict", ByDict(output_dir="out", report_to="none", gradient_checkpointing=True).batch)  # renamed before
     print("vars", ByVars(output_dir="out", report_to="none", gradient_checkpointing=True).batch)  # renamed before
     print("helper", ByHelper(output_dir="out", report_to="none", gradient_checkpointing=True).batch)  # renamed before
     print("after", After(output_dir="out", report_to="none", gradient_checkpointing=True).batch)
+    print("function", ByFunction(output_dir="out", report_to="none", gradient_checkpointing=True).batch)  # renamed before
+    print("function after", FunctionAfter(output_dir="out", report_to="none", gradient_checkpointing=True).batch)
 """,
 }
 
@@ -334,10 +355,9 @@ def test_fix_write_keeps_what_the_project_prints(tmp_path: Path) -> None:
     # that the override passes the new keywords on).
     assert "model.gradient_checkpointing_enable()" in (before_dir / "c10_up_call.py").read_text()
     # A read after TrainingArguments' own `__post_init__` sees the value either way: that keyword is a safe fix.
-    assert (
-        'After(output_dir="out", report_to="none", activation_checkpointing=True)'
-        in (before_dir / "c12_early_reads.py").read_text()
-    )
+    written = (before_dir / "c12_early_reads.py").read_text()
+    for label, cls in (("after", "After"), ("function after", "FunctionAfter")):
+        assert f'"{label}", {cls}(output_dir="out", report_to="none", activation_checkpointing=True)' in written
 
 
 CASES = {
@@ -517,10 +537,14 @@ def test_the_reasons_are_given(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "reads `self.gradient_checkpointing` in `__post_init__`" in messages[("c11_own_fields.py", 20)]
     assert (
         "reads `getattr(self, 'gradient_checkpointing', False)` in `__post_init__`"
-        in messages[("c12_early_reads.py", 51)]
+        in messages[("c12_early_reads.py", 69)]
     )
     assert (
-        "in `__post_init__` (through `self._prepare()`, then `self._check()`)" in messages[("c12_early_reads.py", 54)]
+        "in `__post_init__` (through `self._prepare()`, then `self._check()`)" in messages[("c12_early_reads.py", 72)]
+    )
+    assert (
+        "reads `args.gradient_checkpointing` in `__post_init__` (through `_batch(self)`) (line 51)"
+        in messages[("c12_early_reads.py", 74)]
     )
     assert (
         "not training arguments (class `Settings` defines `set_training` itself" in messages[("c11_own_fields.py", 22)]

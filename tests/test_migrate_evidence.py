@@ -136,6 +136,53 @@ class Args(CheckMixin, TrainingArguments):
 
 args = Args(output_dir="o", gradient_checkpointing=True)  # hazard mixin-field
 """,
+    # `self` passed to a module function before the up-call: what the function reads of its parameter is an early read.
+    "passed_to_function": """
+from dataclasses import dataclass
+from transformers import TrainingArguments
+
+def check(args):
+    return args.gradient_checkpointing  # info read
+
+@dataclass
+class Args(TrainingArguments):
+    def __post_init__(self):
+        self.on = check(self)
+        super().__post_init__()
+
+args = Args(output_dir="o", gradient_checkpointing=True)  # hazard mixin-field
+""",
+    # After the up-call the old field mirrors the new one; Python's own functions read no field by name.
+    "passed_after_up_call": """
+from dataclasses import dataclass
+from transformers import TrainingArguments
+
+def check(args):
+    return args.gradient_checkpointing  # info read
+
+@dataclass
+class Args(TrainingArguments):
+    def __post_init__(self):
+        print(isinstance(self, TrainingArguments), type(self))
+        super(Args, self).__post_init__()
+        self.on = check(self)
+
+args = Args(output_dir="o", gradient_checkpointing=True)  # fix keyword
+""",
+    # A function the tool cannot read, given `self` before the up-call, may read the old field.
+    "passed_to_unknown_function": """
+from dataclasses import dataclass
+from transformers import TrainingArguments
+from wandb import log_config
+
+@dataclass
+class Args(TrainingArguments):
+    def __post_init__(self):
+        log_config(config=self)
+        super().__post_init__()
+
+args = Args(output_dir="o", gradient_checkpointing=True)  # unsafe keyword
+""",
     "base_elsewhere": """
 from transformers import TrainingArguments
 from .mixins import LoggingMixin
@@ -383,6 +430,28 @@ def test_an_early_read_keeps_the_keyword_through_a_subclass_and_a_module_import(
     )
     verdicts = {(f["line"], f["severity"], f["code"]) for f in _scan(pkg / "train.py", capsys)}
     assert verdicts == {(5, "hazard", "mixin-field"), (6, "hazard", "mixin-field"), (7, "fix", "keyword")}
+
+
+def test_an_early_read_in_a_function_of_another_module_keeps_the_keyword(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`self` passed before the up-call to a function imported from a module of the project, which passes it on to
+    another function there: what that one reads of it is an early read, and the reason says where."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "checks.py").write_text(
+        "def check(args):\n    return _flag(a=args)\n\n\ndef _flag(a):\n    return a.gradient_checkpointing\n"
+    )
+    (pkg / "train.py").write_text(
+        "from dataclasses import dataclass\nfrom transformers import TrainingArguments\nfrom .checks import check\n\n"
+        "@dataclass\nclass MyArgs(TrainingArguments):\n    def __post_init__(self):\n        check(self)\n"
+        '        super().__post_init__()\n\nargs = MyArgs("o", gradient_checkpointing=True)\n'
+    )
+    found = _scan(pkg / "train.py", capsys)
+    assert {(f["line"], f["severity"], f["code"]) for f in found} == {(11, "hazard", "mixin-field")}
+    assert "(through `check(self)`, then `_flag(a=args)`) (line 6 in checks.py)" in str(found[0]["message"])
 
 
 def test_import_cycles_and_a_module_importing_itself_end_as_no_evidence(
