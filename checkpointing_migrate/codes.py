@@ -126,7 +126,7 @@ _NOT_IMPORTED = "`{callee}` is not imported from transformers or trl in this fil
 """Why a class only named like a config class is not proven training arguments: `keyword`'s and `dict-key`'s reason."""
 
 _FIX_SYNTAX = "fix the syntax, then run again"
-"""What to do about a file that does not parse: a Python file's and the configuration's `pyproject.toml`."""
+"""What to do about a file that does not parse: a Python file's, a `pyproject.toml`, a `setup.cfg`."""
 
 _CODES = (
     Code(
@@ -896,7 +896,8 @@ _CODES = (
             "json": "not valid JSON: {error}",
             "nesting": "nested deeper than {levels} levels",
             "python": "does not parse as Python: {error}; " + _FIX_SYNTAX,
-            "toml": "not valid TOML: {error}; " + _FIX_SYNTAX,  # `[tool.checkpointing-migrate]`'s pyproject.toml
+            "toml": "does not parse as TOML: {error}; " + _FIX_SYNTAX,  # a pyproject.toml or uv.toml
+            "ini": "does not parse as INI: {error}; " + _FIX_SYNTAX,  # a setup.cfg
             "notebook-json": "not a valid notebook (JSON): {error}",
             "notebook": 'not a notebook: no "cells" list at the top level',
             "cell": "code cell {cell} does not parse as Python: {error}",
@@ -1005,8 +1006,8 @@ PROBLEMS: Mapping[str, str] = {
     "stdin-write": "--write cannot rewrite standard input: `fix {mark}` prints the fixed text (redirect it to a file), "
     "or pass the file's path instead",
     "verify-write": "--verify and --verify-timeout need --write (they check the files written)",
-    "gate": "the transformers requirement above cannot be read: nothing was reported or written; fix it, or "
-    "pass --target",
+    "gate": "the transformers requirement cannot be read from {paths} (above): nothing was reported or written; "
+    "fix it, or pass --target",
     # An option's value of the wrong form (argparse's usage error).
     "cell-number": "{text} is not a cell number: count the notebook's cells (Markdown too) from 1, up to {most}",
     "seconds": "{text} is not a number of seconds greater than 0, e.g. 300",
@@ -1053,9 +1054,6 @@ PROBLEMS: Mapping[str, str] = {
     "no-group": "include-group {group}: no such group in [dependency-groups]; fix the name",
     "poetry-entry": '{key} = {value} is neither a version nor a table; write e.g. {key} = "^5.23"',
     "poetry": 'cannot read the Poetry constraint {constraint}: {error}; write e.g. "^5.23" or ">=5.23,<6"',
-    "pyproject": "cannot read pyproject.toml: {error}; fix the TOML syntax",
-    "setup-cfg": "cannot read setup.cfg: {error}; fix the INI syntax",
-    "setup-py": "setup.py does not parse: {error}; fix the syntax",
     "computed": "{keyword} is computed when setup.py runs, and the tool never runs it; list the requirements "
     "literally, declare transformers in pyproject.toml or setup.cfg, or pass --target",
     "environment-yml": "{problem}; fix the YAML syntax",

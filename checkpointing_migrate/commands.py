@@ -357,7 +357,8 @@ def _gate(results: list[Result], options: Options, finder: Finder, text: bool) -
         for problem in problems:
             where, _, what = str(problem).partition(": ")
             print(f"{where}: error: {what}", file=sys.stderr)
-        print(f"error: {codes.problem('gate')}", file=sys.stderr)
+        paths = ", ".join(dict.fromkeys(p.problem.path for p in problems))
+        print(f"error: {codes.problem('gate', paths=paths)}", file=sys.stderr)
         return 2
     if text:
         renames = (*options.rules.members.values(), *options.rules.fields.values(), *options.rules.flags.values())

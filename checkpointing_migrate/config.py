@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from checkpointing_migrate import codes
+from checkpointing_migrate.declarations import toml_problem
 from checkpointing_migrate.findings import FileError
 from checkpointing_migrate.located import ToolError
 from checkpointing_migrate.requirements import parse_target
@@ -94,17 +95,13 @@ def _has_table(path: Path, text: str) -> bool:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(_syntax_error(path, exc)) from None
+        raise ConfigError(_syntax_error(path, text, exc)) from None
     return isinstance(data.get("tool"), dict) and "checkpointing-migrate" in data["tool"]
 
 
-def _syntax_error(path: Path, exc: tomllib.TOMLDecodeError) -> FileError:
-    # tomllib puts the position in the message: "Invalid value (at line 3, column 10)".
-    message = str(exc)
-    found = re.search(r"\s*\(at line (\d+), column (\d+)\)$", message)
-    line, column = (int(found[1]), int(found[2])) if found else (1, 1)
-    what = message[: found.start()] if found else message
-    return FileError(str(path), line, column, codes.message("file-error", "toml", error=what))
+def _syntax_error(path: Path, text: str, exc: tomllib.TOMLDecodeError) -> FileError:
+    at, said = toml_problem(str(path), text, exc)
+    return FileError(at.path, at.line, at.column, said)
 
 
 def load(paths: list[Path]) -> Config:

@@ -1,7 +1,8 @@
 """Where a project declares its transformers requirement: one reader per file kind, never executing anything.
 
 Each reader returns `DependencyList`s, what one installation takes together (`[project.dependencies]`, an extra, a
-Poetry or PEP 735 group, a requirements file with its `-r`/`-c` includes, a conda environment, uv's override);
+Poetry or PEP 735 group, a requirements file with its `-r`/`-c` includes, a conda environment, uv's overrides in
+`[tool.uv]`, `uv.toml` or the workspace root's `[tool.uv]`);
 `requirements.union` makes the releases the project may run of them. Problems raise `RequirementError` at `PATH:LINE:COL`.
 """
 
@@ -304,15 +305,91 @@ def _poetry(text: str, name: str, table: dict[str, Any], label: str) -> tuple[li
     return required, optional
 
 
-def _uv_overrides(text: str, name: str, uv: object) -> list[DependencyList]:
+def _uv_overrides(text: str, name: str, uv: object, table: str = " [tool.uv]") -> list[DependencyList]:
     """`[tool.uv] override-dependencies`, one way each: uv replaces every requirement on transformers with them (the
     project's own, an extra's, markers or not), and several must differ by marker, so each holds somewhere. A scoped
     override (a table) replaces only another package's requirement, which the project's own still narrows, and
-    `constraint-dependencies` only narrow uv's resolution: pip ignores both, so neither changes the union."""
+    `constraint-dependencies` only narrow uv's resolution: pip ignores both, so neither changes the union. `table`
+    is where the list stands, for the announcement (`uv.toml` has it at the top)."""
     items = uv.get("override-dependencies", []) if isinstance(uv, dict) else []
     after = max(text.find("override-dependencies"), 0)
-    found = _strings(text, name, f"{name} [tool.uv] override-dependencies", items, after)
+    found = _strings(text, name, f"{name}{table} override-dependencies", items, after)
     return [DependencyList("override", (d,)) for d in found]
+
+
+def toml_problem(name: str, text: str, exc: ValueError) -> tuple[Position, str]:
+    """Where the TOML `text` of the file `name` stops parsing and what to say of it: tomllib gives the position only
+    inside its message (`Invalid value (at line 3, column 10)`, `(at end of document)`: its last line), which is cut
+    off, as the prefix says where."""
+    said = str(exc)
+    found = re.search(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)$", said)
+    if found and found[1]:
+        at = Position(name, int(found[1]), int(found[2]))
+    else:
+        at = Position(name, len(text.splitlines()) or 1, 1)
+    return at, message("file-error", "toml", error=said[: found.start()] if found else said)
+
+
+def _toml(path: Path) -> tuple[str, str, dict[str, Any]]:
+    """The text, shown name and data of the TOML file `path`; a file that does not parse is an error at its line."""
+    import tomllib
+
+    text, name = _read(path), shown(path)
+    try:
+        return text, name, tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RequirementError(*toml_problem(name, text, exc)) from None
+
+
+def from_uv_toml(folder: Path) -> list[DependencyList]:
+    """`uv.toml`'s top-level `override-dependencies`: `uv pip install` in its folder applies them (in place of
+    `[tool.uv]`'s, which `uv sync` still applies), so they are one more way to install, as `[tool.uv]`'s are."""
+    path = folder / "uv.toml"
+    if not path.is_file():
+        return []
+    text, name, data = _toml(path)
+    return _uv_overrides(text, name, data, table="") if PACKAGE in text.lower() else []
+
+
+def _is_member(root: Path, folder: Path, workspace: object) -> bool:
+    """Whether `folder` is a member of the uv workspace at `root`: a `members` glob (relative to `root`) names it
+    and no `exclude` glob does. The globs are looked up on disk, as uv does."""
+    import glob
+    import os
+
+    def named(key: str) -> bool:
+        patterns = workspace.get(key, []) if isinstance(workspace, dict) else []
+        for pattern in patterns if isinstance(patterns, list) else []:
+            for match in glob.glob(str(pattern).strip("/"), root_dir=root, recursive=True) if pattern else ():
+                if os.path.realpath(root / match) == str(folder):
+                    return True
+        return False
+
+    return named("members") and not named("exclude")
+
+
+def from_workspace_root(folder: Path) -> list[DependencyList]:
+    """The `[tool.uv] override-dependencies` of the uv workspace `folder` is a member of: `uv sync` reads overrides
+    only at the workspace root and applies them to every member, so the root's count here as the member's own. The
+    root is the nearest folder above (up to a repository's top) whose `pyproject.toml` has `[tool.uv.workspace]`
+    naming `folder`; one that does not mention transformers is not parsed (it overrides nothing). The root's
+    `constraint-dependencies` only narrow what the member declares, as the member's own do: nothing to add."""
+    import os
+
+    folder = Path(os.path.realpath(folder))
+    for root in folder.parents:
+        path = root / "pyproject.toml"
+        if path.is_file():
+            text = _read(path)
+            if "workspace" in text and PACKAGE in text.lower():
+                text, name, data = _toml(path)
+                tool = data.get("tool", {})
+                uv = tool.get("uv", {}) if isinstance(tool, dict) else {}
+                if isinstance(uv, dict) and _is_member(root, folder, uv.get("workspace")):
+                    return _uv_overrides(text, name, uv)
+        if (root / ".git").exists():
+            break
+    return []
 
 
 def from_pyproject(folder: Path) -> list[DependencyList]:
@@ -321,18 +398,9 @@ def from_pyproject(folder: Path) -> list[DependencyList]:
     path = folder / "pyproject.toml"
     if not path.is_file():
         return []
-    import tomllib
-
-    text, name = _read(path), shown(path)
+    text, name, data = _toml(path)  # even without transformers: a file that does not parse may say anything
     if PACKAGE not in text.lower():
-        return []  # the common case for a tool's own pyproject: no TOML parse, no packaging import
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        at = re.search(r"at line (\d+), column (\d+)", str(exc))  # tomllib says where only in its message
-        line, column = (int(at.group(1)), int(at.group(2))) if at else (len(text.splitlines()) or 1, 1)  # or its end
-        where = Position(name, line, column)
-        raise RequirementError(where, problem("pyproject", error=exc)) from None
+        return []  # the common case for a tool's own pyproject: no packaging import
     project = data.get("project", {})
     core = _strings(text, name, f"{name} [project.dependencies]", project.get("dependencies", []))
     lists = []
@@ -393,8 +461,9 @@ def from_setup_cfg(folder: Path) -> list[DependencyList]:
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(text, name)
-    except configparser.Error as exc:
-        raise RequirementError(Position(name, 1, 1), problem("setup-cfg", error=exc)) from None
+    except configparser.Error as exc:  # its message: what, then the file and line again, then the line's text
+        at = Position(name, getattr(exc, "lineno", None) or 1, 1)
+        raise RequirementError(at, message("file-error", "ini", error=str(exc).splitlines()[0].rstrip("."))) from None
     after = max(text.find("[options]"), 0)
     core = _lines(
         text, name, f"{name} [options] install_requires", parser.get("options", "install_requires", fallback=""), after
@@ -423,9 +492,8 @@ def from_setup_py(folder: Path) -> list[DependencyList]:
     try:
         tree = ast.parse(text, name)
     except (SyntaxError, ValueError) as exc:
-        raise RequirementError(
-            Position(name, getattr(exc, "lineno", 1) or 1, 1), problem("setup-py", error=exc)
-        ) from None
+        at = Position(name, getattr(exc, "lineno", None) or 1, getattr(exc, "offset", None) or 1)
+        raise RequirementError(at, message("file-error", "python", error=getattr(exc, "msg", exc))) from None
     names: dict[str, ast.expr] = {}
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
@@ -535,7 +603,15 @@ def from_environment(folder: Path) -> list[DependencyList]:
     return [DependencyList("alone", tuple(found))]
 
 
-READERS = (from_pyproject, from_requirements, from_setup_cfg, from_setup_py, from_environment)
+READERS = (
+    from_pyproject,
+    from_uv_toml,
+    from_workspace_root,
+    from_requirements,
+    from_setup_cfg,
+    from_setup_py,
+    from_environment,
+)
 """Every reader, each taking the project folder."""
 DECLARING = ("pyproject.toml", "requirements", "setup.cfg", "setup.py", "environment.yml", "environment.yaml")
 """How the names of the files (and the folder) the readers read start: a folder holding none declares nothing."""

@@ -38,7 +38,7 @@ ERRORS = [
         "8:1",
         '`per-file-ignores."t/*.py"`',
     ),
-    ('select = ["call"\n', "", "not valid TOML"),
+    ('select = ["call"\n', "", "does not parse as TOML"),
     ('select = ["file-error"]\n', "6:12", "`file-error` cannot be selected or ignored"),
 ]
 

@@ -20,6 +20,10 @@ CALL = 'model = AutoModelForCausalLM.from_pretrained("m")\nmodel.gradient_checkp
 FIXED = CALL.replace("gradient_checkpointing", "activation_checkpointing")
 PEP621 = '[project]\nname = "p"\ndependencies = ["torch", "transformers>=5.23"]\n'
 LOW = "transformers>=5.20"
+WORKSPACE = (
+    '[project]\nname = "root"\n[tool.uv.workspace]\nmembers = {members}\nexclude = {exclude}\n'
+    '[tool.uv]\noverride-dependencies = ["transformers==5.22.2"]\n'
+)
 
 
 def _project(tmp_path: Path, files: dict[str, str]) -> Path:
@@ -27,7 +31,7 @@ def _project(tmp_path: Path, files: dict[str, str]) -> Path:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)  # the search stops at the repository
-    (tmp_path / "src").mkdir()
+    (tmp_path / "src").mkdir(exist_ok=True)
     (tmp_path / "src" / "train.py").write_text(CALL)
     return tmp_path
 
@@ -202,6 +206,33 @@ LAYOUTS = [
         False,  # `pip install .` ignores [tool.uv]: 5.20 stays allowed
         "transformers>=5.20 (pyproject.toml [project.dependencies])",
     ),
+    # a uv workspace: `uv sync` reads overrides only at the root and applies them to every member
+    (
+        {
+            "pyproject.toml": WORKSPACE.format(members='["sr*"]', exclude="[]"),
+            "src/pyproject.toml": '[project]\nname = "m"\ndependencies = ["transformers>=5.23.0"]\n',
+        },
+        False,  # `uv sync` installs 5.22.2 for the member too
+        "transformers>=5.23.0 (src/pyproject.toml [project.dependencies]) or "
+        "transformers==5.22.2 (pyproject.toml [tool.uv] override-dependencies)",
+    ),
+    (
+        {
+            "pyproject.toml": WORKSPACE.format(members='["*"]', exclude='["src/"]'),
+            "src/pyproject.toml": '[project]\nname = "m"\ndependencies = ["transformers>=5.23.0"]\n',
+        },
+        True,  # excluded: a project of its own, which the root's overrides do not reach
+        "transformers>=5.23.0 (src/pyproject.toml [project.dependencies])",
+    ),
+    (
+        {
+            "pyproject.toml": PEP621,
+            "uv.toml": 'override-dependencies = ["transformers==5.22.2"]\n',
+        },
+        False,  # `uv pip install .` applies uv.toml's overrides
+        "transformers>=5.23 (pyproject.toml [project.dependencies]) or "
+        "transformers==5.22.2 (uv.toml override-dependencies)",
+    ),
     # markers: each holds in some environments
     (
         {
@@ -297,11 +328,27 @@ BROKEN = [
     ),
     (
         {"pyproject.toml": '[project]\ndependencies = ["transformers>=5.23"\n'},
-        "pyproject.toml:2:1: error: cannot read pyproject.toml",
+        "pyproject.toml:2:1: error: does not parse as TOML: ",
     ),
     (
         {"pyproject.toml": '[project]\nname = "p"\ndependencies = ["transformers>=5.23"]\nversion = \n'},
-        "pyproject.toml:4:11: error: cannot read pyproject.toml: Invalid value (at line 4, column 11); fix the TOML syntax",
+        "pyproject.toml:4:11: error: does not parse as TOML: Invalid value; fix the syntax, then run again",
+    ),
+    (
+        {"pyproject.toml": "[project\n"},  # it names no transformers, but the tool cannot know what it says
+        "pyproject.toml:1:9: error: does not parse as TOML: Expected ']' at the end of a table declaration; fix",
+    ),
+    (
+        {"requirements.txt": "transformers>=5.23\n", "uv.toml": 'override-dependencies = ["transformers==5.22.2"\n'},
+        "uv.toml:1:1: error: does not parse as TOML: Unclosed array; fix the syntax, then run again",
+    ),
+    (
+        {"setup.cfg": "options]\ninstall_requires = transformers>=5.23\n"},
+        "setup.cfg:1:1: error: does not parse as INI: File contains no section headers; fix the syntax, then run again",
+    ),
+    (
+        {"setup.py": 'from setuptools import setup\nsetup(install_requires=["transformers>=5.23"]\n'},
+        "setup.py:2:6: error: does not parse as Python: '(' was never closed; fix the syntax, then run again",
     ),
     (
         {"pyproject.toml": PEP621 + '[tool.uv]\noverride-dependencies = ["transformers>=>5"]\n'},
@@ -330,7 +377,8 @@ def test_a_declaration_that_cannot_be_read_is_a_usage_error(
         first, last = result.stderr.splitlines()[0], result.stderr.splitlines()[-1]
         assert first.startswith(message), result.stderr
         assert result.stderr.count(first) == 1  # once for the project, not once per file
-        assert last.startswith("error: the transformers requirement above cannot be read")
+        where = first.split(":")[0]
+        assert last.startswith(f"error: the transformers requirement cannot be read from {where} (above)")
     assert (project / "src" / "train.py").read_text() == CALL
 
 
