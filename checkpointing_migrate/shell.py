@@ -1,9 +1,8 @@
 """Shell code (scripts, notebooks, Markdown, and the launch files' commands): rename whole CLI flags of training commands.
 
-A command is split into words the way a POSIX shell would (quotes, backslash-newline, comments, `;`, `&&`, `|`), keeping
-each word's span; variables and arrays, `cd`, wrappers (`nice -n 10`, `env -C DIR`), `bash -c`/`sbatch --wrap`
-strings, `eval` and `docker run` are followed. A flag is renamed only after the training program it belongs to, so a
-launcher's own flags and longer flags never match.
+Commands are split into words as a POSIX shell would, keeping each word's span; variables, arrays, `cd`, wrappers
+(`nice -n 10`, `env -C DIR`), `bash -c`/`sbatch --wrap` strings, `eval` and `docker run` are followed. A flag is renamed
+only after the training program it belongs to, so a launcher's own flags and longer flags never match.
 """
 
 from __future__ import annotations
