@@ -1,9 +1,8 @@
 """Where a project declares its transformers requirement: one reader per file kind, never executing anything.
 
 Each reader returns `DependencyList`s, what one installation takes together (`[project.dependencies]`, an extra, a
-Poetry or PEP 735 group, a requirements file with its includes, a conda environment, uv's overrides in `[tool.uv]`,
-`uv.toml` or a workspace root); `requirements.union` makes the releases the project may run of them. Problems raise
-`RequirementError` at `PATH:LINE:COL`.
+group, a requirements file with its includes, conda, uv's overrides in `[tool.uv]`, `uv.toml` or a workspace root);
+`requirements.union` makes the releases the project may run of them. Problems raise `RequirementError` at `PATH:LINE:COL`.
 """
 
 from __future__ import annotations
