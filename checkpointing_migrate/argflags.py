@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from checkpointing_migrate.codes import shared
 from checkpointing_migrate.project import project_folder, python_files
 
 
@@ -32,7 +33,7 @@ class Declared:
     def where(self, folder: Path) -> str:
         """`line 168` in the checked text, else the file relative to `folder` (`cli/train_ppo_ray.py:328`)."""
         if self.path is None:
-            return f"line {self.line}"
+            return shared("line", line=self.line)
         try:
             shown = self.path.relative_to(folder).as_posix()
         except ValueError:

@@ -928,6 +928,12 @@ _CODES = (
 )
 
 SHARED: Mapping[str, str] = {
+    # Where a thing is, inside other sentences: a line of this file, of another, a class at its line.
+    "line": "line {line}",
+    "in-file": "{where} in {file}",
+    "class-at": "`{cls}`, line {line}",
+    "listed-class": "`{cls}` (line {line})",
+    "with-keywords": " with {keywords}",  # what the new enable method passes an override, only that one
     "fix": "{what}, {deprecation}: use `{new}`",
     "unsafe": "{fix}; unsafe fix: {unsafe}, so it is applied only with --unsafe-fixes",  # `fix`: the line above
     "defines-too": "{why}, and defines `{old}` itself: the new name calls that override with {keywords}, and the "

@@ -23,7 +23,7 @@ from checkpointing_migrate.findings import Edit, FileError, Finding, link
 from checkpointing_migrate.hits import Hit, Options
 from checkpointing_migrate.kinds import FileKind
 from checkpointing_migrate.located import ParseError
-from checkpointing_migrate.receivers import NEW_KEYWORDS
+from checkpointing_migrate.receivers import new_keywords
 from checkpointing_migrate.requirements import Deferred, Finder, RequirementError
 
 _SPECIAL = {
@@ -322,7 +322,7 @@ def without_overridden_fixes(result: Result, overrides: dict[str, Finding], unsa
         if f.applicability is not Applicability.SAFE or not f.any_subclass or override is None or f.row is None:
             return f
         where = override.where.rpartition(":")[0]  # `path:line`, `path:cell N:line` in a notebook
-        keywords = f" with {NEW_KEYWORDS}" if override.old == enable else ""  # only the enable method passes them
+        keywords = new_keywords(override.old, enable)
         names = {"old": override.old, "where": where, "keywords": keywords}
         reason = shared("overridden", since=str(f.row.since), **names)
         head, see, link_text = f.message.rpartition(". See ")

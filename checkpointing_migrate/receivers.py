@@ -36,6 +36,14 @@ NEW_PARAMETERS = ("every_n_layers", "offload")
 """Keywords the new enable method passes to an override of the old one (transformers ≥ the rename)."""
 NEW_KEYWORDS = " and ".join(f"`{p}=`" for p in NEW_PARAMETERS)
 """`NEW_PARAMETERS` as messages name them."""
+
+
+def new_keywords(old: str, enable: str) -> str:
+    """` with NEW_KEYWORDS` for the old enable method `enable`, whose new name passes an override those keywords; `""`
+    for the other methods, whose new names pass nothing new."""
+    return shared("with-keywords", keywords=NEW_KEYWORDS) if old == enable else ""
+
+
 SWAPPERS: Mapping[str, str] = {"adapters.init": "model"}
 """Calls that swap the class of the model passed to them, with the parameter that takes it (AdapterHub's
 `adapters.init(model)`, or `model=`): what the model's methods are afterwards is that library's business."""
@@ -551,7 +559,10 @@ class Receivers:
             node = self.classes[expr.id]
             if node is None or depth > 8:
                 return [], f"`{text}` is defined more than once"
-            found = [(n, v, f"`{text}`, line {getattr(v, 'lineno', node.lineno)}") for n, v in self._own(node).items()]
+            found = [
+                (n, v, shared("class-at", cls=text, line=getattr(v, "lineno", node.lineno)))
+                for n, v in self._own(node).items()
+            ]
             for base in node.bases:
                 more, unsure = self.definitions(base, depth + 1)
                 if unsure is not None:
@@ -569,7 +580,7 @@ class Receivers:
                 finally:
                     self.cache.following.discard(following)
                 file = following[0][0].name
-                return [(n, v, f"{where} in {file}") for n, v, where in found], unsure
+                return [(n, v, shared("in-file", where=where, file=file)) for n, v, where in found], unsure
         return [], shared("unreadable-class", text=text)
 
     def model_subclasses(self, name: str) -> list[ast.ClassDef]:
@@ -666,7 +677,7 @@ class Receivers:
         # The bases before the first transformers model come first in the MRO: what they define of the old names
         # is what the old names are on this class.
         first = next(i for i, b in enumerate(bases) if b.kind in (ReceiverKind.MODEL, ReceiverKind.UNSURE))
-        found = [(n, v, f"line {getattr(v, 'lineno', node.lineno)}") for n, v in methods.items()]
+        found = [(n, v, shared("line", line=getattr(v, "lineno", node.lineno))) for n, v in methods.items()]
         for base_node in node.bases[:first]:
             more, unsure = self.definitions(base_node, depth + 1)
             found += more
@@ -694,7 +705,8 @@ class Receivers:
             declared = self._declared_field(source[0]) if source is not None else None
             if source is not None and declared is not None:
                 file = source[1]
-                where = f"line {declared.lineno}" + (f" in {file}" if file else "")
+                where = shared("line", line=declared.lineno)
+                where = shared("in-file", where=where, file=file) if file else where
                 what = shared("inherits-field", cls=node.name, base=source[0].name, where=where)
                 return Kind(ReceiverKind.MIXIN, what, 0 if file else declared.lineno)
             if local is not None:

@@ -154,7 +154,7 @@ def _base_of_models(file: File, node: Function, cls: ast.ClassDef, row: Rename, 
     """The old method of a class outside transformers that the module puts before a transformers model among a
     class's bases: for those models it is an override (which the new method calls), not what the Trainer's fallback
     calls for a class that only defines the old name."""
-    listed = ", ".join(f"`{u.name}` (line {u.lineno})" for u in users)
+    listed = ", ".join(codes.shared("listed-class", cls=u.name, line=u.lineno) for u in users)
     subject = codes.shared("base-of-models", cls=cls.name, users=listed, old=row.old)
     narrow = narrow_override(node, node.name) if node.name == file.receivers.enable else None
     names = {"subject": subject, "new": row.new, "since": str(row.since), "keywords": NEW_KEYWORDS}

@@ -16,6 +16,7 @@ from checkpointing_migrate.hits import Hit, info, registered, rename
 from checkpointing_migrate.python import evidence
 from checkpointing_migrate.python.context import At, File
 from checkpointing_migrate.receivers import DOUBLES, NEW_KEYWORDS, ReceiverKind
+from checkpointing_migrate.receivers import new_keywords as keywords_for
 from checkpointing_migrate.table import Rename, RenameKind
 
 
@@ -29,7 +30,7 @@ def takes(file: File, row: Rename) -> str:
 
 
 def new_keywords(file: File, row: Rename) -> str:
-    return f" with {NEW_KEYWORDS}" if row.old == file.receivers.enable else ""
+    return keywords_for(row.old, file.receivers.enable)
 
 
 def new_enable(file: File) -> str:
