@@ -656,7 +656,7 @@ class Receivers:
                 return base
         if ReceiverKind.MODEL in kinds or ReceiverKind.UNSURE in kinds:
             return self._model_class(node, bases, methods, depth)
-        if ReceiverKind.ARGS in kinds:
+        if ReceiverKind.ARGS in kinds or ReceiverKind.ARGS_UNSURE in kinds:
             return self._args_class(node, bases)
         if ReceiverKind.FOREIGN in kinds:
             why = next(b.why for b in bases if b.kind == ReceiverKind.FOREIGN)
@@ -709,13 +709,16 @@ class Receivers:
                 where = shared("in-file", where=where, file=file) if file else where
                 what = shared("inherits-field", cls=node.name, base=source[0].name, where=where)
                 return Kind(ReceiverKind.MIXIN, what, 0 if file else declared.lineno)
-            if local is not None:
+            if local is not None or base.kind == ReceiverKind.ARGS_UNSURE:
                 continue
             if (self.qualified(base_node) or "").split(".")[0] in ("abc", "typing", "dataclasses", "enum"):
                 continue
             what = shared("other-base", cls=node.name, base=ast.unparse(base_node))
             return Kind(ReceiverKind.ARGS_UNSURE, what, node.lineno)
-        return early or Kind(ReceiverKind.ARGS, shared("subclasses-args", cls=node.name), node.lineno)
+        # A base the tool is unsure of (its `__post_init__` passes `self` to a function it cannot read) is as unsure
+        # for its subclasses, and says why.
+        unsure = next((b for b in bases if b.kind == ReceiverKind.ARGS_UNSURE), None)
+        return early or unsure or Kind(ReceiverKind.ARGS, shared("subclasses-args", cls=node.name), node.lineno)
 
     def _declared_field(self, node: ast.ClassDef) -> ast.AnnAssign | None:
         """The declaration of an old field in the class body (`gradient_checkpointing: bool = False`), if any."""

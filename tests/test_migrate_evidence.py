@@ -432,6 +432,24 @@ def test_an_early_read_keeps_the_keyword_through_a_subclass_and_a_module_import(
     assert verdicts == {(5, "hazard", "mixin-field"), (6, "hazard", "mixin-field"), (7, "fix", "keyword")}
 
 
+def test_a_subclass_of_a_class_that_passes_self_to_an_unknown_function_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A subclass inherits its base's `__post_init__`, which passes `self` to a function the tool cannot read: the
+    keyword is as unsafe on the subclass, for the base's reason (not "not imported")."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "train.py").write_text(
+        "from dataclasses import dataclass\nfrom transformers import TrainingArguments\nfrom wandb import log_config\n\n"
+        "@dataclass\nclass Base(TrainingArguments):\n    def __post_init__(self):\n        log_config(self)\n"
+        "        super().__post_init__()\n\n@dataclass\nclass Mine(Base):\n    pass\n\n"
+        'Base("o", gradient_checkpointing=True)\nMine("o", gradient_checkpointing=True)\n'
+    )
+    found = _scan(tmp_path / "train.py", capsys)
+    assert [(f["line"], f["applicability"]) for f in found] == [(15, "unsafe"), (16, "unsafe")]
+    for f in found:
+        assert "class `Base` passes `self` to `log_config` in `__post_init__` (line 8)" in str(f["message"])
+
+
 def test_an_early_read_in_a_function_of_another_module_keeps_the_keyword(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
