@@ -621,11 +621,12 @@ class _Reader:
         for word, name in expanded:
             if words.index(word) < unwrapped.start:
                 self._use(name, None)  # `env -u $NAME python …`, `X=$A python …`: not the program's words
+        expanded = [(w, name) for w, name in expanded if words.index(w) >= unwrapped.start]
         if unwrapped.unknown is not None:
+            self._unplaced(expanded)
             if stem and self.launches is None:
                 self._unknown_option(words, *unwrapped.unknown)
             return
-        expanded = [(w, name) for w, name in expanded if words.index(w) >= unwrapped.start]
         words = words[unwrapped.start :]
         for folder in unwrapped.folders:
             cwd = _folder(folder, cwd)
@@ -633,13 +634,14 @@ class _Reader:
             return
         i = _program_at(words, rules.commands)
         program = _program_name(words[i]) if i < len(words) else ""
-        if self._wrapped(words, i, program, stem, cwd, image):
+        handed = self._wrapped(words, i, program, stem, cwd, image)
+        if handed is not None:
+            self._unplaced([(w, name) for w, name in expanded if not any(w is h for h in handed)])
             return
         found = _entry(words, rules.commands)
         if found is None:
-            for _, name in expanded:
-                if program not in _PRINTERS:
-                    self._use(name, None)
+            if program not in _PRINTERS:
+                self._unplaced(expanded)
             if stem and self.launches is None:
                 self._unknown_program(words)
             return
@@ -654,35 +656,42 @@ class _Reader:
         if stem:
             self._flag_hits(args, target)
 
-    def _wrapped(self, words: list[Word], i: int, program: str, stem: bool, cwd: str | None, image: str | None) -> bool:
-        """Whether the command at `words[i]` (`program`) runs a command line of its own, which is checked here: a
-        shell's `-c` string, `sbatch --wrap`'s, the words `eval` joins, or what `docker run IMAGE` runs."""
+    def _wrapped(
+        self, words: list[Word], i: int, program: str, stem: bool, cwd: str | None, image: str | None
+    ) -> list[Word] | None:
+        """Whether the command at `words[i]` (`program`) runs a command line of its own, checked here (a shell's `-c`
+        string, `sbatch --wrap`'s, the words `eval` joins, what `docker run IMAGE` runs): `None` if not, else the words
+        given to it, whose expansions it records (`eval` reads its words only up to its first expansion); the caller
+        records the other words' as read by no program the tool knows."""
         if stem and program in _SHELLS:
             option = next(
                 (k for k in range(i + 1, len(words)) if re.fullmatch(r"-[a-z]*c[a-z]*", words[k].value)), None
             )
             if option is not None and option + 1 < len(words):
                 self._inner([words[option + 1]], 0, cwd, image)
-            return True
+                return [words[option + 1]]
+            return []
         if stem and program == "sbatch":
+            handed = []
             for k in range(i + 1, len(words)):
                 if words[k].value == "--wrap" and k + 1 < len(words):
                     self._inner([words[k + 1]], 0, cwd, image)
+                    handed.append(words[k + 1])
                 elif words[k].value.startswith("--wrap="):
                     self._inner([words[k]], len("--wrap="), cwd, image)
-            return True
+                    handed.append(words[k])
+            return handed
         if stem and program == "eval":
-            if i + 1 < len(words):
-                self._inner(words[i + 1 :], 0, cwd, image, evaluated=True)
-            return True
+            read = self._inner(words[i + 1 :], 0, cwd, image, evaluated=True) if i + 1 < len(words) else 0
+            return words[i + 1 : i + 1 + read]
         if program in _CONTAINERS and i + 1 < len(words) and words[i + 1].value in ("run", "exec"):
             j = i + 2
             while j < len(words) and words[j].value.startswith("-"):
                 j += 1 if "=" in words[j].value or words[j].value in _CONTAINER_SWITCHES else 2
             if j + 1 < len(words):
                 self._command(words[j + 1 :], cwd, f"the container image `{words[j].value}`")
-            return True
-        return False
+            return words[j + 1 :]
+        return None
 
     def _present(self, words: list[Word], index: int, expanded: list[tuple[Word, str]]) -> frozenset[str]:
         """Every flag the program entered at `words[index]` gets (spelt `--a_b`): its words', and those of the
@@ -715,24 +724,34 @@ class _Reader:
         `python "$@" --x` in a function): not rewritten, but reported where it is, with why."""
         k = _expansion_program(words, self.options.rules.commands)
         if k is not None:
-            self._unknown_flags(words[k + 1 :], "variable", name=self.text[words[k].start : words[k].end])
+            self._unknown_flags(words[k + 1 :], "variable", {"name": self.text[words[k].start : words[k].end]})
 
     def _unknown_option(self, words: list[Word], wrapper: int, option: int) -> None:
         """The old flags after an option of a wrapper's the tool does not follow (`env -S '…'`, `nice --foo`): it may
         take the next word or change what runs, so no program is known to get them; reported, never rewritten."""
         names = {"wrapper": words[wrapper].value, "option": self.text[words[option].start : words[option].end]}
-        self._unknown_flags(words[option + 1 :], "wrapper-option", **names)
+        self._unknown_flags(words[option + 1 :], "wrapper-option", names)
 
-    def _unknown_flags(self, words: list[Word], form: str, **names: str) -> None:
-        """An `unknown-program` info (its message `form`, with `names`) at each old flag among `words`."""
+    def _unknown_flags(
+        self, words: list[Word], form: str, names: dict[str, str], where: tuple[str, Callable[[int], int]] | None = None
+    ) -> None:
+        """An `unknown-program` info (its message `form`, with `names`) at each old flag among `words`, whose spans are
+        in this text, or in the text of `where`, which its function places in this one (`eval`'s command line)."""
+        text, place = where or (self.text, lambda position: position)
         rules = self.options.rules
         for word in words:
             flag = word.value.split("=")[0]
             if flag in rules.flags:
                 row = rules.flags[flag]
-                start = word.start + max(self.text[word.start : word.end].find(flag), 0)
+                start = place(word.start + max(text[word.start : word.end].find(flag), 0))
                 what = codes.message("unknown-program", form, flag=flag, **names)
                 self.hits.append(info(row, start, code="unknown-program", what=what, section="config", new=row.new))
+
+    def _unplaced(self, expanded: list[tuple[Word, str]]) -> None:
+        """Record each variable of `expanded` as read by a command the tool cannot place (`$ARGS` after `nice --foo`),
+        so a fix of a flag it holds is never safe."""
+        for _, name in expanded:
+            self._use(name, None)
 
     def _use(self, variable: str, program: Program | None) -> None:
         reader = self._lookup(variable)
@@ -741,44 +760,18 @@ class _Reader:
 
     def _inner(
         self, words: list[Word], skip: int, cwd: str | None, image: str | None, *, evaluated: bool = False
-    ) -> None:
+    ) -> int:
         """The command line in strings (`bash -c '…'`, `sbatch --wrap "…"`, the words `eval` joins with spaces; `skip`:
-        the characters of the first word before it), checked where it is written. `evaluated`: the outer shell
-        expands the strings first and the command line is read from the result, so from its first expansion on what
-        it runs is not known (`_unknown_tail`)."""
-        pieces = [_literal(self.text[w.start + (skip if k == 0 else 0) : w.end]) for k, w in enumerate(words)]
-        if any(piece is None for piece in pieces):
-            # quoted in a way whose characters do not map one to one: its flags are reported, not fixed
-            code = " ".join(w.value[skip if k == 0 else 0 :] for k, w in enumerate(words))
-            cut = _first_expansion(code) if evaluated else len(code)
-            inner = self._nested(code[:cut], cwd, image, self.origin + words[0].start)
-            for hit in inner.run():
-                plain = hit.severity != Severity.FIX
-                self.hits.append(replace(hit, start=words[0].start, edits=(), **({} if plain else _BY_HAND)))
-            self._unknown_tail(code, cut, lambda _: words[0].start)
-            return
-        spans: list[tuple[int, int]] = []
-        code, cut = "", sys.maxsize
-        for k, (word, piece) in enumerate(zip(words, pieces, strict=True)):
-            assert piece is not None
-            text, quote = piece
-            at = word.start + (skip if k == 0 else 0) + len(quote)
-            code += " " if k else ""
-            spans.append((len(code), at))
-            if evaluated and cut == sys.maxsize and (found := _first_expansion(text, quote)) < len(text):
-                cut = len(code) + found
-            code += text
-        cut = min(cut, len(code))
-
-        def place(position: int) -> int:
-            held, at = next(s for s in reversed(spans) if s[0] <= position)
-            return at + position - held
-
-        inner = self._nested(code[:cut], cwd, image, self.origin + spans[0][1])
-        for hit in inner.run():
-            edits = tuple(Edit(place(e.start), place(e.start) + e.end - e.start, e.new) for e in hit.edits)
-            self.hits.append(replace(hit, start=place(hit.start), edits=edits))
-        self._unknown_tail(code, cut, place)
+        the characters of the first word before it), checked where it is written; how many of `words` it reads. With
+        `evaluated` the outer shell expands the strings first and the command line is read from the result, so from
+        the word that holds its first expansion on what it runs is not known (`_unknown_tail`), and its words are not
+        read here: their expansions are the caller's to record."""
+        joined = _mapped(self.text, words, skip) or _unmapped(words, skip)
+        cut = _word_start(joined.code, joined.expansion) if evaluated else len(joined.code)
+        inner = self._nested(joined.code[:cut], cwd, image, self.origin + joined.spans[0][1])
+        self.hits += [joined.placed(hit) for hit in inner.run()]
+        self._unknown_tail(joined, cut)
+        return joined.before(cut)
 
     def _nested(self, code: str, cwd: str | None, image: str | None, origin: int) -> _Reader:
         """A reader of the command line `code` found in this text at `origin`, with this text's variables."""
@@ -786,23 +779,17 @@ class _Reader:
         inner.launches, inner.origin = self.launches, origin
         return inner
 
-    def _unknown_tail(self, code: str, cut: int, place: Callable[[int], int]) -> None:
-        """The old flags of the command line `eval` runs from its first expansion on (`code[cut:]`, placed in this
-        text by `place`): the shell reads the expanded value as code, which may start another command or a comment,
-        so no program is known to get them."""
+    def _unknown_tail(self, joined: _Joined, cut: int) -> None:
+        """The old flags of the command line `eval` runs from the word that holds its first expansion on
+        (`joined.code[cut:]`): the shell reads the expanded value as code, which may start another command or a
+        comment, so no program is known to get them."""
+        code, at = joined.code, joined.expansion
         if cut >= len(code) or self.launches is not None:
             return
-        rules = self.options.rules
-        name = _EXPANDED.match(code, cut)
-        for words in commands(code[cut:]):
-            for word in words:
-                flag = word.value.split("=")[0]
-                if flag in rules.flags:
-                    row = rules.flags[flag]
-                    offset = code.find(flag, cut + word.start)
-                    what = codes.message("unknown-program", "evaluated", name=name[0] if name else code[cut], flag=flag)
-                    start = place(offset if offset >= 0 else cut + word.start)
-                    self.hits.append(info(row, start, code="unknown-program", what=what, section="config", new=row.new))
+        name = _EXPANDED.match(code, at)
+        tail = [word for words in commands(code[cut:]) for word in words]
+        where = (code[cut:], lambda position: joined.place(cut + position))
+        self._unknown_flags(tail, "evaluated", {"name": name[0] if name else code[at]}, where)
 
     def _variable_hits(self) -> None:
         rules = self.options.rules
@@ -861,6 +848,72 @@ _BY_HAND = {
     "why": codes.message("flag", "by-hand"),
 }
 """What a fix inside a string whose quoting does not map one to one becomes (reported at the string)."""
+
+
+class _Joined(NamedTuple):
+    """The command line strings hold (`bash -c '…'`, the words `eval` joins with spaces), mapped back to the text."""
+
+    code: str
+    spans: tuple[tuple[int, int], ...]
+    """Where each word's part starts: (in `code`, in the text)."""
+    expansion: int
+    """Where the outer shell's first expansion is in `code` (`len(code)`: none)."""
+    exact: bool
+    """Whether `code`'s characters are the text's one to one; if not, every position is the first word's."""
+
+    def place(self, position: int) -> int:
+        """Where `position` of `code` is in the text."""
+        if not self.exact:
+            return self.spans[0][1]
+        held, at = next(s for s in reversed(self.spans) if s[0] <= position)
+        return at + position - held
+
+    def before(self, cut: int) -> int:
+        """How many words end before position `cut` of `code`."""
+        ends = [start - 1 for start, _ in self.spans[1:]] + [len(self.code)]
+        return sum(1 for end in ends if end <= cut)
+
+    def placed(self, hit: Hit) -> Hit:
+        """A hit of the command line, placed in the text; where the quoting does not map one to one, its fix is
+        reported at the string, to make by hand."""
+        if not self.exact:
+            plain = hit.severity != Severity.FIX
+            return replace(hit, start=self.place(hit.start), edits=(), **({} if plain else _BY_HAND))
+        edits = tuple(Edit(self.place(e.start), self.place(e.start) + e.end - e.start, e.new) for e in hit.edits)
+        return replace(hit, start=self.place(hit.start), edits=edits)
+
+
+def _mapped(text: str, words: list[Word], skip: int) -> _Joined | None:
+    """The command line `words` of `text` join into (`skip`: the characters of the first word before it), where each
+    is quoted whole or not at all, so its characters map one to one; `None` otherwise."""
+    pieces = [_literal(text[w.start + (skip if k == 0 else 0) : w.end]) for k, w in enumerate(words)]
+    spans: list[tuple[int, int]] = []
+    code, expansion = "", sys.maxsize
+    for k, (word, piece) in enumerate(zip(words, pieces, strict=True)):
+        if piece is None:
+            return None
+        value, quote = piece
+        code += " " if k else ""
+        spans.append((len(code), word.start + (skip if k == 0 else 0) + len(quote)))
+        if expansion == sys.maxsize and (found := _first_expansion(value, quote)) < len(value):
+            expansion = len(code) + found
+        code += value
+    return _Joined(code, tuple(spans), min(expansion, len(code)), exact=True)
+
+
+def _unmapped(words: list[Word], skip: int) -> _Joined:
+    """The command line `words` join into, their values without their quotes, all placed at the first word."""
+    values = [w.value[skip if k == 0 else 0 :] for k, w in enumerate(words)]
+    code = " ".join(values)
+    starts = [sum(len(v) + 1 for v in values[:k]) for k in range(len(values))]
+    return _Joined(code, tuple((start, words[0].start) for start in starts), _first_expansion(code), exact=False)
+
+
+def _word_start(code: str, position: int) -> int:
+    """Where the word of `code` (split as the shell does) that holds `position` starts: `eval` reads a word with an
+    expansion in it (`--flag$SUFFIX`) only once it is expanded, so none of it is a flag as written; `position` where
+    no word holds it (the end, a comment)."""
+    return next((w.start for words, _ in parts(code) for w in words if w.start <= position < w.end), position)
 
 
 def _folder(target: str, cwd: str | None) -> str | None:

@@ -125,6 +125,8 @@ EXPECTED = {
     ("wrappers.sh", 31, 29): ("unknown-program", "info", None),  # `env -S '…'`
     ("wrappers.sh", 32, 32): ("unknown-program", "info", None),  # `nice --frob`
     ("wrappers.sh", 33, 16): ("unknown-program", "info", None),  # `timeout 5 $CMD`
+    ("wrappers.sh", 35, 12): ("flag", "fix", "unsafe"),  # $NICE_ARGS also after `nice --frob`
+    ("wrappers.sh", 38, 13): ("flag", "fix", "unsafe"),  # $SPLIT_ARGS also after `env -S`
 }
 
 
