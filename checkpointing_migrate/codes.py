@@ -498,8 +498,8 @@ _CODES = (
             "escape": "sets `{old}` in {place}, and {why}, which the tool does not follow: rename it by hand if it "
             "reaches TrainingArguments (with `**`) and nothing else reads the old key",
             # The `why` of `escape` (`dictflow`): where the dict leaves its scope.
-            "returned": "`{name}` is returned on line {line}",
-            "passed": "`{name}` is passed to `{callee}` on line {line}",
+            "returned": "`{name}` is returned on {at}",
+            "passed": "`{name}` is passed to `{callee}` on {at}",
         },
     ),
     Code(
@@ -618,7 +618,7 @@ _CODES = (
         messages={
             "literal-escaped": "passes `{old}` to `{callee}` as a dict key spelled with escapes or prefixes: rename it "
             "by hand",
-            "passed": "sets `{old}` in {place}, which line {line} passes to `{consumer}`",
+            "passed": "sets `{old}` in {place}, which {at} passes to `{consumer}`",
             "escaped": "{subject}, as a key spelled with escapes or prefixes: rename it by hand",
             "unpacked": "passes `{old}` to `{callee}` through `**{{...}}`",
             "parse-dict": "passes `{old}` to `{callee}`",
@@ -627,10 +627,8 @@ _CODES = (
             "not-in-file": "`{cls}` is not in this file: it may declare `{old}` itself",
             "library-declares": "`{cls}` declares `{old}` itself (measured in {library} {release})",
             "not-imported": _NOT_IMPORTED,
-            "also-unpacked": "`{name}` is also unpacked into `{callee}` (line {line}), which is not TrainingArguments",
-            "also-used": "`{name}` is also used on line {line} (`{use}`), which may read the old key",
-            # The `line` of `passed`, `also-unpacked` and `also-used` in another module that imports the dict.
-            "line-in": "{line} of `{where}`",
+            "also-unpacked": "`{name}` is also unpacked into `{callee}` ({at}), which is not TrainingArguments",
+            "also-used": "`{name}` is also used on {at} (`{use}`), which may read the old key",
             # `passed`'s and `unknown-callee`'s escape form's `place`: the construct that sets the key (`dictflow`).
             "place-literal": "`{name} = {{...}}`",
             "place-call": "`{name} = dict(...)`",
@@ -876,9 +874,8 @@ _CODES = (
             "declares": "`{cls}` declares `{old}` itself",
             "read-back": "{where} reads it back by the old key (`{read}`): renamed here, that read raises KeyError "
             "(`.get` gives None: checkpointing silently off); rename the reads with it",
-            # The `where` of `read-back`: this module's line, or another module that imports the dict.
-            "line": "line {line}",
-            "file": "`{where}`, which imports it,",
+            # The `where` of `read-back` in another module that imports the dict (`at`: `SHARED["file-line"]`).
+            "file": "{at}, which imports it,",
         },
     ),
     Code(
@@ -931,6 +928,8 @@ SHARED: Mapping[str, str] = {
     # Where a thing is, inside other sentences: a line of this file, of another, a class at its line.
     "line": "line {line}",
     "in-file": "{where} in {file}",
+    # A line of another module of the project as an editor opens it (`dictflow`: where a module-level dict is used).
+    "file-line": "`{file}:{line}`",
     "class-at": "`{cls}`, line {line}",
     "listed-class": "`{cls}` (line {line})",
     "with-keywords": " with {keywords}",  # what the new enable method passes an override, only that one

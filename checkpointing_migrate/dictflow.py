@@ -171,8 +171,9 @@ class _Uses:
         return self.parents.get(id(use)) if id(use) in self.loads else use
 
     def at(self, line: int) -> str:
-        """`line` as the messages name it: `4`, or `4 of `train.py`` in another module."""
-        return message("dict-key", "line-in", line=str(line), where=self.where) if self.where else str(line)
+        """`line` as the messages name it: `line 4`, or `` `train.py:4` `` in another module (one form for every
+        message, the one an editor opens)."""
+        return shared("file-line", file=self.where, line=line) if self.where else shared("line", line=line)
 
 
 class Dicts:
@@ -252,7 +253,7 @@ class Dicts:
                 continue
             if row.new in beside:
                 verdict = Verdict(VerdictKind.BOTH)
-            what = message("dict-key", "passed", old=old, place=form, line=line, consumer=consumer)
+            what = message("dict-key", "passed", old=old, place=form, at=line, consumer=consumer)
             hits.append(self._verdict(row, start, verdict, what, keyword))
         return hits
 
@@ -321,11 +322,7 @@ class Dicts:
         own = [(u, read) for u in found for read in u.own]
         if own:
             u, read = own[0]
-            where = (
-                message("own-reader", "file", where=f"{u.where}:{read.lineno}")
-                if u.where
-                else message("own-reader", "line", line=str(read.lineno))
-            )
+            where = message("own-reader", "file", at=u.at(read.lineno)) if u.where else u.at(read.lineno)
             why = message("own-reader", "read-back", where=where, read=ast.unparse(read))
             return Verdict(VerdictKind.OWN, why, read.lineno), line, text
         if any(u.has_new for u in found):
@@ -334,14 +331,14 @@ class Dicts:
         if verdict.kind == VerdictKind.ARGS and others:
             other_call, u = others[0]
             callee, line_of = ast.unparse(other_call.func), u.at(other_call.lineno)
-            why = message("dict-key", "also-unpacked", name=name, callee=callee, line=line_of)
+            why = message("dict-key", "also-unpacked", name=name, callee=callee, at=line_of)
             return Verdict(VerdictKind.UNSURE, why), line, text
         used = [(use, u) for u in found for use in u.other]
         if verdict.kind == VerdictKind.ARGS and used:
             use, u = used[0]
             shown = u.user(use)
             shown = shown if isinstance(shown, ast.expr) else use
-            why = message("dict-key", "also-used", name=name, line=u.at(use.lineno), use=ast.unparse(shown))
+            why = message("dict-key", "also-used", name=name, at=u.at(use.lineno), use=ast.unparse(shown))
             return Verdict(VerdictKind.UNSURE, why), line, text
         return verdict, line, text
 
@@ -408,11 +405,11 @@ class Dicts:
             for use in uses.other:
                 parent = uses.user(use)
                 if isinstance(parent, (ast.Return, ast.Yield)):
-                    returned = message("unknown-callee", "returned", name=name, line=uses.at(use.lineno))
+                    returned = message("unknown-callee", "returned", name=name, at=uses.at(use.lineno))
                     return Verdict(VerdictKind.ESCAPE, returned, use.lineno)
                 call = uses.parents.get(id(parent)) if isinstance(parent, ast.keyword) else parent
                 if isinstance(call, ast.Call) and _method(call) not in ("get", "pop", "items", "keys", "values"):
-                    names = {"name": name, "callee": ast.unparse(call.func), "line": uses.at(call.lineno)}
+                    names = {"name": name, "callee": ast.unparse(call.func), "at": uses.at(call.lineno)}
                     passed = message("unknown-callee", "passed", **names)
                     return Verdict(VerdictKind.ESCAPE, passed, call.lineno)
         return NONE

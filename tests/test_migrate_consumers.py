@@ -8,6 +8,7 @@ safe fix: renaming it changes what the project prints (shown here), and `fix --w
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import shutil
@@ -19,6 +20,7 @@ import pytest
 from migratekit import REQUIREMENT, run
 from test_migrate_evidence import _expected, _scan
 
+from checkpointing_migrate import dictreaders
 from checkpointing_migrate.cli import main
 
 TINY = """from transformers import LlamaConfig
@@ -803,15 +805,78 @@ def test_a_star_import_binds_only_what_all_lists(tmp_path: Path, capsys: pytest.
     assert (finding["code"], finding.get("applicability")) == ("dict-key", "safe")
 
 
+STAR_ALL = {
+    # An `__all__` followed whole (augmented, appended, extended with literals) that lists the dict: the star import
+    # binds it, so the read there is the dict's.
+    '__all__ = ["ARGS"]\n__all__ += ["DEFAULTS"]\n': "own-reader",
+    '__all__ = ["ARGS"]\n__all__.append("DEFAULTS")\n': "own-reader",
+    '__all__ = ("ARGS",)\n__all__ += ("X",)\n__all__.extend(["DEFAULTS"])\n': "own-reader",
+    # One the tool cannot follow may list it: built from another module's, in a loop, changed in a block, bound anew.
+    'import base\n\n__all__ = base.__all__ + ["ARGS"]\n': "own-reader",
+    '__all__ = []\nfor _name in ("ARGS", "DEFAULTS"):\n    __all__.append(_name)\n': "own-reader",
+    '__all__ = ["ARGS"]\nif True:\n    __all__ += ["DEFAULTS"]\n': "own-reader",
+    '__all__ = ["ARGS"]\n__all__ += NAMES\n': "own-reader",
+    '__all__ = ["ARGS"]\n__all__.append(NAME)\n': "own-reader",
+    # Followed whole, it leaves the dict out: the star import does not bind it.
+    '__all__ = ["ARGS"]\n__all__ += ["X"]\n__all__.append("Y")\n__all__.extend(("Z",))\n': "dict-key",
+}
+
+
+@pytest.mark.parametrize("header", list(STAR_ALL), ids=range(len(STAR_ALL)))
+def test_a_star_import_binds_what_all_lists_once_changed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], header: str
+) -> None:
+    """`__all__ += ["DEFAULTS"]` (or `.append`, `.extend`) after a literal `__all__` that leaves the dict out made
+    it not exported: its key was a safe fix, and the star import's read of it raised KeyError once renamed."""
+    conf = header + "from transformers import TrainingArguments\n\n"
+    conf += 'DEFAULTS = {"output_dir": "o", "gradient_checkpointing": True}\nARGS = TrainingArguments(**DEFAULTS)\n'
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "conf.py").write_text(conf)
+    (tmp_path / "other.py").write_text("from conf import *\n\nprint(DEFAULTS['gradient_checkpointing'])\n")
+    (finding,) = [f for f in _scan(tmp_path, capsys) if str(f["path"]).endswith("conf.py")]
+    assert finding["code"] == STAR_ALL[header]
+
+
+def test_the_files_that_import_a_dict_are_parsed_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file holding a dict's name was parsed again for each module that binds a dict of that name, and the dict's
+    module for each star import of every such file, before the import was known to be of it."""
+    conf = '__all__ = ["ARGS", "DEFAULTS"]\nfrom transformers import TrainingArguments\n\n'
+    conf += 'DEFAULTS = {"output_dir": "o", "gradient_checkpointing": 1}\nARGS = TrainingArguments(**DEFAULTS)\n'
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "conf.py").write_text(conf)
+    (tmp_path / "conf2.py").write_text(conf + "# another module\n")
+    (tmp_path / "lonely.py").write_text(conf + "# imported by none\n")
+    user = "from os import *\nfrom sys import *\nfrom conf import *\nfrom conf2 import *\n\nprint(DEFAULTS)\n"
+    (tmp_path / "user.py").write_text(user)
+    parsed: list[object] = []
+
+    class Counting:
+        """`ast` for `dictreaders`, counting what it parses."""
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(ast, name)
+
+        def parse(self, source: str | bytes) -> ast.Module:
+            parsed.append(source)
+            return ast.parse(source)
+
+    monkeypatch.setattr(dictreaders, "ast", Counting())
+    assert {f["code"] for f in _scan(tmp_path, capsys)} == {"dict-key"}
+    lonely = conf + "# imported by none\n"
+    assert (parsed.count(user.encode()), parsed.count(conf), parsed.count(lonely)) == (1, 1, 0)
+
+
 CONSUMERS = {
     # The dict's only consumer, TrainingArguments, is in the module that imports it.
     "from transformers import TrainingArguments\nfrom conf import DEFAULTS\n\nTrainingArguments(**DEFAULTS)\n": (
         "dict-key",
         "safe",
-        "which line 4 of `user.py` passes to `TrainingArguments`",
+        "which `user.py:4` passes to `TrainingArguments`",
     ),
     "from transformers import HfArgumentParser, TrainingArguments\nimport conf\n\n"
-    "HfArgumentParser(TrainingArguments).parse_dict(conf.DEFAULTS)\n": ("dict-key", "safe", "line 4 of `user.py`"),
+    "HfArgumentParser(TrainingArguments).parse_dict(conf.DEFAULTS)\n": ("dict-key", "safe", "which `user.py:4` passes"),
     # That module (or this one) also reads it back by the old key.
     "from transformers import TrainingArguments\nimport conf as d\n\nif d.DEFAULTS['gradient_checkpointing']:\n"
     "    pass\nTrainingArguments(**d.DEFAULTS)\n": ("own-reader", None, "`user.py:4`, which imports it, reads it back"),
@@ -821,8 +886,8 @@ CONSUMERS = {
     "from transformers import TrainingArguments\nfrom mixins import Mixin\nfrom conf import DEFAULTS\n\n\n"
     "class Args(Mixin, TrainingArguments):\n    pass\n\n\nArgs(**DEFAULTS)\n": ("dict-key", "unsafe", "`Mixin`"),
     "from transformers import TrainingArguments\nfrom conf import DEFAULTS\n\nTrainingArguments(**DEFAULTS)\n"
-    "print(DEFAULTS)\n": ("dict-key", "unsafe", "also used on line 5 of `user.py` (`print(DEFAULTS)`)"),
-    "from conf import DEFAULTS\n\nlog(DEFAULTS)\n": ("unknown-callee", None, "passed to `log` on line 3 of `user.py`"),
+    "print(DEFAULTS)\n": ("dict-key", "unsafe", "also used on `user.py:5` (`print(DEFAULTS)`)"),
+    "from conf import DEFAULTS\n\nlog(DEFAULTS)\n": ("unknown-callee", None, "passed to `log` on `user.py:3`"),
 }
 
 
