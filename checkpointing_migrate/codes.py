@@ -498,8 +498,8 @@ _CODES = (
             "escape": "sets `{old}` in {place}, and {why}, which the tool does not follow: rename it by hand if it "
             "reaches TrainingArguments (with `**`) and nothing else reads the old key",
             # The `why` of `escape` (`dictflow`): where the dict leaves its scope.
-            "returned": "`{name}` is returned on {at}",
-            "passed": "`{name}` is passed to `{callee}` on {at}",
+            "returned": "`{name}` is returned at {at}",
+            "passed": "`{name}` is passed to `{callee}` at {at}",
         },
     ),
     Code(
@@ -628,7 +628,7 @@ _CODES = (
             "library-declares": "`{cls}` declares `{old}` itself (measured in {library} {release})",
             "not-imported": _NOT_IMPORTED,
             "also-unpacked": "`{name}` is also unpacked into `{callee}` ({at}), which is not TrainingArguments",
-            "also-used": "`{name}` is also used on {at} (`{use}`), which may read the old key",
+            "also-used": "`{name}` is also used at {at} (`{use}`), which may read the old key",
             # `passed`'s and `unknown-callee`'s escape form's `place`: the construct that sets the key (`dictflow`).
             "place-literal": "`{name} = {{...}}`",
             "place-call": "`{name} = dict(...)`",

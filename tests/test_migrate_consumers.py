@@ -886,8 +886,8 @@ CONSUMERS = {
     "from transformers import TrainingArguments\nfrom mixins import Mixin\nfrom conf import DEFAULTS\n\n\n"
     "class Args(Mixin, TrainingArguments):\n    pass\n\n\nArgs(**DEFAULTS)\n": ("dict-key", "unsafe", "`Mixin`"),
     "from transformers import TrainingArguments\nfrom conf import DEFAULTS\n\nTrainingArguments(**DEFAULTS)\n"
-    "print(DEFAULTS)\n": ("dict-key", "unsafe", "also used on `user.py:5` (`print(DEFAULTS)`)"),
-    "from conf import DEFAULTS\n\nlog(DEFAULTS)\n": ("unknown-callee", None, "passed to `log` on `user.py:3`"),
+    "print(DEFAULTS)\n": ("dict-key", "unsafe", "also used at `user.py:5` (`print(DEFAULTS)`)"),
+    "from conf import DEFAULTS\n\nlog(DEFAULTS)\n": ("unknown-callee", None, "passed to `log` at `user.py:3`"),
 }
 
 
