@@ -117,7 +117,8 @@ _MIXIN_TOGETHER = "rename the mixin's field and its reads together"
 """What to do about an old field a mixin declares: `mixin-field`'s closing clause, in each form."""
 
 _BEFORE_OWN = "before TrainingArguments' own, which is what sets the new field from the old one"
-"""When a `__post_init__` reads the old field too early: the closing clause of `early-read` and `early-pass`."""
+"""When a `__post_init__` reads the old field too early: the closing clause of `early-read`, `early-pass` and
+`early-unnamed`."""
 
 _NOT_THE_METHOD = "not the deprecated method nor an override of it, so nothing is rewritten"
 """What an old name on a test double or a plain namespace is not: `not-transformers`' clause, in both forms."""
@@ -982,6 +983,9 @@ SHARED: Mapping[str, str] = {
     "early-pass": "class `{cls}` passes `{passed}` to `{func}` in `__post_init__`{through} (line {line}) "
     + _BEFORE_OWN
     + ", and the tool cannot see what `{func}` reads of it",
+    "early-unnamed": "class `{cls}` reads `{read}` in `__post_init__`{through} (line {line}) "
+    + _BEFORE_OWN
+    + ", and the tool cannot tell which field that is: maybe the old one",
     "inherits-field": "class `{cls}` inherits the old field from its base `{base}`, which declares it on {where}",
     "other-base": "class `{cls}` also subclasses `{base}`, which is not in this file and may declare the old field "
     "itself",

@@ -351,20 +351,39 @@ def from_uv_toml(folder: Path) -> list[DependencyList]:
 
 
 def _is_member(root: Path, folder: Path, workspace: object) -> bool:
-    """Whether `folder` is a member of the uv workspace at `root`: a `members` glob (relative to `root`) names it
-    and no `exclude` glob does. The globs are looked up on disk, as uv does."""
-    import glob
-    import os
+    """Whether `folder` (which exists) is a member of the uv workspace at `root`: a `members` glob (relative to
+    `root`) names it and no `exclude` glob does. Its path is matched against the globs (`_glob_matches`), as uv does:
+    no walk of the tree for every pattern."""
+    parts = folder.relative_to(root).parts
 
     def named(key: str) -> bool:
         patterns = workspace.get(key, []) if isinstance(workspace, dict) else []
-        for pattern in patterns if isinstance(patterns, list) else []:
-            for match in glob.glob(str(pattern).strip("/"), root_dir=root, recursive=True) if pattern else ():
-                if os.path.realpath(root / match) == str(folder):
-                    return True
-        return False
+        return any(_glob_matches(str(p), parts) for p in (patterns if isinstance(patterns, list) else []) if p)
 
     return named("members") and not named("exclude")
+
+
+def _glob_matches(pattern: str, parts: tuple[str, ...]) -> bool:
+    """Whether the glob `pattern` (`packages/*`, `libs/**`, `./src/`) names the relative path `parts`: each segment
+    is matched on its own (`*` stays inside one folder name, and a leading dot is matched only by a dot, as a glob
+    on disk does), `**` matches any number of folders."""
+    import fnmatch
+    import posixpath
+
+    segments = [s for s in posixpath.normpath(pattern.strip("/")).split("/") if s != "."]
+    if segments and segments[0] == "..":
+        return False  # a member outside the root: not a folder below it
+
+    def match(i: int, j: int) -> bool:
+        if i == len(segments):
+            return j == len(parts)
+        if segments[i] == "**":
+            return any(match(i + 1, k) for k in range(j, len(parts) + 1))
+        if j == len(parts) or (parts[j].startswith(".") and not segments[i].startswith(".")):
+            return False
+        return fnmatch.fnmatchcase(parts[j], segments[i]) and match(i + 1, j + 1)
+
+    return match(0, 0)
 
 
 def from_workspace_root(folder: Path) -> list[DependencyList]:
@@ -375,8 +394,14 @@ def from_workspace_root(folder: Path) -> list[DependencyList]:
     `constraint-dependencies` only narrow what the member declares, as the member's own do: nothing to add."""
     import os
 
+    from checkpointing_migrate.gitignore import repository_root
+
     folder = Path(os.path.realpath(folder))
-    for root in folder.parents:
+    top = repository_root(str(folder))
+    above = list(folder.parents)
+    if top is not None:  # the search stops at the repository's top, which may be `folder` itself
+        above = above[: above.index(Path(top)) + 1] if Path(top) != folder else []
+    for root in above:
         path = root / "pyproject.toml"
         if path.is_file():
             text = _read(path)
@@ -386,8 +411,6 @@ def from_workspace_root(folder: Path) -> list[DependencyList]:
                 uv = tool.get("uv", {}) if isinstance(tool, dict) else {}
                 if isinstance(uv, dict) and _is_member(root, folder, uv.get("workspace")):
                     return _uv_overrides(text, name, uv)
-        if (root / ".git").exists():
-            break
     return []
 
 

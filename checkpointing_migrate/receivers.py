@@ -12,10 +12,11 @@ import builtins
 import dataclasses
 import functools
 import re
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import TypeVar
 
 from checkpointing_migrate.codes import shared
 from checkpointing_migrate.project import project_folder, python_files
@@ -130,7 +131,7 @@ calls of a function `self` is passed to (`check(self)`), which the tool cannot s
 
 _BUILTINS = frozenset(dir(builtins))
 """Python's own functions (`super(Args, self)`, `isinstance(self, Args)`): `self` passed to one is no early read (the
-two that read a field by name, `getattr` and `vars`, are read as such)."""
+two that read a field by name, `getattr` and `vars`, are read as such: `_field_read`, `_unnamed_read`)."""
 
 
 @dataclass(frozen=True)
@@ -147,7 +148,26 @@ class _Early:
     """For a call: the function, as spelt there (`node` is then no read)."""
     passed: str = ""
     """For a call: the name it passes the object as (`self`, or a parameter of a function that passes it on)."""
+    unnamed: bool = False
+    """`node` reads a field the tool cannot name (`getattr(self, key)`, `vars(self)`): maybe the old one."""
 
+    @property
+    def sure(self) -> bool:
+        """Whether `node` surely reads an old field (no call the tool cannot read, no field it cannot name)."""
+        return not self.func and not self.unnamed
+
+
+def _worse(found: _Early | None, other: _Early | None) -> _Early | None:
+    """The worse of two early uses: a sure read over one that may be, else the first found."""
+    return other if found is None or (other is not None and other.sure and not found.sure) else found
+
+
+_Class = tuple["Receivers", ast.ClassDef]
+"""The class whose `__post_init__` is read, with the reader of its module: where a method called on the object is
+looked up, wherever the call is."""
+
+
+_T = TypeVar("_T")
 
 _Key = tuple[Path, int, int, int]
 """A project module read to follow an import: (path, mtime, size, depth)."""
@@ -504,20 +524,30 @@ class Receivers:
             return None  # an import cycle, or a module that names itself (a vendored `transformers/` copy)
         return other, (key, name)
 
-    def _imported_class(self, module: str, name: str) -> Kind:
-        """The kind of class `name` imported from a module of the project, read from its file when found."""
-        found = self._module_of(module, name)
+    def _followed(
+        self, module: str, name: str, ask: Callable[[Receivers, ast.Name], _T | None]
+    ) -> tuple[_T, str] | None:
+        """What `ask` finds of `name` in the project module `module` it is imported from (`_module_of`), with that
+        module's file name; the import is marked as being followed meanwhile, so a cycle ends. `None` when the module
+        is not the project's or `ask` finds nothing: the one lookup every import followed goes through."""
+        found = self._module_of(module, name) if module else None
         if found is None:
-            return UNKNOWN
+            return None
         other, following = found
         self.cache.following.add(following)
         try:
-            kind = other.class_kind(ast.Name(name))
+            answer = ask(other, ast.Name(name))
         finally:
             self.cache.following.discard(following)
-        if kind.kind == ReceiverKind.UNKNOWN:
-            return kind
-        return dataclasses.replace(kind, why=f"{kind.why} (in {following[0][0].name})", line=0)
+        return (answer, following[0][0].name) if answer is not None else None
+
+    def _imported_class(self, module: str, name: str) -> Kind:
+        """The kind of class `name` imported from a module of the project, read from its file when found."""
+        found = self._followed(module, name, lambda other, n: other.class_kind(n))
+        if found is None or found[0].kind == ReceiverKind.UNKNOWN:
+            return UNKNOWN
+        kind, file = found
+        return dataclasses.replace(kind, why=f"{kind.why} (in {file})", line=0)
 
     def class_node(self, expr: ast.expr) -> ast.ClassDef | None:
         """The definition of the class named `expr`: in this module, or in the project module it is imported from
@@ -534,16 +564,11 @@ class Receivers:
             node = self.classes.get(expr.id)
             return (node, "") if node is not None else None
         module, _, name = (self.qualified(expr) or "").rpartition(".")
-        found = self._module_of(module, name) if module else None
+        found = self._followed(module, name, lambda other, n: other.class_source(n))
         if found is None:
             return None
-        other, following = found
-        self.cache.following.add(following)
-        try:
-            source = other.class_source(ast.Name(name))
-        finally:
-            self.cache.following.discard(following)
-        return (source[0], source[1] or following[0][0].name) if source is not None else None
+        (node, inner), file = found
+        return node, inner or file
 
     def definitions(self, expr: ast.expr, depth: int = 0) -> tuple[list[tuple[str, ast.AST, str]], str | None]:
         """What the class `expr` and its bases (not transformers' own classes) define of the old member names, as
@@ -569,18 +594,10 @@ class Receivers:
                     return found + more, unsure
                 found += more
             return found, None
-        if isinstance(expr, (ast.Name, ast.Attribute)) and name and "." in name:
-            module, _, last = name.rpartition(".")
-            other = self._module_of(module, last)
-            if other is not None:
-                reader, following = other
-                self.cache.following.add(following)
-                try:
-                    found, unsure = reader.definitions(ast.Name(last), depth + 1)
-                finally:
-                    self.cache.following.discard(following)
-                file = following[0][0].name
-                return [(n, v, shared("in-file", where=where, file=file)) for n, v, where in found], unsure
+        module, _, last = (name or "").rpartition(".")
+        if (followed := self._followed(module, last, lambda other, n: other.definitions(n, depth + 1))) is not None:
+            (found, unsure), file = followed
+            return [(n, v, shared("in-file", where=where, file=file)) for n, v, where in found], unsure
         return [], shared("unreadable-class", text=text)
 
     def model_subclasses(self, name: str) -> list[ast.ClassDef]:
@@ -735,31 +752,28 @@ class Receivers:
         """What the class's `__post_init__` (its own or a base's in this module) does with the old field before it calls
         `super().__post_init__()` (where TrainingArguments moves the old field's value to the new one): a read of it
         (`mixin`), in its body or in a method or function it calls first (`_read_in`), else a call of a function the
-        tool cannot read that `self` is passed to (`args-unsure`); `None` when neither."""
-        found_def = self._method(node, "__post_init__")
-        if found_def is None:
+        tool cannot read that `self` is passed to, or a read of a field it cannot name (`args-unsure`); `None` when
+        neither. A class that defines `__post_init__` more than once (under `if` and `else`) may run any of them: the
+        worst counts."""
+        worst: tuple[ast.ClassDef, _Early] | None = None
+        for owner, post_init in self._methods(node, "__post_init__"):
+            found = self._read_in(post_init, "self", (), "", (self, node), _up_call(post_init))
+            if found is not None and (worst is None or _worse(worst[1], found) is found):
+                worst = owner, found
+        if worst is None:
             return None
-        owner, post_init = found_def
-        up = [
-            n.lineno
-            for n in ast.walk(post_init)
-            if isinstance(n, ast.Call)
-            and isinstance(n.func, ast.Attribute)
-            and n.func.attr == "__post_init__"
-            and isinstance(n.func.value, ast.Call)
-        ]
-        found = self._read_in(post_init, "self", (), "", node, min(up, default=None))
-        if found is None:
-            return None
+        owner, found = worst
         calls = found.calls
         through = shared("early-read-through", calls=", then ".join(f"`{c}`" for c in calls)) if calls else ""
         line = getattr(found.node, "lineno", owner.lineno)
-        where = f"{line} in {found.file}" if found.file else line
+        where = shared("in-file", where=line, file=found.file) if found.file else line
         if found.func:
             names = {"cls": owner.name, "passed": found.passed, "func": found.func, "through": through, "line": where}
             return Kind(ReceiverKind.ARGS_UNSURE, shared("early-pass", **names), 0 if found.file else line)
-        what = shared("early-read", cls=owner.name, read=ast.unparse(found.node), through=through, line=where)
-        return Kind(ReceiverKind.MIXIN, what, 0 if found.file else line)
+        names = {"cls": owner.name, "read": ast.unparse(found.node), "through": through, "line": where}
+        if found.unnamed:
+            return Kind(ReceiverKind.ARGS_UNSURE, shared("early-unnamed", **names), 0 if found.file else line)
+        return Kind(ReceiverKind.MIXIN, shared("early-read", **names), 0 if found.file else line)
 
     def _read_in(
         self,
@@ -767,37 +781,60 @@ class Receivers:
         name: str,
         calls: tuple[str, ...],
         file: str,
-        node: ast.ClassDef | None = None,
+        cls: _Class | None = None,
         until: int | None = None,
         seen: frozenset[int] = frozenset(),
     ) -> _Early | None:
         """The first read of an old field on `name` in `func` (up to line `until`), with the calls that reach it
-        (`calls`; `file`: the file of `func`, `""` for the class's own): a method of the class `node` called on `self`
-        (`self._check()`) or a function `name` is passed to (`check(self)`, `_passed_to`) runs whole, so every read in
-        it counts. Failing a read, the first call that passes `name` to a function the tool cannot read (a hazard is
-        worth more than an unsafe fix); `seen`: the functions being read."""
+        (`calls`; `file`: the file of `func`, `""` for the class's own): a method of the class `cls` called on `name`
+        (`self._check()`, or `args.validate()` in a function `self` is passed to as `args`) or a function `name` is
+        passed to (`check(self)`, `_passed_to`) runs whole, so every read in it counts. Failing a read, the first call
+        that passes `name` to a function the tool cannot read, or read of a field it cannot name (`_unnamed_read`): a
+        hazard is worth more than an unsafe fix; `seen`: the functions being read."""
         unseen = None
+        keyed: set[int] = set()
         for n in ast.walk(func):
             if until is not None and getattr(n, "lineno", 0) > until:
                 continue
             if self._field_read(n, name):
                 return _Early(n, calls, file)
+            if self._unnamed_read(n, name, keyed):
+                unseen = unseen or _Early(n, calls, file, unnamed=True)
             if not isinstance(n, ast.Call):
                 continue
-            if node is not None and isinstance(n.func, ast.Attribute) and _is_name(n.func.value, "self"):
-                helper = self._method(node, n.func.attr) if len(calls) < _HELPER_DEPTH else None
-                found = None
-                if helper is not None and helper[1] is not func:
-                    found = self._read_in(helper[1], name, (*calls, ast.unparse(n)), file, node, None, seen)
+            if cls is not None and isinstance(n.func, ast.Attribute) and _is_name(n.func.value, name):
+                found = self._read_method(cls, n, calls, seen | {id(func)})
             else:
-                found = self._passed_to(n, name, calls, file, seen)
-            if found is not None and not found.func:
+                found = self._passed_to(n, name, calls, file, cls, seen)
+            if found is not None and found.sure:
                 return found
             unseen = unseen or found
         return unseen
 
+    def _read_method(self, cls: _Class, call: ast.Call, calls: tuple[str, ...], seen: frozenset[int]) -> _Early | None:
+        """What the method `call` calls on the object does with it: every definition of it the class `cls` may run
+        (`_methods`) is read whole, through its first parameter, and the worst counts; `None` for a method the class
+        does not define in its module (transformers' own reads no old field early)."""
+        if len(calls) >= _HELPER_DEPTH or not isinstance(call.func, ast.Attribute):
+            return None
+        reader, node = cls
+        worst = None
+        for _, method in reader._methods(node, call.func.attr):
+            first = [*method.args.posonlyargs, *method.args.args][:1]
+            if id(method) in seen or not first:
+                continue  # a recursive call, or a method that takes no object (a `@staticmethod`)
+            inner = (*calls, ast.unparse(call))
+            worst = _worse(worst, reader._read_in(method, first[0].arg, inner, "", cls, None, seen | {id(method)}))
+        return worst
+
     def _passed_to(
-        self, call: ast.Call, name: str, calls: tuple[str, ...], file: str, seen: frozenset[int]
+        self,
+        call: ast.Call,
+        name: str,
+        calls: tuple[str, ...],
+        file: str,
+        cls: _Class | None,
+        seen: frozenset[int],
     ) -> _Early | None:
         """What the function `call` passes `name` to does with it: read in its module (this one, or the project module
         it is imported from: `function_source`) like the caller, through the parameter that takes it. A function the
@@ -821,8 +858,8 @@ class Receivers:
         inner = (*calls, ast.unparse(call))
         found = None
         for param in params:  # `where` is "" for a function of this module, which is in `file`
-            found = reader._read_in(func, param, inner, where or file, seen=seen | {id(func)}) or found
-            if found is not None and not found.func:
+            found = _worse(found, reader._read_in(func, param, inner, where or file, cls, seen=seen | {id(func)}))
+            if found is not None and found.sure:
                 return found
         return found
 
@@ -840,18 +877,11 @@ class Receivers:
             func = self.functions.get(expr.id)
             return (self, func, "") if func is not None and expr.id not in self.classes else None
         module, _, name = (self.qualified(expr) or "").rpartition(".")
-        found = self._module_of(module, name) if module else None
+        found = self._followed(module, name, lambda other, n: other.function_source(n))
         if found is None:
             return None
-        other, following = found
-        self.cache.following.add(following)
-        try:
-            source = other.function_source(ast.Name(name))
-        finally:
-            self.cache.following.discard(following)
-        if source is None:
-            return None
-        return source if source[2] else (source[0], source[1], following[0][0].name)
+        (reader, func, inner), file = found
+        return reader, func, inner or file
 
     def _field_read(self, n: ast.AST, name: str) -> bool:
         """Whether `n` reads an old field of `name` (`self`, or a parameter it is passed as): `name.old`,
@@ -867,23 +897,39 @@ class Receivers:
             return _instance_dict_of(n.func.value, name) and _is_constant(n.args[0], self.rules.fields)
         return False
 
-    def _method(
+    def _methods(
         self, node: ast.ClassDef, name: str, depth: int = 0
-    ) -> tuple[ast.ClassDef, ast.FunctionDef | ast.AsyncFunctionDef] | None:
-        """The class and `def` of the method `name` the class `node` runs: its own, else the first of its bases in this
+    ) -> list[tuple[ast.ClassDef, ast.FunctionDef | ast.AsyncFunctionDef]]:
+        """The class and `def` of each definition of the method `name` the class `node` may run: its own (every one: a
+        method defined under `if` and again under `else` is either), else those of the first of its bases in this
         module that has one, depth first (a base from elsewhere or transformers' own is not read)."""
-        for item in class_body(node):
-            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == name:
-                return node, item
-        if depth > 8:
-            return None
+        own = [
+            (node, item)
+            for item in class_body(node)
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == name
+        ]
+        if own or depth > 8:
+            return own
         for base in node.bases:
             if not isinstance(base, ast.Name) or base.id in self.imports:
                 continue
             local = self.classes.get(base.id)
-            if local is not None and (found := self._method(local, name, depth + 1)) is not None:
+            if local is not None and (found := self._methods(local, name, depth + 1)):
                 return found
-        return None
+        return []
+
+    def _unnamed_read(self, n: ast.AST, name: str, keyed: set[int]) -> bool:
+        """Whether `n` reads a field of `name` the tool cannot name, maybe an old one: `getattr(name, key)` with a key
+        that is no string, or the instance dict (`vars(name)`, `name.__dict__`) put to any use but a string key's or a
+        write (`keyed`: the instance dicts seen so far under one, which `_field_read` tells; a walk meets them first)."""
+        if isinstance(n, ast.Call) and _is_builtin_call(n, "getattr") and len(n.args) >= 2:
+            return _is_name(n.args[0], name) and _string(n.args[1]) is None
+        if isinstance(n, ast.Subscript) and (_string_key(n) is not None or not isinstance(n.ctx, ast.Load)):
+            keyed.add(id(n.value))
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("get", "update"):
+            if n.func.attr == "update" or (n.args and _string(n.args[0]) is not None):
+                keyed.add(id(n.func.value))
+        return isinstance(n, ast.expr) and id(n) not in keyed and _instance_dict_of(n, name) and not _stored(n)
 
     # --- what names hold ---------------------------------------------------------------------------------------------
 
@@ -1159,6 +1205,24 @@ def _instance_dict_of(expr: ast.expr, name: str) -> bool:
         and len(expr.args) == 1
         and _is_name(expr.args[0], name)
     )
+
+
+def _up_call(post_init: ast.FunctionDef | ast.AsyncFunctionDef) -> int | None:
+    """The line of the first `super().__post_init__()` (or `super(Args, self)`'s) in `post_init`, if any."""
+    up = [
+        n.lineno
+        for n in ast.walk(post_init)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr == "__post_init__"
+        and isinstance(n.func.value, ast.Call)
+    ]
+    return min(up, default=None)
+
+
+def _stored(expr: ast.expr) -> bool:
+    """`name.__dict__` as an assignment's target (`del` too): no read."""
+    return isinstance(expr, ast.Attribute) and not isinstance(expr.ctx, ast.Load)
 
 
 def _is_false(expr: ast.expr) -> bool:

@@ -152,6 +152,88 @@ class Args(TrainingArguments):
 
 args = Args(output_dir="o", gradient_checkpointing=True)  # hazard mixin-field
 """,
+    # A `__post_init__` defined under `if` and again under `else` may be either: the one that reads early counts.
+    "post_init_in_branches": """
+from dataclasses import dataclass
+from transformers import TrainingArguments
+
+QUIET = True
+
+@dataclass
+class Args(TrainingArguments):
+    if QUIET:
+        def __post_init__(self):
+            super().__post_init__()
+    else:
+        def __post_init__(self):
+            print(self.gradient_checkpointing)  # info read
+            super().__post_init__()
+
+args = Args("o", gradient_checkpointing=True)  # hazard mixin-field
+""",
+    # A function `self` is passed to calls a method of the class on it: that method runs as early.
+    "passed_then_method_called": """
+from dataclasses import dataclass
+from transformers import TrainingArguments
+
+def check(args):
+    args.validate()
+
+@dataclass
+class Args(TrainingArguments):
+    def validate(self):
+        print(self.gradient_checkpointing)  # info read
+
+    def __post_init__(self):
+        check(self)
+        super().__post_init__()
+
+args = Args("o", gradient_checkpointing=True)  # hazard mixin-field
+""",
+    # A field read by a key the tool cannot name before the up-call may be the old one.
+    "unnamed_field_read": """
+from dataclasses import dataclass
+from transformers import TrainingArguments
+
+@dataclass
+class Args(TrainingArguments):
+    def __post_init__(self):
+        for key in KEYS:
+            print(getattr(self, key))
+        super().__post_init__()
+
+args = Args("o", gradient_checkpointing=True)  # unsafe keyword
+""",
+    "instance_dict_read": """
+from dataclasses import dataclass
+from transformers import TrainingArguments
+
+def dump(args):
+    return dict(vars(args))
+
+@dataclass
+class Args(TrainingArguments):
+    def __post_init__(self):
+        dump(self)
+        super().__post_init__()
+
+args = Args("o", gradient_checkpointing=True)  # unsafe keyword
+""",
+    # Fields read by name (none of them old) and writes to the instance dict read no old field.
+    "instance_dict_named_keys": """
+from dataclasses import dataclass
+from transformers import TrainingArguments
+
+@dataclass
+class Args(TrainingArguments):
+    def __post_init__(self):
+        print(getattr(self, "seed"), self.__dict__["seed"], vars(self).get("seed"))
+        self.__dict__.update(extra=1)
+        self.__dict__[KEY] = 2
+        super().__post_init__()
+
+args = Args("o", gradient_checkpointing=True)  # fix keyword
+""",
     # After the up-call the old field mirrors the new one; Python's own functions read no field by name.
     "passed_after_up_call": """
 from dataclasses import dataclass

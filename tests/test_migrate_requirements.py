@@ -262,6 +262,18 @@ def test_the_gate_reads_every_declaration_and_says_which(
     assert result.stderr.splitlines()[0] == f"{NAME}: {announced}"
 
 
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_workspace_root_above_the_repository_is_no_part_of_it(tmp_path: Path, broken: bool) -> None:
+    """The search for a uv workspace root stops at the repository's top, the folder that holds `.git`, also when the
+    run starts there: a workspace above it (its overrides, or a file that does not parse) changes nothing."""
+    above = WORKSPACE.format(members='["*"]', exclude="[]")
+    (tmp_path / "pyproject.toml").write_text(above + ("[broken\n" if broken else ""))
+    project = _project(tmp_path / "repo", {"pyproject.toml": PEP621})
+    result = run("fix", "--write", "src", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert (project / "src" / "train.py").read_text() == FIXED
+
+
 def test_without_a_requirement_the_run_says_what_that_means(tmp_path: Path) -> None:
     project = _project(tmp_path, {"pyproject.toml": '[project]\nname = "p"\ndependencies = ["torch"]\n'})
     result = run("scan", "src", cwd=project)
