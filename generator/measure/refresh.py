@@ -163,7 +163,7 @@ def _declares(tree: Path, package: str, name: str) -> bool:
     pattern = re.compile(rf"\b{re.escape(name)}\b")
     for path in (tree / package).rglob("*.py"):
         text = path.read_text(encoding="utf-8", errors="replace")
-        if not pattern.search(text):
+        if name not in text or not pattern.search(text):  # the substring test first: most files lack the name
             continue
         try:
             parsed = ast.parse(text)
