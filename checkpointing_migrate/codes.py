@@ -377,6 +377,10 @@ _CODES = (
             # bases (`class M(Narrow, LlamaForCausalLM)`): `subject` is `SHARED["base-of-models"]`.
             "base": "{subject}: it stays the entry point until {removal} (`{new}` calls it, and it warns when it calls "
             "up); override `{new}` instead",
+            # An override of the old property: the new property is transformers' own, it reads nothing of the old one.
+            "property": "class `{cls}` overrides the property `{old}`, which `{new}` does not read: a read renamed to "
+            "`{new}` skips the override (transformers' `{old}` reads `{new}`, not the other way round); override "
+            "`{new}` instead",
             "assigned": "class `{cls}` assigns `{old}` in its body: the function stays the entry point until {removal} "
             "(`{new}` calls it with {keywords}, so it must take them); define `{new}` instead",
         },
@@ -386,7 +390,7 @@ _CODES = (
         severity=Severity.HAZARD,
         effect="overrides",
         section="model",
-        summary="a function assigned to the old method on an instance",
+        summary="a function assigned to the old method on an instance or a class",
         explanation="A function assigned to the old name replaces the deprecated method and stays the entry point until the "
         "old name is removed (it runs, and warns, when the new method is called). Wrap the new method instead.",
         example=("patch.py", "model.gradient_checkpointing_enable = lambda **kwargs: None\n"),
@@ -397,6 +401,11 @@ _CODES = (
             # On a project's model class (`Tiny.old = fn`, `setattr(Tiny, "old", fn)`): every instance's method.
             "class": "replaces `{old}` on the class `{cls}` (all its instances): like an override, the function stays "
             "the entry point until {removal} (`{new}` calls it{keywords}); override `{new}` in `{cls}` instead",
+            # On the class a class decorator or `__init_subclass__` is given (`cls.old = fn`): `holds` says which.
+            "class-param": "replaces `{old}` on `{receiver}`, {holds} (all its instances): like an override, the "
+            "function stays the entry point until {removal} (`{new}` calls it{keywords}); override `{new}` instead",
+            "decorated": "the class the decorator `{func}` is given",
+            "init-subclass": "each subclass of `{cls}`, in its `__init_subclass__`",
         },
     ),
     Code(
@@ -993,6 +1002,16 @@ SHARED: Mapping[str, str] = {
     "remote-code": "line {line} loads it with `{passed}`: the model's class may be the repository's own code, which "
     "defines its own methods, so a transformers class name is no evidence",
     "swapped": "`{receiver}` is not only what it was built as: {how}",
+    # A class name bound by more than one import (or an import and a class or assignment): each binding, listed.
+    "bound-twice": "`{name}` is bound more than once ({bindings}): which class it names depends on which binding "
+    "ran, and not every one is transformers' model",
+    "bound-as": "`{target}` on line {line}",
+    # What may set the old method on a model class when it is made, where the tool cannot read it.
+    "decorated": "class `{cls}` is decorated with `{decorator}` (line {line}), which may set its methods",
+    "metaclass": "class `{cls}` is made by the metaclass `{meta}` (line {line}), which may set its methods",
+    "init-subclass": "class `{cls}` subclasses `{base}`, whose `__init_subclass__` (line {line}) may set its methods",
+    "unnamed-setattr": "line {line} sets an attribute of class `{cls}` by a name the tool cannot read (`setattr`): "
+    "maybe the old method",
     "swaps-class": "line {line} swaps its class (`{how}`)",
 }
 """The sentences every `fix` code says (`hits.rename`, `hits.gate_reason`): its subject, the deprecation and the new

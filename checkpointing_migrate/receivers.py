@@ -37,6 +37,11 @@ NEW_PARAMETERS = ("every_n_layers", "offload")
 """Keywords the new enable method passes to an override of the old one (transformers ≥ the rename)."""
 NEW_KEYWORDS = " and ".join(f"`{p}=`" for p in NEW_PARAMETERS)
 """`NEW_PARAMETERS` as messages name them."""
+PASSED_BY_NAME = ("gradient_checkpointing_kwargs", *NEW_PARAMETERS)
+"""Every keyword `activation_checkpointing_enable()` passes an override of the old method, all by name (measured in
+transformers' `modeling_utils.py`): an override must have parameters of exactly these names, or `**kwargs`."""
+_KNOWN_DECORATORS = frozenset({"dataclasses.dataclass", "typing.final", "typing_extensions.final"})
+"""Class decorators that add no method of the renamed names: any other may replace the old method unseen."""
 
 
 def new_keywords(old: str, enable: str) -> str:
@@ -267,10 +272,10 @@ def class_body(node: ast.ClassDef) -> list[ast.stmt]:
 
 def narrow_override(func: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, enable: str) -> str | None:
     """Why `activation_checkpointing_enable()` cannot call this override of `enable`, or `None` when it can."""
-    params = {a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]}
-    if func.args.kwarg is not None or all(p in params for p in NEW_PARAMETERS):
+    params = {a.arg for a in [*func.args.args, *func.args.kwonlyargs]}  # a positional-only one takes no keyword
+    if func.args.kwarg is not None or all(p in params for p in PASSED_BY_NAME):
         return None
-    missing = ", ".join(f"`{p}`" for p in NEW_PARAMETERS if p not in params)
+    missing = ", ".join(f"`{p}`" for p in PASSED_BY_NAME if p not in params)
     return f"takes no {missing} (nor `**kwargs`)"
 
 
@@ -289,12 +294,19 @@ class Receivers:
         """The module scope: the file, or every cell of a notebook (names bound in one cell hold in the next)."""
         self.enable = rules.enable
         self.imports: dict[str, str] = {}
+        self.bindings: dict[str, list[tuple[str, int]]] = {}
+        """Each name an import binds at the top level, with every binding of it: (what it names, line), `""` for a
+        class or an assignment of that name. A name bound more than once is transformers' only if every binding is."""
+        self.unnamed_patches: dict[str, int] = {}
+        """Classes of this module that `setattr(Tiny, name, fn)` gives an attribute of a name the tool cannot read,
+        with the line: maybe an old method."""
         self.classes: dict[str, ast.ClassDef | None] = {}
         self.replaced: set[tuple[str, str]] = set()
         """(receiver text, old name) of each old method replaced on an instance (`x.old = ...`)."""
         self.patches: dict[str, dict[str, ast.expr]] = {}
-        """Old names assigned on a class of this module after its definition (`Tiny.old = fn`, `setattr(Tiny, "old",
-        fn)`), by class name: part of the class like a `def` in its body."""
+        """Old names assigned on a class after its definition (`Tiny.old = fn`, `setattr(Tiny, "old", fn)`,
+        `models.Tiny.old = fn` for a project module's class), by the class as spelt here: part of the class like a
+        `def` in its body."""
         self.swapped: dict[str, str] = {}
         """Names whose object gets another class (`x.__class__ = X`, `adapters.init(x)`), with the evidence."""
         # Imports, classes and assignments are statements: expressions are not walked. A module followed from another
@@ -304,6 +316,7 @@ class Receivers:
                 self._import(node)
             elif isinstance(node, ast.ClassDef):
                 self.classes[node.name] = None if node.name in self.classes else node
+                self.bindings.setdefault(node.name, []).append(("", node.lineno))
             elif isinstance(node, ast.Assign):
                 self._assign_statement(node)
             elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
@@ -332,20 +345,27 @@ class Receivers:
         return {name: value for name, value in candidates.items() if len(bound.get(name, ())) == 1}
 
     def _import(self, node: ast.Import | ast.ImportFrom) -> None:
-        """The names an import binds, each with what it names (`from .models import Tiny`: `.models.Tiny`)."""
+        """The names an import binds, each with what it names (`from .models import Tiny`: `.models.Tiny`); every
+        binding is kept too (`bindings`): under `try`/`except` or `if`/`else` only one of them holds at run time."""
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
-                    self.imports[alias.asname] = alias.name
+                    self._bind(alias.asname, alias.name, node.lineno)
                 else:
-                    self.imports.setdefault(alias.name.split(".")[0], alias.name.split(".")[0])
+                    top = alias.name.split(".")[0]
+                    self.imports.setdefault(top, top)
+                    self.bindings.setdefault(top, []).append((top, node.lineno))
         elif node.module and node.level == 0:
             for alias in node.names:
-                self.imports[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                self._bind(alias.asname or alias.name, f"{node.module}.{alias.name}", node.lineno)
         else:
             for alias in node.names:
                 module = f"{node.module}." if node.module else ""
-                self.imports[alias.asname or alias.name] = f"{'.' * node.level}{module}{alias.name}"
+                self._bind(alias.asname or alias.name, f"{'.' * node.level}{module}{alias.name}", node.lineno)
+
+    def _bind(self, name: str, target: str, line: int) -> None:
+        self.imports[name] = target
+        self.bindings.setdefault(name, []).append((target, line))
 
     def _assign_statement(self, node: ast.Assign) -> None:
         """`x.__class__ = X` (a class swap), `Tiny.old = fn` (a class patch), `x.old = fn` or `x.__dict__["old"] =
@@ -353,6 +373,8 @@ class Receivers:
         if (dynamic := self.dynamic_class(node)) is not None:
             self.classes[dynamic.name] = None if dynamic.name in self.classes else dynamic
         for target in node.targets:
+            if isinstance(target, ast.Name) and target.id in self.imports:
+                self.bindings.setdefault(target.id, []).append(("", node.lineno))
             if isinstance(target, ast.Attribute) and target.attr == "__class__":
                 self._swap(target.value, node.lineno, f"{ast.unparse(target)} = ...")
             if isinstance(target, ast.Attribute) and target.attr in self.rules.members:
@@ -410,8 +432,12 @@ class Receivers:
         self.swapped[ast.unparse(receiver)] = shared("swaps-class", line=line, how=how)
 
     def _patched(self, owner: ast.expr, name: str, value: ast.expr) -> None:
-        if isinstance(owner, ast.Name) and owner.id in self.classes:
+        """Record `owner.name = value` on a class of this module, or on one imported from (or reached through) a
+        project module (`models.Tiny`: `_patched_kind` applies it), keyed as the code spells the class."""
+        if isinstance(owner, ast.Name) and (owner.id in self.classes or owner.id in self.imports):
             self.patches.setdefault(owner.id, {})[name] = value
+        elif isinstance(owner, ast.Attribute) and self.qualified(owner) is not None:
+            self.patches.setdefault(ast.unparse(owner), {})[name] = value
 
     def _takes_anything(self, value: ast.expr) -> bool:
         """`lambda **kwargs: ...` or a mock (`MagicMock()`): a replacement that takes whatever the new name passes."""
@@ -434,7 +460,7 @@ class Receivers:
         """`setattr(Tiny, "old", fn)` (a class patch), `setattr(x, "__class__", X)` and `adapters.init(model)` (class
         swaps)."""
         func = self.qualified(call.func) or (call.func.id if isinstance(call.func, ast.Name) else "")
-        if func == "setattr" and len(call.args) == 3:
+        if (func == "setattr" or ast.unparse(call.func) == "object.__setattr__") and len(call.args) == 3:
             owner, name, value = call.args
             if isinstance(name, ast.Constant) and name.value == "__class__":
                 self._swap(owner, call.lineno, f"setattr({ast.unparse(owner)}, '__class__', ...)")
@@ -442,8 +468,29 @@ class Receivers:
                 self._patched(owner, str(name.value), value)
                 if not self._takes_anything(value):
                     self.replaced.add((ast.unparse(owner), str(name.value)))
+            elif _string(name) is None and isinstance(owner, ast.Name) and owner.id in self.classes:
+                self.unnamed_patches.setdefault(owner.id, call.lineno)
+        elif isinstance(call.func, ast.Attribute) and call.func.attr == "update":
+            self._dict_update(call)
         elif func in SWAPPERS and (model := _swapped_model(call, func)) is not None:
             self._swap(model, call.lineno, f"{ast.unparse(call.func)}(...)")
+
+    def _dict_update(self, call: ast.Call) -> None:
+        """`x.__dict__.update(old=fn)` or `vars(x).update({"old": fn})`: the old method replaced on the instance."""
+        holder = call.func.value if isinstance(call.func, ast.Attribute) else None
+        if isinstance(holder, ast.Attribute) and holder.attr == "__dict__":
+            owner = holder.value
+        elif isinstance(holder, ast.Call) and _is_builtin_call(holder, "vars") and len(holder.args) == 1:
+            owner = holder.args[0]
+        else:
+            return
+        given = [(k.arg, k.value) for k in call.keywords if k.arg]
+        for mapping in call.args:
+            if isinstance(mapping, ast.Dict):
+                given += [(_string(k), v) for k, v in zip(mapping.keys, mapping.values, strict=True)]
+        for name, value in given:
+            if name in self.rules.members and not self._takes_anything(value):
+                self.replaced.add((ast.unparse(owner), name))
 
     # --- names and classes -------------------------------------------------------------------------------------------
 
@@ -477,6 +524,8 @@ class Receivers:
             return self._local_class(expr.attr, depth)  # `self._FakeModel()`: a class nested in the test class
         if self._mocker(expr):
             return Kind(ReceiverKind.MOCK, f"a `{expr.attr}` (from pytest-mock's `{MOCKER}`)")
+        if isinstance(expr, ast.Name) and expr.id in self.imports and len(bound := self.bindings.get(expr.id, [])) > 1:
+            return self._bound_kind(expr.id, bound, depth)
         name = self.qualified(expr)
         if name is None:
             # A known class name neither imported nor defined: a snippet (a README fence) that uses the real one.
@@ -486,6 +535,10 @@ class Receivers:
             if bare and bare.startswith("AutoModel"):
                 return Kind(ReceiverKind.MODEL, shared("without-import", name=bare))
             return UNKNOWN
+        return self._named_kind(name, ast.unparse(expr))
+
+    def _named_kind(self, name: str, text: str) -> Kind:
+        """`class_kind` of the class the qualified `name` names (spelt `text` in this module)."""
         root, _, last = name.rpartition(".")
         top = name.split(".")[0]
         if name in MOCKS or name in NAMESPACES:
@@ -497,8 +550,33 @@ class Receivers:
         if top in FOREIGN:
             return Kind(ReceiverKind.FOREIGN, f"`{last}` from {top}")
         if root:
-            return self._imported_class(root, last)
+            return self._patched_kind(text, self._imported_class(root, last))
         return UNKNOWN
+
+    def _bound_kind(self, name: str, bound: list[tuple[str, int]], depth: int) -> Kind:
+        """The kind of a class name bound more than once (`try: from fast import X` / `except ImportError: from
+        transformers import X`, or an import and a class or assignment of that name): the kind every binding has,
+        else `unsure` when one of them is a transformers model (which one runs is more than the tool can see)."""
+        local = self._local_class(name, depth) if name in self.classes and depth <= 8 else UNKNOWN
+        kinds = [self._named_kind(t, name) if t else local for t, _ in bound]
+        if len({k.kind for k in kinds}) == 1:
+            return kinds[-1]
+        if not {k.kind for k in kinds} & {ReceiverKind.MODEL, ReceiverKind.UNSURE, ReceiverKind.OVERRIDE}:
+            return UNKNOWN
+        listed = ", ".join(shared("bound-as", target=t or "a class or value of this module", line=n) for t, n in bound)
+        return Kind(ReceiverKind.UNSURE, shared("bound-twice", name=name, bindings=listed), bound[-1][1])
+
+    def _patched_kind(self, text: str, kind: Kind) -> Kind:
+        """The kind of a project class imported from another module (`kind`), spelt `text` here, with what this
+        module assigns to its old names (`models.Tiny.old = fn`): an override like a `def` in its body."""
+        patched = self.patches.get(text)
+        if not patched or kind.kind not in (ReceiverKind.MODEL, ReceiverKind.UNSURE):
+            return kind
+        for name, value in patched.items():
+            where = shared("line", line=getattr(value, "lineno", 0))
+            if (verdict := self.member_kind(text, name, value, where)) is not None:
+                return verdict
+        return dataclasses.replace(kind, defines=kind.defines | frozenset(patched))
 
     def _module_of(self, module: str, name: str) -> tuple[Receivers, tuple[_Key, str]] | None:
         """The reader of the project module that `name` is imported from, when found and not being followed already."""
@@ -706,8 +784,29 @@ class Receivers:
                 return verdict
         if ReceiverKind.UNSURE in kinds:
             return next(b for b in bases if b.kind == ReceiverKind.UNSURE)
+        if (injected := self._injected(node)) is not None:
+            return Kind(ReceiverKind.UNSURE, injected, node.lineno)
         defines = frozenset(name for name, _, _ in found).union(*(b.defines for b in bases))
         return Kind(ReceiverKind.MODEL, shared("subclasses-model", cls=node.name), node.lineno, defines=defines)
+
+    def _injected(self, node: ast.ClassDef) -> str | None:
+        """Why something the tool cannot read may set the old method on the model class `node` when it is made: a
+        class decorator (not one of `_KNOWN_DECORATORS`), a metaclass, a base's `__init_subclass__`, or `setattr` of
+        a name it cannot read. `None` when none of them."""
+        for decorator in node.decorator_list:
+            func = decorator.func if isinstance(decorator, ast.Call) else decorator
+            if (self.qualified(func) or "") not in _KNOWN_DECORATORS:
+                return shared("decorated", cls=node.name, decorator=ast.unparse(func), line=decorator.lineno)
+        if (meta := next((k.value for k in node.keywords if k.arg == "metaclass"), None)) is not None:
+            return shared("metaclass", cls=node.name, meta=ast.unparse(meta), line=node.lineno)
+        for base in node.bases:
+            source = self.class_source(base) if not _is_name(base, "object") else None
+            hook = next((s for s in class_body(source[0]) if _is_def(s, "__init_subclass__")), None) if source else None
+            if hook is not None:
+                return shared("init-subclass", cls=node.name, base=ast.unparse(base), line=hook.lineno)
+        if node.name in self.unnamed_patches:
+            return shared("unnamed-setattr", cls=node.name, line=self.unnamed_patches[node.name])
+        return None
 
     def _args_class(self, node: ast.ClassDef, bases: list[Kind]) -> Kind:
         """A class with training arguments among its bases: whether the old field still works on it."""
@@ -1164,6 +1263,10 @@ def _swapped_model(call: ast.Call, func: str) -> ast.expr | None:
 def _is_builtin_call(expr: ast.expr, name: str) -> bool:
     """`name(...)`: a call of the builtin `name` (a module that defines or imports its own is not told apart)."""
     return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == name
+
+
+def _is_def(statement: ast.stmt, name: str) -> bool:
+    return isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name
 
 
 def _is_name(expr: ast.expr, name: str) -> bool:

@@ -50,6 +50,122 @@ model.gradient_checkpointing_enable = MethodType(partial(fn, flag=False), model)
 model.gradient_checkpointing_enable()  # hazard replaced-method
 model.gradient_checkpointing_disable()  # fix call
 """,
+    # The old method set on a project's model class, or on an instance, where no `def` shows it.
+    "decorator_sets_method": """
+from transformers import LlamaForCausalLM
+
+def narrow_ckpt(cls):
+    def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None):
+        self._activation_checkpointing_enable(gradient_checkpointing_kwargs)
+    cls.gradient_checkpointing_enable = gradient_checkpointing_enable  # hazard instance-override
+    return cls
+
+@narrow_ckpt
+class M(LlamaForCausalLM):
+    pass
+
+M(cfg).gradient_checkpointing_enable()  # unsafe call
+""",
+    "unknown_decorator": """
+from dataclasses import dataclass
+from registry import register
+from transformers import LlamaForCausalLM
+
+@register("tiny")
+class M(LlamaForCausalLM):
+    pass
+
+@dataclass
+class D(LlamaForCausalLM):
+    pass
+
+M(cfg).gradient_checkpointing_enable()  # unsafe call
+D(cfg).gradient_checkpointing_enable()  # fix call
+""",
+    "init_subclass_sets_method": """
+from transformers import LlamaForCausalLM
+
+def narrow(self):
+    self._activation_checkpointing_enable()
+
+class Base(LlamaForCausalLM):
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        cls.gradient_checkpointing_enable = narrow  # hazard instance-override
+
+class M(Base):
+    pass
+
+M(cfg).gradient_checkpointing_enable()  # unsafe call
+""",
+    "metaclass_sets_method": """
+from transformers import LlamaForCausalLM
+
+class Meta(type(LlamaForCausalLM)):
+    def __new__(mcls, name, bases, ns):
+        ns["gradient_checkpointing_enable"] = narrow
+        return super().__new__(mcls, name, bases, ns)
+
+class M(LlamaForCausalLM, metaclass=Meta):
+    pass
+
+M(cfg).gradient_checkpointing_enable()  # unsafe call
+""",
+    "setattr_unnamed": """
+from transformers import LlamaForCausalLM
+
+class M(LlamaForCausalLM):
+    pass
+
+for name in ["gradient_checkpointing_enable"]:
+    setattr(M, name, narrow)
+M(cfg).gradient_checkpointing_enable()  # unsafe call
+""",
+    "object_setattr_instance": """
+import types
+from transformers import LlamaForCausalLM
+
+m = LlamaForCausalLM(cfg)
+object.__setattr__(m, "gradient_checkpointing_enable", types.MethodType(narrow, m))
+m.gradient_checkpointing_enable()  # hazard replaced-method
+""",
+    "dict_update_instance": """
+from transformers import LlamaForCausalLM
+
+m = LlamaForCausalLM(cfg)
+m.__dict__.update(gradient_checkpointing_enable=lambda: None)
+m.gradient_checkpointing_enable()  # hazard replaced-method
+n = LlamaForCausalLM(cfg)
+vars(n).update({"gradient_checkpointing_enable": lambda: None})
+n.gradient_checkpointing_enable()  # hazard replaced-method
+""",
+    "renamed_kwargs_parameter": """
+from transformers import LlamaForCausalLM
+
+class B(LlamaForCausalLM):
+    def gradient_checkpointing_enable(self, ckpt_kwargs=None, every_n_layers=1, offload=False):  # hazard narrow-override
+        self._activation_checkpointing_enable(ckpt_kwargs, every_n_layers, offload)
+
+B(cfg).gradient_checkpointing_enable()  # hazard narrow-override
+""",
+    # A class name bound more than once: transformers' only if every binding is.
+    "bound_by_try_and_class": """
+try:
+    from transformers import LlamaForCausalLM
+except ImportError:
+    class LlamaForCausalLM:
+        pass
+
+LlamaForCausalLM(cfg).gradient_checkpointing_enable()  # unsafe call
+""",
+    "bound_twice_by_transformers": """
+try:
+    from transformers import LlamaForCausalLM
+except ImportError:
+    from transformers.models.llama import LlamaForCausalLM
+
+LlamaForCausalLM(cfg).gradient_checkpointing_enable()  # fix call
+""",
     # 2. Methods of objects that are not transformers models.
     "own_module": """
 import torch
@@ -959,7 +1075,7 @@ def test_a_base_named_through_a_module_or_an_alias_is_read(
     assert finding["code"] == "narrow-override", finding
     assert str(finding["message"]).startswith(
         "calls `gradient_checkpointing_enable()`: not rewritten, class `M` overrides `gradient_checkpointing_enable` "
-        "(`Narrow`, line 2 in mixins.py), which takes no `every_n_layers`, `offload` (nor `**kwargs`)"
+        "(`Narrow`, line 2 in mixins.py), which takes no `gradient_checkpointing_kwargs`, `every_n_layers`, `offload` (nor `**kwargs`)"
     ), finding
 
 
@@ -969,7 +1085,7 @@ def test_a_base_named_through_a_module_or_an_alias_is_read(
         (
             "self",
             "narrow-override",
-            ", and it takes no `every_n_layers`, `offload` (nor `**kwargs`): since transformers 5.23.0, "
+            ", and it takes no `gradient_checkpointing_kwargs`, `every_n_layers`, `offload` (nor `**kwargs`): since transformers 5.23.0, "
             "`activation_checkpointing_enable()` (which the Trainer calls) calls the override with",
         ),
         ("self, **kwargs", "override", ": it stays the entry point until 6.0.0"),
@@ -1178,3 +1294,88 @@ def test_what_an_auto_class_loads_may_be_a_class_the_project_registers(
     assert call["applicability"] == ("unsafe" if registers else "safe")
     if registers:
         assert "defines `gradient_checkpointing_enable` (" in str(call["message"])
+
+
+def test_a_class_bound_by_a_project_import_and_a_transformers_one_is_unsure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`try: from fast_llama import X` / `except ImportError: from transformers import X`: the project's `X`, whose
+    narrow override the new name breaks, may be the one that runs; the call is no safe fix, and says why."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "fast_llama.py").write_text(
+        "from transformers import LlamaForCausalLM as _HF\n\n\nclass LlamaForCausalLM(_HF):\n"
+        "    def gradient_checkpointing_enable(self):\n        pass\n"
+    )
+    (tmp_path / "main.py").write_text(
+        "try:\n    from fast_llama import LlamaForCausalLM\nexcept ImportError:\n"
+        "    from transformers import LlamaForCausalLM\n\nLlamaForCausalLM(cfg).gradient_checkpointing_enable()\n"
+    )
+    [call] = [f for f in _scan(tmp_path, capsys) if Path(str(f["path"])).name == "main.py"]
+    assert call["applicability"] == "unsafe", call
+    assert (
+        "`LlamaForCausalLM` is bound more than once (`fast_llama.LlamaForCausalLM` on line 2, "
+        "`transformers.LlamaForCausalLM` on line 4)" in str(call["message"])
+    ), call
+
+
+def test_the_old_method_patched_on_a_project_class_through_its_module_is_an_override(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`models.M.old = narrow` in another module than `M`'s: the calls there are narrow-override hazards, and a call
+    elsewhere in the run on some model class may reach it (`Finding.defines`)."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "models.py").write_text(
+        "from transformers import LlamaForCausalLM\n\n\nclass M(LlamaForCausalLM):\n    pass\n"
+    )
+    (tmp_path / "main.py").write_text(
+        "import models\n\n\ndef narrow(self):\n    pass\n\n\nmodels.M.gradient_checkpointing_enable = narrow\n"
+        "models.M(cfg).gradient_checkpointing_enable()\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "from transformers import PreTrainedModel\n\n\ndef enable(m: PreTrainedModel):\n"
+        "    m.gradient_checkpointing_enable()\n"
+    )
+    found = {(Path(str(f["path"])).name, f["line"]): f for f in _scan(tmp_path, capsys)}
+    assert str(found[("main.py", 8)]["message"]).startswith(
+        "replaces `gradient_checkpointing_enable` on the class `M` (all its instances)"
+    )
+    assert found[("main.py", 9)]["code"] == "narrow-override"
+    assert found[("train.py", 5)]["applicability"] == "unsafe"
+    assert "defines `gradient_checkpointing_enable` (" in str(found[("train.py", 5)]["message"])
+
+
+@pytest.mark.parametrize(
+    ("name", "line", "holds"),
+    [
+        ("decorator_sets_method", 6, "on `cls`, the class the decorator `narrow_ckpt` is given (all its instances)"),
+        ("init_subclass_sets_method", 9, "on `cls`, each subclass of `Base`, in its `__init_subclass__` (all its"),
+    ],
+)
+def test_the_old_method_set_on_a_class_a_function_is_given_says_it_is_on_the_class(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, line: int, holds: str
+) -> None:
+    """`cls.old = fn` in a class decorator or in `__init_subclass__` replaces the method of a class, not of one
+    instance: the message said "on an instance"."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "case.py").write_text(CASES[name].lstrip("\n"))
+    [found] = [f for f in _scan(tmp_path, capsys) if f["line"] == line]
+    assert str(found["message"]).startswith(f"replaces `gradient_checkpointing_enable` {holds}"), found
+
+
+def test_an_override_of_the_old_property_says_the_new_one_does_not_read_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """transformers' `is_activation_checkpointing` reads nothing of `is_gradient_checkpointing` (the old property reads
+    the new one): the override message said the new name calls it."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "case.py").write_text(
+        "from transformers import LlamaForCausalLM\n\n\nclass M(LlamaForCausalLM):\n    @property\n"
+        "    def is_gradient_checkpointing(self):\n        return True\n"
+    )
+    [found] = _scan(tmp_path, capsys)
+    assert found["code"] == "override"
+    assert str(found["message"]).startswith(
+        "class `M` overrides the property `is_gradient_checkpointing`, which `is_activation_checkpointing` does not "
+        "read: a read renamed to `is_activation_checkpointing` skips the override"
+    ), found
+    assert "calls it" not in str(found["message"])

@@ -15,7 +15,7 @@ from checkpointing_migrate import codes
 from checkpointing_migrate.hits import Hit, hazard, planned_hit, registered
 from checkpointing_migrate.python.context import At, File, register
 from checkpointing_migrate.receivers import NEW_KEYWORDS, Kind, ReceiverKind, class_body, narrow_override
-from checkpointing_migrate.table import Rename
+from checkpointing_migrate.table import Rename, RenameKind
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -141,6 +141,8 @@ def _defined(file: File, node: Function, cls: ast.ClassDef) -> Iterator[Hit]:
         return
     if kind.kind == ReceiverKind.FOREIGN:
         what = codes.message("override", "foreign", why=kind.why, new=row.new)
+    elif row.kind == RenameKind.PROPERTY:
+        what = codes.message("override", "property", cls=cls.name, old=row.old, new=row.new)
     else:
         what = codes.message("override", cls=cls.name, old=row.old, new=row.new, removal=str(row.removal))
     if trainer_calls:

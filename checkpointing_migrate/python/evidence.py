@@ -197,6 +197,32 @@ def project_model_class(file: File, expr: ast.expr) -> str | None:
     return node.name
 
 
+def class_parameter(file: File, at: At, expr: ast.expr) -> str | None:
+    """What class `expr` holds when it is the class a function is given, not an instance: the first parameter of
+    `__init_subclass__` (each subclass), or of a module function some class of the module is decorated with (the
+    decorated class). `None` for anything else."""
+    if not isinstance(expr, ast.Name):
+        return None
+    function = next((n for n, _ in reversed(at.chain[:-1]) if isinstance(n, FUNCTIONS)), None)
+    if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef) or _self_name(at) != expr.id:
+        return None
+    if function.name == "__init_subclass__" and isinstance(cls := at.enclosing(ast.ClassDef), ast.ClassDef):
+        return codes.message("instance-override", "init-subclass", cls=cls.name)
+    decorates = any(
+        any(_is_decorator(d, function.name) for d in c.decorator_list)
+        for c in file.receivers.classes.values()
+        if c is not None
+    )
+    if decorates and file.receivers.functions.get(function.name) is function:
+        return codes.message("instance-override", "decorated", func=function.name)
+    return None
+
+
+def _is_decorator(decorator: ast.expr, name: str) -> bool:
+    func = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return isinstance(func, ast.Name) and func.id == name
+
+
 def unsafe(receiver: ast.expr, row: Rename, found: Kind) -> str | None:
     """Why a rename on `receiver` is an unsafe fix (no evidence, or evidence that something else may answer: the
     class's own override of the old name, which the new name calls)."""

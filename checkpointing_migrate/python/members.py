@@ -18,7 +18,15 @@ from checkpointing_migrate.hits import Hit, registered, rename
 from checkpointing_migrate.python import evidence
 from checkpointing_migrate.python.context import At, File, register
 from checkpointing_migrate.python.syntax import callee, up_call
-from checkpointing_migrate.python.verdicts import class_override, class_patch, edit, model_member, new_keywords, takes
+from checkpointing_migrate.python.verdicts import (
+    class_override,
+    class_parameter_override,
+    class_patch,
+    edit,
+    model_member,
+    new_keywords,
+    takes,
+)
 from checkpointing_migrate.receivers import DOUBLES, ReceiverKind, class_body
 from checkpointing_migrate.table import Rename, RenameKind
 
@@ -39,6 +47,9 @@ def member(file: File, node: ast.Attribute, at: At) -> Iterator[Hit]:
     section = "model" if at.enclosing(ast.ClassDef) else "script"
     if isinstance(node.ctx, ast.Store) and (cls := evidence.project_model_class(file, node.value)) is not None:
         yield class_override(file, row, start, cls)
+        return
+    if isinstance(node.ctx, ast.Store) and (holds := evidence.class_parameter(file, at, node.value)) is not None:
+        yield class_parameter_override(file, row, start, ast.unparse(node.value), holds)
         return
     if isinstance(node.ctx, ast.Store) and evidence.is_model_class(file, node.value):
         yield class_patch(row, start, f"{ast.unparse(node.value)}.{node.attr}")

@@ -88,7 +88,17 @@ def class_override(file: File, row: Rename, start: int, cls: str) -> Hit:
     patch of transformers' own class (`class_patch`), an override for all its instances, which the new method calls."""
     removal = row.removal or "the old name is removed"
     names = {"cls": cls, "old": row.old, "new": row.new, "removal": str(removal), "keywords": new_keywords(file, row)}
-    return registered(row, start, code="instance-override", form="class", **names)
+    hit = registered(row, start, code="instance-override", form="class", **names)
+    return dataclasses.replace(hit, defines=True)  # a class of the project defines it: `run.across_files`
+
+
+def class_parameter_override(file: File, row: Rename, start: int, receiver: str, holds: str) -> Hit:
+    """The old method replaced on the class a class decorator or `__init_subclass__` is given (`cls.old = fn`):
+    an override of every instance of that class, like `class_override`, wherever the class is."""
+    removal = row.removal or "the old name is removed"
+    names = {"old": row.old, "new": row.new, "removal": str(removal), "keywords": new_keywords(file, row)}
+    hit = registered(row, start, code="instance-override", form="class-param", receiver=receiver, holds=holds, **names)
+    return dataclasses.replace(hit, defines=True)
 
 
 def field_use(row: Rename, start: int, names: tuple[str, str], maybe: str, store: bool) -> Hit:
