@@ -100,6 +100,12 @@ GATED_NOTE = "info when this use is not rewritten, e.g. an allowed release preda
 NO_EFFECT = "not determined (the tool cannot tell what the name refers to)"
 """What `explain` says of a code whose `effect` is `None`."""
 
+EARLY_WRITE = (
+    "a write to the old training-arguments field in `__post_init__` before TrainingArguments' own, which keeps it "
+    "only while the new field is unset"
+)
+"""The short reason of `write`'s `post-init` form (its summary says "after construction", which this write is not)."""
+
 ESCAPED = "written with escapes: rename it by hand"
 """The short reason of a `fix` code reported as `info` because the name is spelt with escapes (a JSON or YAML string);
 `unknown-program`'s escaped form ends with it."""
@@ -278,6 +284,9 @@ _CODES = (
         messages={
             "": "writes {used} after construction{maybe}: since transformers {since} the Trainer reads `{new}` and this "
             "write is ignored; write {instead} (releases ≥ {since})",
+            "post-init": "writes {used} in `__post_init__` before TrainingArguments' own{maybe}: since transformers "
+            "{since} that copies it to `{new}` (with a FutureWarning) only while `{new}` is `None`, so a caller that "
+            "passes `{new}=` has this write ignored; write {instead} (releases ≥ {since})",
         },
     ),
     Code(
@@ -705,9 +714,13 @@ _CODES = (
         severity=Severity.HAZARD,
         effect="warns",
         section="pitfalls",
-        summary="the old field passed to a training-arguments class whose mixin declares the old field itself",
+        summary="the old field passed to a training-arguments class that declares either field itself, or uses one "
+        "before TrainingArguments' `__post_init__`",
         explanation="A mixin of the class declares the old name as its own field and may read it before TrainingArguments does: "
-        "renaming the keyword would change what the mixin sees. Rename the mixin's field and its reads together.",
+        "renaming the keyword would change what the mixin sees. Rename the mixin's field and its reads together. "
+        "TrainingArguments takes the old value only while the new field is `None`: a class that declares the new "
+        "field with a default ignores the old keyword, and a `__post_init__` that writes either field before "
+        "TrainingArguments' own decides which one is kept, so there too renaming the keyword changes the value.",
         example=(
             "args.py",
             (
@@ -718,6 +731,11 @@ _CODES = (
         ),
         messages={
             "dict": "passes `{old}` to `{callee}`, but {why}: " + _MIXIN_TOGETHER,
+            "new-field": "passes `{old}` to `{callee}`, but {why}: its default wins over the old keyword, which "
+            "TrainingArguments takes only while the new field is `None`, so renaming it here makes a value the class "
+            "ignores now take effect; drop it, or rename it knowing that",
+            "written": "passes `{old}` to `{callee}`, but {why}: which value TrainingArguments keeps then depends on "
+            "the keyword's name, so renaming it here may change the value; rename that write and the keyword together",
             "": "passes `{old}=` to `{callee}`, but {why}: renaming it here leaves that field at its "
             "default, so code that reads it (e.g. before TrainingArguments' `__post_init__`) sees another value; "
             + _MIXIN_TOGETHER,
@@ -987,7 +1005,7 @@ SHARED: Mapping[str, str] = {
     "base-may-define": "class `{cls}` has a base before its transformers one that may define the old names: {unsure}",
     "subclasses-model": "class `{cls}` subclasses a transformers model",
     "super-of": "`super()` in class `{cls}` reaches `{base}`, a transformers model",
-    "early-read": "class `{cls}` reads `{read}` in `__post_init__`{through} (line {line}) " + _BEFORE_OWN,
+    "early-read": "class `{cls}` {verb} `{read}` in `__post_init__`{through} (line {line}) " + _BEFORE_OWN,
     "early-read-through": " (through {calls})",  # the `self.<method>()` and `check(self)` calls that reach the read
     "early-pass": "class `{cls}` passes `{passed}` to `{func}` in `__post_init__`{through} (line {line}) "
     + _BEFORE_OWN
@@ -995,7 +1013,10 @@ SHARED: Mapping[str, str] = {
     "early-unnamed": "class `{cls}` reads `{read}` in `__post_init__`{through} (line {line}) "
     + _BEFORE_OWN
     + ", and the tool cannot tell which field that is: maybe the old one",
-    "inherits-field": "class `{cls}` inherits the old field from its base `{base}`, which declares it on {where}",
+    "inherits-field": "class `{cls}` inherits {field} from its base `{base}`, which declares it on {where}",
+    "declares-field": "class `{cls}` declares {field} itself (line {line})",
+    "old-field": "the old field",
+    "new-field": "the new field `{new}`",
     "other-base": "class `{cls}` also subclasses `{base}`, which is not in this file and may declare the old field "
     "itself",
     "subclasses-args": "class `{cls}` subclasses training arguments",

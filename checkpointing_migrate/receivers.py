@@ -116,6 +116,10 @@ class Kind:
     """Where that evidence is (a `def`, a class, an assignment), 0 when nowhere in particular."""
     overridden: str = ""
     """For `override`: the old name the class overrides."""
+    form: str = ""
+    """For `mixin`: the form of `mixin-field`'s message that says what renaming the keyword changes: `new-field` (a
+    class of the MRO declares the new field, whose default wins over the old keyword), `written` (`__post_init__`
+    writes either field early); `""`: the old field's own default, seen by what reads it."""
     defines: frozenset[str] = frozenset()
     """For `model`: the old member names the project's part of the class's MRO defines in a way the new name can
     call (a `def` taking `**kwargs`): whether it passes them on is more than the tool can show."""
@@ -155,6 +159,9 @@ class _Early:
     """For a call: the name it passes the object as (`self`, or a parameter of a function that passes it on)."""
     unnamed: bool = False
     """`node` reads a field the tool cannot name (`getattr(self, key)`, `vars(self)`): maybe the old one."""
+    written: bool = False
+    """`node` writes the old or the new field (`self.old = ...`, `setattr(self, "new", ...)`): which of the two
+    TrainingArguments then keeps depends on which name the caller passed."""
 
     @property
     def sure(self) -> bool:
@@ -808,11 +815,23 @@ class Receivers:
             return shared("unnamed-setattr", cls=node.name, line=self.unnamed_patches[node.name])
         return None
 
+    @functools.cached_property
+    def both_fields(self) -> frozenset[str]:
+        """The old fields and their new names: TrainingArguments takes the old value only while the new field is
+        `None`, so a class that declares either (or writes either before that) decides what renaming the keyword
+        does."""
+        return frozenset(self.rules.fields) | {row.new for row in self.rules.fields.values()}
+
     def _args_class(self, node: ast.ClassDef, bases: list[Kind]) -> Kind:
         """A class with training arguments among its bases: whether the old field still works on it."""
         early = self._early_read(node)
         if early is not None and early.kind == ReceiverKind.MIXIN:
             return early
+        own = self._declared_field(node)
+        if own is not None:
+            field, form = self._field_named(own)
+            what = shared("declares-field", cls=node.name, field=field, line=own.lineno)
+            return Kind(ReceiverKind.MIXIN, what, own.lineno, form=form)
         for base_node, base in zip(node.bases, bases, strict=True):
             if base.kind == ReceiverKind.ARGS:
                 continue
@@ -823,8 +842,9 @@ class Receivers:
                 file = source[1]
                 where = shared("line", line=declared.lineno)
                 where = shared("in-file", where=where, file=file) if file else where
-                what = shared("inherits-field", cls=node.name, base=source[0].name, where=where)
-                return Kind(ReceiverKind.MIXIN, what, 0 if file else declared.lineno)
+                field, form = self._field_named(declared)
+                what = shared("inherits-field", cls=node.name, field=field, base=source[0].name, where=where)
+                return Kind(ReceiverKind.MIXIN, what, 0 if file else declared.lineno, form=form)
             if local is not None or base.kind == ReceiverKind.ARGS_UNSURE:
                 continue
             if (self.qualified(base_node) or "").split(".")[0] in ("abc", "typing", "dataclasses", "enum"):
@@ -837,15 +857,24 @@ class Receivers:
         return early or unsure or Kind(ReceiverKind.ARGS, shared("subclasses-args", cls=node.name), node.lineno)
 
     def _declared_field(self, node: ast.ClassDef) -> ast.AnnAssign | None:
-        """The declaration of an old field in the class body (`gradient_checkpointing: bool = False`), if any."""
+        """The declaration of an old field or of its new name in the class body (`gradient_checkpointing: bool =
+        False`), if any: a default of the new field wins over the old keyword, and the old field's own default is what
+        an early read sees once the keyword is renamed."""
         return next(
             (
                 s
                 for s in class_body(node)
-                if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id in self.rules.fields
+                if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id in self.both_fields
             ),
             None,
         )
+
+    def _field_named(self, declared: ast.AnnAssign) -> tuple[str, str]:
+        """How a message names the field `declared` declares, and the form of `mixin-field` it calls for."""
+        name = ast.unparse(declared.target)
+        if name in self.rules.fields:
+            return shared("old-field"), ""
+        return shared("new-field", new=name), "new-field"
 
     def _early_read(self, node: ast.ClassDef) -> Kind | None:
         """What the class's `__post_init__` (its own or a base's in this module) does with the old field before it calls
@@ -856,7 +885,7 @@ class Receivers:
         worst counts."""
         worst: tuple[ast.ClassDef, _Early] | None = None
         for owner, post_init in self._methods(node, "__post_init__"):
-            found = self._read_in(post_init, "self", (), "", (self, node), _up_call(post_init))
+            found = self._read_in(post_init, "self", (), "", (self, node), up_call(post_init))
             if found is not None and (worst is None or _worse(worst[1], found) is found):
                 worst = owner, found
         if worst is None:
@@ -870,9 +899,12 @@ class Receivers:
             names = {"cls": owner.name, "passed": found.passed, "func": found.func, "through": through, "line": where}
             return Kind(ReceiverKind.ARGS_UNSURE, shared("early-pass", **names), 0 if found.file else line)
         names = {"cls": owner.name, "read": ast.unparse(found.node), "through": through, "line": where}
+        if found.written:
+            what = shared("early-read", verb="writes", **names)
+            return Kind(ReceiverKind.MIXIN, what, 0 if found.file else line, form="written")
         if found.unnamed:
             return Kind(ReceiverKind.ARGS_UNSURE, shared("early-unnamed", **names), 0 if found.file else line)
-        return Kind(ReceiverKind.MIXIN, shared("early-read", **names), 0 if found.file else line)
+        return Kind(ReceiverKind.MIXIN, shared("early-read", verb="reads", **names), 0 if found.file else line)
 
     def _read_in(
         self,
@@ -897,6 +929,8 @@ class Receivers:
                 continue
             if self._field_read(n, name):
                 return _Early(n, calls, file)
+            if self._field_write(n, name):
+                return _Early(n, calls, file, written=True)
             if self._unnamed_read(n, name, keyed):
                 unseen = unseen or _Early(n, calls, file, unnamed=True)
             if not isinstance(n, ast.Call):
@@ -994,6 +1028,18 @@ class Receivers:
             return _instance_dict_of(n.value, name) and _string_key(n) in self.rules.fields
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "get" and n.args:
             return _instance_dict_of(n.func.value, name) and _is_constant(n.args[0], self.rules.fields)
+        return False
+
+    def _field_write(self, n: ast.AST, name: str) -> bool:
+        """Whether `n` writes (or deletes) an old field of `name`, or its new name: `name.field = ...` (augmented
+        too), `setattr(name, "field", ...)` (`object.__setattr__` too), or its entry in the instance dict
+        (`name.__dict__["field"] = ...`)."""
+        if isinstance(n, ast.Attribute) and not isinstance(n.ctx, ast.Load) and n.attr in self.both_fields:
+            return _is_name(n.value, name)
+        if isinstance(n, ast.Call) and len(n.args) >= 2 and _is_setattr(n):
+            return _is_name(n.args[0], name) and _is_constant(n.args[1], self.both_fields)
+        if isinstance(n, ast.Subscript) and not isinstance(n.ctx, ast.Load):
+            return _instance_dict_of(n.value, name) and _string_key(n) in self.both_fields
         return False
 
     def _methods(
@@ -1310,7 +1356,7 @@ def _instance_dict_of(expr: ast.expr, name: str) -> bool:
     )
 
 
-def _up_call(post_init: ast.FunctionDef | ast.AsyncFunctionDef) -> int | None:
+def up_call(post_init: ast.FunctionDef | ast.AsyncFunctionDef) -> int | None:
     """The line of the first `super().__post_init__()` (or `super(Args, self)`'s) in `post_init`, if any."""
     up = [
         n.lineno
@@ -1321,6 +1367,14 @@ def _up_call(post_init: ast.FunctionDef | ast.AsyncFunctionDef) -> int | None:
         and isinstance(n.func.value, ast.Call)
     ]
     return min(up, default=None)
+
+
+def _is_setattr(call: ast.Call) -> bool:
+    """`setattr(...)`, or `object.__setattr__(...)` (how a frozen dataclass writes its own fields)."""
+    func = call.func
+    if _is_builtin_call(call, "setattr"):
+        return True
+    return isinstance(func, ast.Attribute) and func.attr == "__setattr__" and _is_name(func.value, "object")
 
 
 def _stored(expr: ast.expr) -> bool:

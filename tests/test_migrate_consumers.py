@@ -286,6 +286,55 @@ def run():
     print("function", ByFunction(output_dir="out", report_to="none", gradient_checkpointing=True).batch)  # renamed before
     print("function after", FunctionAfter(output_dir="out", report_to="none", gradient_checkpointing=True).batch)
 """,
+    # What decides the value besides a read: a class that declares the new field with a default (which wins over the
+    # old keyword, itself or in a mixin), and a `__post_init__` that writes either field before TrainingArguments'
+    # own (itself, or in a helper it calls first).
+    "c13_declared_or_written.py": """from dataclasses import dataclass
+
+from transformers import TrainingArguments
+
+
+@dataclass
+class NewDefault(TrainingArguments):
+    activation_checkpointing: bool = True
+
+
+@dataclass
+class OnMixin:
+    activation_checkpointing: bool = True
+
+
+@dataclass
+class MixinDefault(OnMixin, TrainingArguments):
+    pass
+
+
+@dataclass
+class Written(TrainingArguments):
+    big_model: bool = True
+
+    def __post_init__(self):
+        if self.big_model:
+            self.gradient_checkpointing = True
+        super().__post_init__()
+
+
+@dataclass
+class Reset(TrainingArguments):
+    def _reset(self):
+        setattr(self, "activation_checkpointing", None)
+
+    def __post_init__(self):
+        self._reset()
+        super().__post_init__()
+
+
+def run():
+    print("new default", NewDefault(output_dir="out", report_to="none", gradient_checkpointing=False).activation_checkpointing)  # renamed before
+    print("mixin default", MixinDefault(output_dir="out", report_to="none", gradient_checkpointing=False).activation_checkpointing)  # renamed before
+    print("written", Written(output_dir="out", report_to="none", gradient_checkpointing=False).activation_checkpointing)  # renamed before
+    print("reset", Reset(output_dir="out", report_to="none", gradient_checkpointing=True).activation_checkpointing)  # renamed before
+""",
 }
 
 MAIN = """import warnings

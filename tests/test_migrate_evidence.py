@@ -268,6 +268,82 @@ class Args(TrainingArguments):
 
 args = Args(output_dir="o", gradient_checkpointing=True)  # hazard mixin-field
 """,
+    # A class that declares the new field with a default: TrainingArguments takes the old keyword only while the new
+    # field is `None`, so today the keyword is ignored and renamed it takes effect. So for a base in the project that
+    # declares it (the subclass inherits it) and for a subclass that redeclares the old field.
+    "declares_new_field": """
+from dataclasses import dataclass
+from transformers import TrainingArguments
+
+@dataclass
+class Args(TrainingArguments):
+    activation_checkpointing: bool = True
+
+@dataclass
+class Sub(Args):
+    pass
+
+@dataclass
+class Old(TrainingArguments):
+    gradient_checkpointing: bool = True  # hazard subclass-default
+
+args = Args(output_dir="o", gradient_checkpointing=False)  # hazard mixin-field
+sub = Sub(output_dir="o", gradient_checkpointing=False)  # hazard mixin-field
+old = Old(output_dir="o", gradient_checkpointing=False)  # hazard mixin-field
+plain = TrainingArguments(output_dir="o", gradient_checkpointing=False)  # fix keyword
+""",
+    # A write of the old field or the new one before the up-call decides which value TrainingArguments keeps, like
+    # an early read (in `__post_init__` or in a method it calls first); a write after it does not.
+    "written_early": """
+from dataclasses import dataclass
+from transformers import TrainingArguments
+
+@dataclass
+class Direct(TrainingArguments):
+    def __post_init__(self):
+        self.gradient_checkpointing = True  # hazard write
+        super().__post_init__()
+
+@dataclass
+class Augmented(TrainingArguments):
+    def __post_init__(self):
+        self.gradient_checkpointing |= True  # hazard write
+        super().__post_init__()
+
+@dataclass
+class ByHelper(TrainingArguments):
+    def _reset(self):
+        setattr(self, "activation_checkpointing", None)
+
+    def __post_init__(self):
+        self._reset()
+        super().__post_init__()
+
+@dataclass
+class ByDict(TrainingArguments):
+    def __post_init__(self):
+        self.__dict__["activation_checkpointing"] = None
+        super().__post_init__()
+
+@dataclass
+class Frozen(TrainingArguments):
+    def __post_init__(self):
+        object.__setattr__(self, "activation_checkpointing", None)
+        super().__post_init__()
+
+@dataclass
+class After(TrainingArguments):
+    def __post_init__(self):
+        super().__post_init__()
+        self.activation_checkpointing = True
+
+a = Direct("o", gradient_checkpointing=False)  # hazard mixin-field
+b = Augmented("o", gradient_checkpointing=False)  # hazard mixin-field
+c = ByHelper("o", gradient_checkpointing=True)  # hazard mixin-field
+d = ByDict("o", gradient_checkpointing=True)  # hazard mixin-field
+e = Frozen("o", gradient_checkpointing=True)  # hazard mixin-field
+f = After("o", gradient_checkpointing=True)  # fix keyword
+""",
     # A `__post_init__` defined under `if` and again under `else` may be either: the one that reads early counts.
     "post_init_in_branches": """
 from dataclasses import dataclass
@@ -1013,6 +1089,28 @@ def test_the_old_method_replaced_on_a_project_class_is_an_override_of_all_its_in
             "function stays the entry point until 6.0.0 (`activation_checkpointing_enable` calls it with "
             "`every_n_layers=` and `offload=`); override `activation_checkpointing_enable` in `Tiny` instead"
         ), found[line]
+
+
+def test_a_declared_new_field_and_an_early_write_say_what_decides_the_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The keyword on a class whose base declares the new field names that declaration and its line; a write of the
+    old field in `__post_init__` before the up-call is not "after construction", which it was said to be."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "train.py").write_text(
+        "from dataclasses import dataclass\nfrom transformers import TrainingArguments\n\n@dataclass\n"
+        "class Base(TrainingArguments):\n    activation_checkpointing: bool = True\n\n@dataclass\nclass Sub(Base): ...\n\n"
+        "@dataclass\nclass Written(TrainingArguments):\n    def __post_init__(self):\n"
+        "        self.gradient_checkpointing = True\n        super().__post_init__()\n\n"
+        'Written("o", gradient_checkpointing=False)\nSub("o", gradient_checkpointing=False)\n'
+    )
+    found = {f["line"]: str(f["message"]) for f in _scan(tmp_path, capsys)}
+    assert "but class `Written` writes `self.gradient_checkpointing` in `__post_init__` (line 14) before" in found[17]
+    assert "renaming it here may change the value" in found[17]
+    declared = "but class `Base` declares the new field `activation_checkpointing` itself (line 6): its default wins"
+    assert declared in found[18]
+    assert "after construction" not in found[14]
+    assert "writes `self.gradient_checkpointing` in `__post_init__` before TrainingArguments' own" in found[14]
 
 
 @pytest.mark.parametrize(

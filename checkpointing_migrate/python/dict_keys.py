@@ -78,7 +78,7 @@ def _key(
         return info(row, start, code="dict-key", what=what, section="config", new=row.new)
     if kind.kind == ReceiverKind.MIXIN:
         names = {"old": row.old, "callee": callee, "why": kind.why}
-        return registered(row, start, code="mixin-field", form="dict", **names)
+        return registered(row, start, code="mixin-field", form=kind.form or "dict", **names)
     unsafe = kind.why if kind.kind == ReceiverKind.ARGS_UNSURE else None
     if kind.kind not in (ReceiverKind.ARGS, ReceiverKind.ARGS_UNSURE):
         unsafe = message("keyword", "not-imported", callee=callee)

@@ -17,7 +17,7 @@ from checkpointing_migrate import codes
 from checkpointing_migrate.pylex import CONVENTIONAL_ARGS
 from checkpointing_migrate.python.context import At, File
 from checkpointing_migrate.python.syntax import FUNCTIONS, names_in_bases, old_release_only, parameters, statements_walk
-from checkpointing_migrate.receivers import DOUBLES, NEW_KEYWORDS, UNKNOWN, Evidence, Kind, ReceiverKind
+from checkpointing_migrate.receivers import DOUBLES, NEW_KEYWORDS, UNKNOWN, Evidence, Kind, ReceiverKind, up_call
 from checkpointing_migrate.table import Rename
 
 if TYPE_CHECKING:
@@ -162,12 +162,16 @@ def receiver_kind(file: File, at: At, receiver: ast.expr) -> Kind:
     return found
 
 
+_ARGS_CLASSES = (ReceiverKind.ARGS, ReceiverKind.ARGS_UNSURE, ReceiverKind.MIXIN)
+
+
 def is_config_class(file: File, node: ast.AST | None) -> bool:
     if not isinstance(node, ast.ClassDef):
         return False
     if names_in_bases(node) & file.config_classes:
         return True
-    return file.receivers.class_kind(ast.Name(node.name)).kind in (ReceiverKind.ARGS, ReceiverKind.ARGS_UNSURE)
+    # `mixin`: training arguments whose keyword the tool keeps (a class that declares a field itself is one).
+    return file.receivers.class_kind(ast.Name(node.name)).kind in _ARGS_CLASSES
 
 
 def config_receiver(file: File, at: At, expr: ast.expr) -> Evidence | None:
@@ -175,7 +179,7 @@ def config_receiver(file: File, at: At, expr: ast.expr) -> Evidence | None:
     if isinstance(expr, ast.Name):
         if expr.id == "self":
             return Evidence.SURE if is_config_class(file, at.enclosing(ast.ClassDef)) else None
-        if kind(file, at, expr).kind in (ReceiverKind.ARGS, ReceiverKind.ARGS_UNSURE, ReceiverKind.MIXIN):
+        if kind(file, at, expr).kind in _ARGS_CLASSES:
             return Evidence.SURE
         return Evidence.GUESS if expr.id in CONVENTIONAL_ARGS else None
     if isinstance(expr, ast.Attribute) and expr.attr in CONVENTIONAL_ARGS:
@@ -235,6 +239,20 @@ def unsafe(receiver: ast.expr, row: Rename, found: Kind) -> str | None:
 
 def no_evidence(receiver: ast.expr, row: Rename) -> str:
     return codes.shared("no-evidence", receiver=ast.unparse(receiver), old=row.old, new=row.new)
+
+
+def before_up_call(file: File, at: At, receiver: ast.expr) -> bool:
+    """Whether the node is a use of `self` in the `__post_init__` of a training-arguments class, before its
+    `super().__post_init__()`: a write there is no write after construction, since TrainingArguments' own then
+    copies the old field to the new one while the new one is unset."""
+    func = at.enclosing((ast.FunctionDef, ast.AsyncFunctionDef))
+    if not (isinstance(receiver, ast.Name) and receiver.id == "self") or not isinstance(func, FUNCTIONS):
+        return False
+    if func.name != "__post_init__" or config_receiver(file, at, receiver) is None:
+        return False
+    line = up_call(func)
+    node = at.chain[-1][0]
+    return line is not None and getattr(node, "lineno", line) < line
 
 
 def dead_before(at: At) -> Version | None:

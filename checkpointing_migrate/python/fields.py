@@ -43,4 +43,5 @@ def field_attribute(file: File, node: ast.Attribute, at: At) -> Iterator[Hit]:
             what = message("dead-write", receiver=receiver, old=row.old, dead=str(dead))
             yield info(row, start, code="dead-write", what=what, section="pitfalls", new=row.new)
             return
-    yield field_use(row, start, (f"`{receiver}.{row.old}`", f"`{receiver}.{row.new}`"), maybe, store)
+    early = store and evidence.before_up_call(file, at, node.value)
+    yield field_use(row, start, (f"`{receiver}.{row.old}`", f"`{receiver}.{row.new}`"), maybe, store, early)

@@ -71,8 +71,8 @@ def _field_keyword(file: File, call: ast.Call, row: Rename, start: int, callee: 
     arg = row.old
     kind = file.receivers.class_kind(call.func)
     if kind.kind == ReceiverKind.MIXIN:
-        names = {"old": arg, "callee": callee, "why": kind.why}
-        yield registered(row, start, code="mixin-field", **names)
+        names = {"old": f"{arg}=" if kind.form else arg, "callee": callee, "why": kind.why}
+        yield registered(row, start, code="mixin-field", form=kind.form, **names)
         return
     if kind.kind == ReceiverKind.FOREIGN:
         names = {"old": f"{arg}=", "callee": callee, "why": kind.why}

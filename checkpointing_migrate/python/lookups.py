@@ -51,4 +51,5 @@ def string_lookup(file: File, call: ast.Call, at: At) -> Iterator[Hit]:
         row = rules.fields[name.value]
         maybe = "" if kind == Evidence.SURE else " (if this is TrainingArguments)"
         used = f"`{row.old}` by string with `{function}`"
-        yield field_use(row, start, (used, f"`{row.new}`"), maybe, function == "setattr")
+        early = function == "setattr" and evidence.before_up_call(file, at, owner)
+        yield field_use(row, start, (used, f"`{row.new}`"), maybe, function == "setattr", early)

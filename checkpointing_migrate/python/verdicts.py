@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from checkpointing_migrate.codes import message
+from checkpointing_migrate.codes import EARLY_WRITE, message
 from checkpointing_migrate.findings import Edit
 from checkpointing_migrate.hits import Hit, info, registered, rename
 from checkpointing_migrate.python import evidence
@@ -101,13 +101,17 @@ def class_parameter_override(file: File, row: Rename, start: int, receiver: str,
     return dataclasses.replace(hit, defines=True)
 
 
-def field_use(row: Rename, start: int, names: tuple[str, str], maybe: str, store: bool) -> Hit:
+def field_use(row: Rename, start: int, names: tuple[str, str], maybe: str, store: bool, early: bool = False) -> Hit:
     """A write to the old field after construction (ignored since the rename), or a read (a silent mirror).
 
-    `names`: how the code spells the old field, and what to write instead.
+    `names`: how the code spells the old field, and what to write instead; `early`: the write is in `__post_init__`
+    before TrainingArguments' own, which keeps it only while the new field is unset.
     """
     used, instead = names
     said = {"used": used, "maybe": maybe, "since": str(row.since), "new": row.new}
+    if store and early:
+        hit = registered(row, start, code="write", form="post-init", instead=instead, **said)
+        return dataclasses.replace(hit, why=EARLY_WRITE)
     if store:
         return registered(row, start, code="write", instead=instead, **said)
     what = message("read", removal=str(row.removal), **said)
