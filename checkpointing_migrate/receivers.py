@@ -277,6 +277,15 @@ def class_body(node: ast.ClassDef) -> list[ast.stmt]:
     return found
 
 
+def _is_literal(value: ast.expr) -> bool:
+    """Whether `value` is written as a constant or a literal container (`None`, `()`, `[]`): never a class."""
+    if isinstance(value, ast.Constant):
+        return True
+    if isinstance(value, (ast.Tuple, ast.List, ast.Set)):
+        return all(_is_literal(e) for e in value.elts)
+    return isinstance(value, ast.Dict) and all(k is not None and _is_literal(k) for k in value.keys)
+
+
 def narrow_override(func: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, enable: str) -> str | None:
     """Why `activation_checkpointing_enable()` cannot call this override of `enable`, or `None` when it can."""
     params = {a.arg for a in [*func.args.args, *func.args.kwonlyargs]}  # a positional-only one takes no keyword
@@ -380,7 +389,8 @@ class Receivers:
         if (dynamic := self.dynamic_class(node)) is not None:
             self.classes[dynamic.name] = None if dynamic.name in self.classes else dynamic
         for target in node.targets:
-            if isinstance(target, ast.Name) and target.id in self.imports:
+            if isinstance(target, ast.Name) and target.id in self.imports and not _is_literal(node.value):
+                # `except ImportError: X = None` leaves no class that could define a method of its own
                 self.bindings.setdefault(target.id, []).append(("", node.lineno))
             if isinstance(target, ast.Attribute) and target.attr == "__class__":
                 self._swap(target.value, node.lineno, f"{ast.unparse(target)} = ...")

@@ -1416,6 +1416,26 @@ def test_a_class_bound_by_a_project_import_and_a_transformers_one_is_unsure(
     ), call
 
 
+def test_a_class_imported_under_try_with_a_none_fallback_is_still_transformers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """unsloth's `_utils.py`: `from transformers import PreTrainedModel` in several functions, `PreTrainedModel = None`
+    in one's `except`. No binding is another class, so the patch in another function is still a patch of
+    transformers (a hazard here, and on the calls elsewhere in the run), not an assignment on an instance."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / "patches.py").write_text(
+        "def supports():\n    try:\n        from transformers import PreTrainedModel\n    except Exception:\n"
+        "        PreTrainedModel = None\n    return PreTrainedModel is not None\n\n\n"
+        "def patch():\n    from transformers import PreTrainedModel\n\n"
+        "    def gradient_checkpointing_enable(self, **kwargs):\n        pass\n\n"
+        "    PreTrainedModel.gradient_checkpointing_enable = gradient_checkpointing_enable\n"
+    )
+    (tmp_path / "use.py").write_text("def enable(model):\n    model.gradient_checkpointing_enable()\n")
+    found = {(Path(str(f["path"])).name, f["line"], f["severity"], f["code"]) for f in _scan(tmp_path, capsys)}
+    assert ("patches.py", 15, "hazard", "class-patch") in found, found
+    assert ("use.py", 2, "hazard", "patched-method") in found, found
+
+
 def test_the_old_method_patched_on_a_project_class_through_its_module_is_an_override(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
