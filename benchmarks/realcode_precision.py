@@ -56,31 +56,32 @@ def shown(counts: dict[str, int]) -> str:
     return " / ".join(str(counts[k]) for k in KINDS) + unread
 
 
-def lost(before: list[dict[str, object]], after: list[dict[str, object]], root: Path) -> list[str]:
-    """Each fix of `before` (safe or unsafe) that `after` no longer offers at that place at least as safe, with what
-    `after` reports there instead."""
+def lost(before: list[dict[str, object]], after: list[dict[str, object]], root: Path, now: str = "now") -> list[str]:
+    """Each fix of `before` (safe or unsafe) that `after` does not offer at that place at least as safe, with what
+    `after` reports there instead (`now`: how the lines name `after`). Called the other way round, it lists the fixes
+    the newer tool offers more readily: the direction in which a rewrite may have become wrong."""
 
     def key(f: dict[str, object]) -> tuple[str, object, object, object]:
         return (str(Path(str(f["path"])).relative_to(root)), f["line"], json.dumps(f.get("cell")), f["old"])
 
-    now: dict[tuple[str, object, object, object], list[dict[str, object]]] = {}
+    at: dict[tuple[str, object, object, object], list[dict[str, object]]] = {}
     for f in after:
-        now.setdefault(key(f), []).append(f)
+        at.setdefault(key(f), []).append(f)
     out = []
     for f in before:
         was = kind(f)
         if was not in ("fix", "unsafe fix"):
             continue
-        there = now.get(key(f), [])
+        there = at.get(key(f), [])
         if any(kind(g) == "fix" or kind(g) == was for g in there):
             continue
         where = f"{was} at `{key(f)[0]}:{f['line']}` `{f['old']}`"
         if not there:
-            out.append(f"{where}: no finding now")
+            out.append(f"{where}: no finding {now}")
             continue
         g = there[0]
         message = str(g["message"]).split(" See ", 1)[0]
-        out.append(f"{where}: now {kind(g)} [{g['code']}]: {message[:260]}")
+        out.append(f"{where}: {now} {kind(g)} [{g['code']}]: {message[:260]}")
     return out
 
 
@@ -89,6 +90,7 @@ def measure(before_tools: list[tuple[str, Path]]) -> str:
     target, _hub, projects = realcode.load()
     rows: list[str] = []
     notes: dict[str, list[str]] = {label: [] for label, _ in before_tools}
+    gained: dict[str, list[str]] = {label: [] for label, _ in before_tools}
     for project in projects:
         with tempfile.TemporaryDirectory() as tmp:
             root = realcode.unpack(realcode.fetch(project), Path(tmp) / "tree")
@@ -102,6 +104,9 @@ def measure(before_tools: list[tuple[str, Path]]) -> str:
                 if gone := lost(old, new, root):
                     notes[label].append(f"- **{project.name}** ({len(gone)}):")
                     notes[label] += [f"  - {line}" for line in gone]
+                if more := lost(new, old, root, now="before"):
+                    gained[label].append(f"- **{project.name}** ({len(more)}):")
+                    gained[label] += [f"  - {line}" for line in more]
             rows.append(f"| {project.name} | {' | '.join(cells)} | {shown(tally(new))} |")
         print(rows[-1], flush=True)
     labels = [label for label, _ in before_tools]
@@ -125,6 +130,11 @@ def measure(before_tools: list[tuple[str, Path]]) -> str:
             "now unsafe or refused, an unsafe fix now refused), and what it says there now:",
             "",
             *(found or ["- none"]),
+            "",
+            f"Against `{label}`: fixes this one offers more readily (a fix where that tool gave a hazard, an info or "
+            "nothing, a safe fix where it gave an unsafe one), each to be checked by hand, and what that tool said:",
+            "",
+            *(gained[label] or ["- none"]),
         ]
     return "\n".join(lines)
 
