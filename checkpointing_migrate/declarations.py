@@ -394,7 +394,7 @@ def from_workspace_root(folder: Path) -> list[DependencyList]:
     `constraint-dependencies` only narrow what the member declares, as the member's own do: nothing to add."""
     import os
 
-    from checkpointing_migrate.gitignore import repository_root
+    from checkpointing_migrate.project import repository_root
 
     folder = Path(os.path.realpath(folder))
     top = repository_root(str(folder))

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from checkpointing_migrate.codes import message
 from checkpointing_migrate.findings import FileError
 from checkpointing_migrate.kinds import SUFFIXES, WALKED_SUFFIXES, kind_of, known_kinds, named_kind
+from checkpointing_migrate.project import repository_root
 
 if TYPE_CHECKING:
     from checkpointing_migrate import gitignore
@@ -110,7 +111,7 @@ def left_out(path: str, selection: Selection, excludes: list[gitignore.Level]) -
     from checkpointing_migrate import gitignore
 
     absolute = os.path.abspath(path)
-    top = gitignore.repository_root(os.path.dirname(absolute)) or os.path.abspath(selection.root)
+    top = repository_root(os.path.dirname(absolute)) or os.path.abspath(selection.root)
     if not absolute.startswith(top.rstrip(os.sep) + os.sep):
         return bool(gitignore.decide(excludes, absolute, os.path.isdir(absolute)))
     levels = gitignore.levels_above(top) if selection.respect_gitignore else []

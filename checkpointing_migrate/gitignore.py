@@ -12,6 +12,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from checkpointing_migrate.project import repository_root
+
 
 @dataclass(frozen=True)
 class Pattern:
@@ -166,18 +168,6 @@ def read_level(folder: str, name: str = ".gitignore") -> Level | None:
     except OSError:
         return None
     return Level(folder, patterns) if patterns else None
-
-
-def repository_root(folder: str) -> str | None:
-    """The closest folder at or above `folder` that holds `.git` (a folder, or a file in a worktree), if any."""
-    current = folder
-    while True:
-        if os.path.exists(os.path.join(current, ".git")):
-            return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            return None
-        current = parent
 
 
 def levels_above(top: str) -> list[Level]:

@@ -16,6 +16,18 @@ MAX_FOLDERS = 5000
 """Folders walked per project, at most."""
 
 
+def repository_root(folder: str) -> str | None:
+    """The closest folder at or above `folder` that holds `.git` (a folder, or a file in a worktree), if any."""
+    current = folder
+    while True:
+        if os.path.exists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
 def root_of(folder: Path) -> tuple[Path, bool]:
     """The project folder: the nearest of `folder` and three parents with `.git` or `pyproject.toml`, walked whole;
     without one, only `folder` itself (a config checked from a home folder must not walk all of it)."""
