@@ -191,6 +191,9 @@ _CODES = (
             "variable": "the shell variable `{variable}` holds the flag `{flag}`",
             "unsafe-image": "`{name}` runs inside {image}, whose files the tool cannot tell are this project's",
             "unsafe-parser": "`{name}` parses it with an HfArgumentParser, but {why}",
+            # The `why` of `unsafe-parser` when the script tests its words for the flag itself (`argflags.mentioned`).
+            "mentioned": "it also looks for `{flag}` among its words itself (`{test}`, `{where}`): renamed, that test "
+            "no longer sees it",
             "unsafe-variable": "`${variable}` is {where}, so what parses `{flag}` is not known",
             "unexpanded": "not expanded by any command in this file",
             "also-expanded": "also expanded by a command the tool cannot tell reads training flags",

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from checkpointing_migrate import codes
-from checkpointing_migrate.argflags import abbreviated
+from checkpointing_migrate.argflags import abbreviated, mentioned
 from checkpointing_migrate.codes import Applicability, Severity
 from checkpointing_migrate.configreaders import flag_reader
 from checkpointing_migrate.dictflow import VerdictKind
@@ -298,7 +298,11 @@ def _script_verdict(
                 return FlagReader.UNKNOWN, ""
             found = flag_reader(path, field_name(flag), rules)
             by_kind = {VerdictKind.OWN: FlagReader.PARSED, VerdictKind.UNSURE: FlagReader.UNSURE}
-            return by_kind.get(found.kind, FlagReader.SURE), found.why
+            verdict = by_kind.get(found.kind, FlagReader.SURE)
+            if verdict == FlagReader.SURE and (test := _mentioned(text, flag)) is not None:
+                where, tested = f"{path.name}:{test.lineno}", ast.unparse(test)
+                return FlagReader.UNSURE, codes.message("flag", "mentioned", flag=flag, where=where, test=tested)
+            return verdict, found.why
         if (folder / ".git").exists():
             break
     return FlagReader.UNKNOWN, ""
@@ -313,6 +317,17 @@ def _abbreviated(text: str, flag: str) -> list[str]:
         return abbreviated(ast.parse(text), flag)
     except (SyntaxError, ValueError, RecursionError):
         return []  # a script that cannot be parsed does not run: reported when it is checked itself
+
+
+def _mentioned(text: str, flag: str) -> ast.expr | None:
+    """The script's own test for `flag` among its words (`argflags.mentioned`): the script is a consumer of the flag
+    too, so renaming it is not safe. The file is parsed only when the flag is quoted in it."""
+    if not re.search(rf"[\"']{re.escape(flag)}=?[\"']", text):
+        return None
+    try:
+        return mentioned(ast.parse(text), flag)
+    except (SyntaxError, ValueError, RecursionError):
+        return None  # a script that cannot be parsed does not run: reported when it is checked itself
 
 
 def _in_project(path: Path, base: Path) -> bool:

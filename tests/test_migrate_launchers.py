@@ -330,3 +330,25 @@ def test_a_flag_after_a_wrapper_option_not_followed_names_the_option(
     assert finding["message"].startswith(
         "`--gradient_checkpointing` comes after `-S`, an option of `env` the tool does not follow"
     )
+
+
+def test_a_script_that_looks_for_the_flag_in_its_words_itself_gets_an_unsafe_fix_naming_the_test(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`train.py` parses its arguments with HfArgumentParser but also picks its batch size by `"--gradient_checkpointing"
+    in sys.argv`: renamed, that test no longer sees the flag, so the rename is not safe."""
+    shutil.copy(TREE / "pyproject.toml", tmp_path)
+    (tmp_path / "train.py").write_text(
+        "import sys\nfrom transformers import HfArgumentParser, TrainingArguments\n\n"
+        "use_gc = '--gradient_checkpointing' in sys.argv\n"
+        "(args,) = HfArgumentParser(TrainingArguments).parse_args_into_dataclasses()\n"
+    )
+    (tmp_path / "run.sh").write_text("python train.py --output_dir out --gradient_checkpointing\n")
+    capsys.readouterr()
+    main(["scan", "--format", "json", str(tmp_path / "run.sh")])
+    (found,) = json.loads(capsys.readouterr().out)
+    assert (found["code"], found["applicability"]) == ("flag", "unsafe")
+    assert (
+        "`train.py` parses it with an HfArgumentParser, but it also looks for `--gradient_checkpointing` among its "
+        "words itself (`'--gradient_checkpointing' in sys.argv`, `train.py:4`)" in found["message"]
+    )
