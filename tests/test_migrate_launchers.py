@@ -352,3 +352,41 @@ def test_a_script_that_looks_for_the_flag_in_its_words_itself_gets_an_unsafe_fix
         "`train.py` parses it with an HfArgumentParser, but it also looks for `--gradient_checkpointing` among its "
         "words itself (`'--gradient_checkpointing' in sys.argv`, `train.py:4`)" in found["message"]
     )
+
+
+@pytest.mark.parametrize(
+    ("config", "code", "applicability", "says"),
+    [
+        ("activation_checkpointing: true\n", "both-names", None, "(the key of `sft.yaml`, its `--config`)"),
+        (
+            "gradient_checkpointing: true\n",
+            "flag",
+            "unsafe",
+            "`sft.yaml`, its `--config`, sets `gradient_checkpointing`",
+        ),
+        (None, "flag", "unsafe", "it is also given `sft.yaml` (`--config`), which the tool cannot read"),
+    ],
+    ids=["new-key", "old-key", "unread"],
+)
+def test_a_flag_given_with_a_trl_config_that_sets_either_name_is_never_a_safe_fix(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    config: str | None,
+    code: str,
+    applicability: str | None,
+    says: str,
+) -> None:
+    """`TrlParser` makes the `--config` file's keys its defaults: with `activation_checkpointing: true` there, the old
+    flag's `false` loses to the file's new key, and renamed it wins (measured: `ckpt` goes from True to False)."""
+    shutil.copy(TREE / "pyproject.toml", tmp_path)
+    (tmp_path / "sft.py").write_text(
+        "from trl import SFTConfig, TrlParser\n\n(args,) = TrlParser((SFTConfig,)).parse_args_and_config()\n"
+    )
+    if config is not None:
+        (tmp_path / "sft.yaml").write_text("output_dir: out\n" + config)
+    (tmp_path / "run.sh").write_text("python sft.py --config sft.yaml --gradient_checkpointing false\n")
+    capsys.readouterr()
+    main(["scan", "--format", "json", str(tmp_path / "run.sh")])
+    (found,) = json.loads(capsys.readouterr().out)
+    assert (found["code"], found.get("applicability")) == (code, applicability)
+    assert says in found["message"]
