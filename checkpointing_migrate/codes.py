@@ -238,6 +238,8 @@ _CODES = (
             "at-through": "{where}, through {through}",
             "aside-through": " (through {through})",
             "escaped": "the key `{old}` is " + ESCAPED,
+            # `own-reader`'s subject for an old key one level down, in a file the project loads itself.
+            "nested": "{fmt} key `{old}` under `{section}`",
             "unsure-parser": "{where} parses it with `{parse}`, but {why}",  # an unsafe fix's reason
         },
     ),
