@@ -390,3 +390,25 @@ def test_a_flag_given_with_a_trl_config_that_sets_either_name_is_never_a_safe_fi
     (found,) = json.loads(capsys.readouterr().out)
     assert (found["code"], found.get("applicability")) == (code, applicability)
     assert says in found["message"]
+
+
+def test_an_args_file_holds_flags_of_the_script_that_reads_it(tmp_path: Path) -> None:
+    """`parse_args_into_dataclasses()` reads `train.args` next to `train.py` (`look_for_args_file=True` by default),
+    and the file `args_filename=` names: their flags warn as on the command line, and are fixed by the same rule; an
+    `.args` file no script reads (`look_for_args_file=False`, or no script at all) is left alone."""
+    shutil.copy(TREE / "pyproject.toml", tmp_path)
+    parse = (
+        "from transformers import HfArgumentParser, TrainingArguments\n\nparser = HfArgumentParser(TrainingArguments)\n"
+    )
+    (tmp_path / "train.py").write_text(parse + "(args,) = parser.parse_args_into_dataclasses()\n")
+    (tmp_path / "sweep.py").write_text(
+        parse + "(args,) = parser.parse_args_into_dataclasses(args_filename='sweep.args')\n"
+    )
+    (tmp_path / "off.py").write_text(parse + "(args,) = parser.parse_args_into_dataclasses(look_for_args_file=False)\n")
+    flags = "--output_dir out\n--gradient_checkpointing true\n"
+    for name in ("train", "sweep", "off", "lonely"):
+        (tmp_path / f"{name}.args").write_text(flags)
+    assert main(["fix", "--write", str(tmp_path)]) in (0, 1)
+    renamed = flags.replace("--gradient_checkpointing", "--activation_checkpointing")
+    for name, wanted in (("train", renamed), ("sweep", renamed), ("off", flags), ("lonely", flags)):
+        assert (tmp_path / f"{name}.args").read_text() == wanted, name
