@@ -149,3 +149,28 @@ def _abbreviates(receiver: ast.expr, made: dict[str, ast.Call]) -> bool:
             return True
         receiver = call.func.value
     return True
+
+
+_SCANS = frozenset({"index", "count", "remove", "startswith", "endswith"})
+"""Methods that look for an argument among the words (`sys.argv.index("--flag")`, `arg.startswith("--flag=")`)."""
+
+
+def mentioned(tree: ast.AST, flag: str) -> ast.expr | None:
+    """The first test in `tree` of the words of a command line for `flag` itself (`"--flag" in sys.argv`, `arg ==
+    "--flag"`, `sys.argv.index("--flag")`), spelt as is or with `=`: the script reads the flag on its own as well as
+    through its parser, so renamed, that test no longer sees it. An `add_argument` is `dests`' (a declaration)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _SCANS:
+            operands = list(node.args)
+        else:
+            continue
+        if any(_names_flag(o, flag) for o in operands):
+            return node
+    return None
+
+
+def _names_flag(node: ast.expr, flag: str) -> bool:
+    """Whether `node` is the string `flag`, or `flag=` (the start of the flag given with its value)."""
+    return isinstance(node, ast.Constant) and node.value in (flag, f"{flag}=")

@@ -190,13 +190,25 @@ _CODES = (
         section="config",
         summary="a renamed command-line flag given to a training script or command",
         explanation="The flag was renamed; the old spelling still parses but warns. `fix` rewrites the flag only after a "
-        "program known to parse it with HfArgumentParser (a script that does, or a command such as `trl sft`).",
+        "program known to parse it with HfArgumentParser (a script that does, or a command such as `trl sft`); it is an unsafe "
+        "fix when the script also looks for the flag among its words itself, or the command is given a `--config` file "
+        "that sets the old name or cannot be read.",
         example=("run.sh", "trl sft --model_name_or_path Qwen/Qwen2-0.5B --gradient_checkpointing true\n"),
         messages={
             "gets": "`{name}` gets the flag `{flag}`{via}",
             "variable": "the shell variable `{variable}` holds the flag `{flag}`",
             "unsafe-image": "`{name}` runs inside {image}, whose files the tool cannot tell are this project's",
             "unsafe-parser": "`{name}` parses it with an HfArgumentParser, but {why}",
+            # The program is also given a config file (`--config FILE`) that sets the new name (`both-names`' `to`),
+            # the old one, or cannot be read: the file's key and the flag meet in one parser.
+            "in-config": " (the key of `{config}`, its `--config`)",
+            "unsafe-config": "`{config}`, its `--config`, sets `{old}` too: renamed, the command line and the file give "
+            "TrainingArguments both names, and the new one wins; rename the key with the flag and check the value",
+            "unsafe-unread": "it is also given `{config}` (`--config`), which the tool cannot read: if the file sets "
+            "`{new}`, that value wins over the flag now, and loses to it once the flag is renamed",
+            # The `why` of `unsafe-parser` when the script tests its words for the flag itself (`argflags.mentioned`).
+            "mentioned": "it also looks for `{flag}` among its words itself (`{test}`, `{where}`): renamed, that test "
+            "no longer sees it",
             "unsafe-variable": "`${variable}` is {where}, so what parses `{flag}` is not known",
             "unexpanded": "not expanded by any command in this file",
             "also-expanded": "also expanded by a command the tool cannot tell reads training flags",
@@ -232,6 +244,8 @@ _CODES = (
             "at-through": "{where}, through {through}",
             "aside-through": " (through {through})",
             "escaped": "the key `{old}` is " + ESCAPED,
+            # `own-reader`'s subject for an old key one level down, in a file the project loads itself.
+            "nested": "{fmt} key `{old}` under `{section}`",
             "unsure-parser": "{where} parses it with `{parse}`, but {why}",  # an unsafe fix's reason
         },
     ),

@@ -35,6 +35,8 @@ class FileKind(StrEnum):
     """`.vscode/launch.json`."""
     WORKFLOW = "workflow"
     """A GitHub Actions workflow."""
+    ARGS = "args"
+    """An `.args` file of flags `HfArgumentParser` reads for a script."""
 
 
 class Kind(NamedTuple):
@@ -126,6 +128,7 @@ KINDS = (
         syntax=FileKind.YAML,
         commented=True,
     ),
+    Kind(FileKind.ARGS, "checkpointing_migrate.argsfile:analyse", suffixes=(".args",), by_path=True),
 )
 """Every kind, in the order the message about an unknown file lists them; places and names are checked before
 suffixes, so a workflow is not read as a plain YAML config (its keys are still checked as one)."""

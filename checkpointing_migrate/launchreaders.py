@@ -20,10 +20,6 @@ from checkpointing_migrate.dictflow import Verdict, VerdictKind
 from checkpointing_migrate.hits import Hit, Options
 from checkpointing_migrate.kinds import FileKind, kind_of
 
-_CONFIG_FLAG = "--config"
-"""The flag TRL's command line reads a YAML config from, as a word of its own followed by the path
-(`TrlParser.parse_args_and_config`, `trl/scripts/utils.py:321-324` in trl-1.16.0: `--config=PATH` is not seen)."""
-
 
 def consumer(config: Path, old: str, options: Options) -> Verdict:
     """Who the project shows reads the top-level key `old` of `config`: its Python and its launch commands (the
@@ -135,7 +131,7 @@ def _program(
         at = message("config-key", "at-through", where=where, through=through) if through else where
         aside = message("config-key", "aside-through", through=through) if through else ""
         run = f"{program.name} {command}"
-        trl = program.kind == shell.ProgramKind.COMMAND and separate and flag == _CONFIG_FLAG
+        trl = program.kind == shell.ProgramKind.COMMAND and separate and flag == shell.CONFIG_FLAG
         if trl and _names(base / (program.cwd or ""), value, config):
             found.append(Verdict(VerdictKind.ARGS, message("config-key", "trl-config", run=run, at=at)))
         elif program.kind == shell.ProgramKind.SCRIPT and program.cwd is not None:
@@ -144,7 +140,7 @@ def _program(
                 continue
             script = folder / program.cwd / program.name
             dests = frozenset({flag[2:].replace("-", "_")} if flag else {""})
-            trl_config = separate and flag == _CONFIG_FLAG
+            trl_config = separate and flag == shell.CONFIG_FLAG
             for verdict in argument_reader(script, dests, old, options.rules, trl_config=trl_config):
                 why = (
                     message("config-key", "run-as", why=verdict.why, run=run, at=at)

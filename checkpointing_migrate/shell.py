@@ -17,8 +17,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import NamedTuple
 
+import yaml
+
 from checkpointing_migrate import codes
-from checkpointing_migrate.argflags import abbreviated
+from checkpointing_migrate.argflags import abbreviated, mentioned
 from checkpointing_migrate.codes import Applicability, Severity
 from checkpointing_migrate.configreaders import flag_reader
 from checkpointing_migrate.dictflow import VerdictKind
@@ -29,6 +31,9 @@ from checkpointing_migrate.rules import Rules
 from checkpointing_migrate.table import Rename, field_name
 
 _PYTHON = re.compile(r"python[\d.]*\Z")
+CONFIG_FLAG = "--config"
+"""The flag TRL's command line reads a YAML config from, as a word of its own followed by the path
+(`TrlParser.parse_args_and_config`, `trl/scripts/utils.py:321-324` in trl-1.16.0: `--config=PATH` is not seen)."""
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
@@ -298,7 +303,11 @@ def _script_verdict(
                 return FlagReader.UNKNOWN, ""
             found = flag_reader(path, field_name(flag), rules)
             by_kind = {VerdictKind.OWN: FlagReader.PARSED, VerdictKind.UNSURE: FlagReader.UNSURE}
-            return by_kind.get(found.kind, FlagReader.SURE), found.why
+            verdict = by_kind.get(found.kind, FlagReader.SURE)
+            if verdict == FlagReader.SURE and (test := _mentioned(text, flag)) is not None:
+                where, tested = f"{path.name}:{test.lineno}", ast.unparse(test)
+                return FlagReader.UNSURE, codes.message("flag", "mentioned", flag=flag, where=where, test=tested)
+            return verdict, found.why
         if (folder / ".git").exists():
             break
     return FlagReader.UNKNOWN, ""
@@ -313,6 +322,17 @@ def _abbreviated(text: str, flag: str) -> list[str]:
         return abbreviated(ast.parse(text), flag)
     except (SyntaxError, ValueError, RecursionError):
         return []  # a script that cannot be parsed does not run: reported when it is checked itself
+
+
+def _mentioned(text: str, flag: str) -> ast.expr | None:
+    """The script's own test for `flag` among its words (`argflags.mentioned`): the script is a consumer of the flag
+    too, so renaming it is not safe. The file is parsed only when the flag is quoted in it."""
+    if not re.search(rf"[\"']{re.escape(flag)}=?[\"']", text):
+        return None
+    try:
+        return mentioned(ast.parse(text), flag)
+    except (SyntaxError, ValueError, RecursionError):
+        return None  # a script that cannot be parsed does not run: reported when it is checked itself
 
 
 def _in_project(path: Path, base: Path) -> bool:
@@ -334,6 +354,8 @@ class Program:
     this project's."""
     present: frozenset[str] = frozenset()
     """Every flag the program gets (spelt `--a_b`), from its words and the variables they expand."""
+    configs: tuple[str, ...] = ()
+    """The config files it is given after a word `--config` (TRL's `TrlParser`), as written."""
 
     def verdict(self, base: Path | None, rules: Rules, flag: str) -> tuple[FlagReader, str]:
         """See `_script_verdict`."""
@@ -362,6 +384,10 @@ def flag_hit(
     via = f" through `${through}`" if through else ""
     if normal(row.new) in program.present:
         return registered(row, start, code="both-names", who=f"`{name}` gets", old=flag, new=row.new, to="")
+    config, sets = _config_sets(row, program, base)
+    if sets == field_name(str(row.new)):
+        to = codes.message("flag", "in-config", config=config)
+        return registered(row, start, code="both-names", who=f"`{name}` gets", old=flag, new=sets, to=to)
     if verdict == FlagReader.OWN:
         return registered(row, start, code="own-flag", form="add_argument", who=f"`{name}`", flag=flag)
     if verdict == FlagReader.ABBREVIATED:
@@ -386,6 +412,9 @@ def flag_hit(
     unsafe = None
     if program.image is not None:
         unsafe = codes.message("flag", "unsafe-image", name=name, image=program.image)
+    elif config:
+        form = "unsafe-unread" if sets is None else "unsafe-config"
+        unsafe = codes.message("flag", form, config=config, old=field_name(flag), new=field_name(str(row.new)))
     elif verdict == FlagReader.UNSURE:
         unsafe = codes.message("flag", "unsafe-parser", name=name, why=why)
     return rename(
@@ -398,6 +427,30 @@ def flag_hit(
         section="config",
         unsafe=unsafe,
     )
+
+
+def _configs(args: list[Word]) -> tuple[str, ...]:
+    """The words after each word `--config` of a command's arguments (`Program.configs`)."""
+    return tuple(args[k + 1].value for k in range(len(args) - 1) if args[k].value == CONFIG_FLAG)
+
+
+def _config_sets(row: Rename, program: Program, base: Path | None) -> tuple[str, str | None]:
+    """(the config file `program` is given, which of `row`'s names it sets at its top level, or `None` when it cannot
+    be read), for the first given that sets one or cannot be read; `("", "")` when none does. A value from the file
+    and a flag on the command line meet in one parser (`TrlParser` makes the file's keys the defaults): renamed, the
+    flag is no longer the same field as the file's key, and TrainingArguments keeps the new name's value."""
+    for config in program.configs:
+        if base is None or program.cwd is None:
+            return config, None  # run from a folder the tool does not know
+        try:
+            data = yaml.safe_load((base / program.cwd / config).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError, TypeError):
+            return config, None
+        keys = data if isinstance(data, dict) else {}
+        for name in (field_name(str(row.new)), field_name(str(row.old))):
+            if name in keys:
+                return config, name
+    return "", ""
 
 
 def analyse(
@@ -647,7 +700,7 @@ class _Reader:
             return
         index, kind, name = found
         args = words[index + 1 :]
-        target = Program(kind, name, cwd, image, self._present(words, index, expanded))
+        target = Program(kind, name, cwd, image, self._present(words, index, expanded), _configs(args))
         if self.launches is not None:
             self.launches.append((target, self._expanded(args)))
             return

@@ -2,7 +2,7 @@
 
 Only the key's own characters change; quoting, comments, indentation, key order and everything else keep their
 bytes. PyYAML's composed nodes give each key's span; JSON goes through `checkpointing_migrate.jsonpos`. Nested keys are
-never renamed: DeepSpeed's `activation_checkpointing` section and accelerate's `fsdp_config` options are other things.
+never renamed (DeepSpeed's `activation_checkpointing` section is another thing), only reported one level down.
 """
 
 from __future__ import annotations
@@ -62,6 +62,30 @@ def _keys_hits(
     return hits
 
 
+def _nested_hits(
+    sections: list[tuple[str, list[tuple[str, int, str]]]],
+    options: Options,
+    fmt: str,
+    path: Path | None,
+    readers: Readers | None,
+) -> list[Hit]:
+    """Hazards for old keys one level down (section name, its keys as for `_keys_hits`), in a file the project loads
+    itself: its code may hand the section on (`TrainingArguments(**cfg["training"])`), where the old key warns, but
+    may read it back too. Never renamed (a nested key is often another tool's: DeepSpeed's, accelerate's), but not
+    silent either where the project's own loader is shown reading the file."""
+    hits = []
+    for section, keys in sections:
+        for key, start, raw in keys:
+            if key not in options.rules.keys or raw.find(key) < 0 or path is None or readers is None:
+                continue
+            found = readers(path, key, options)
+            if found.kind == VerdictKind.OWN:
+                row = options.rules.keys[key]
+                subject = message("config-key", "nested", fmt=fmt, old=row.old, section=section)
+                hits.append(registered(row, start + raw.find(key), code="own-reader", subject=subject, why=found.why))
+    return hits
+
+
 Readers = Callable[[Path, str, Options], Verdict]
 """Who the project shows reads a key of the config file at a path (`checkpointing_migrate.configreaders.consumer`)."""
 
@@ -91,6 +115,15 @@ def analyse_yaml(text: str, options: Options, path: Path | None = None, readers:
                 if isinstance(k, yaml.ScalarNode)
             ]
             hits += _keys_hits(keys, options, "YAML", path, readers)
+            sections = [
+                (
+                    k.value,
+                    [(n.value, n.start_mark.index, text[n.start_mark.index : n.end_mark.index]) for n, _ in v.value],
+                )
+                for k, v in root.value
+                if isinstance(k, yaml.ScalarNode) and isinstance(v, yaml.MappingNode)
+            ]
+            hits += _nested_hits(sections, options, "YAML", path, readers)
     return hits
 
 
@@ -118,4 +151,9 @@ def analyse_json(text: str, options: Options, path: Path | None = None, readers:
     if not isinstance(root, jsonpos.JObject):
         return []
     keys = [(k.value, k.start, text[k.start : k.end]) for k, _ in root.items]
-    return _keys_hits(keys, options, "JSON", path, readers)
+    sections = [
+        (k.value, [(n.value, n.start, text[n.start : n.end]) for n, _ in v.items])
+        for k, v in root.items
+        if isinstance(v, jsonpos.JObject)
+    ]
+    return _keys_hits(keys, options, "JSON", path, readers) + _nested_hits(sections, options, "JSON", path, readers)

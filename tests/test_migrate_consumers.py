@@ -802,6 +802,32 @@ def test_a_configs_reader_is_the_call_that_reads_it(
     assert (finding["code"], finding.get("applicability")) == READER_CASES[reader]
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "line"),
+    [
+        ("conf.yaml", "training:\n  output_dir: out\n  gradient_checkpointing: true\n", 3),
+        ("conf.json", '{"training": {"output_dir": "out", "gradient_checkpointing": true}}\n', 1),
+    ],
+    ids=["yaml", "json"],
+)
+def test_an_old_key_one_level_down_in_a_config_the_project_loads_itself_is_a_hazard(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str, line: int
+) -> None:
+    """`TrainingArguments(**cfg["training"])` of a file loaded with `yaml.safe_load` (or `json.load`) warns for the
+    key under `training:`: reported where it is, never renamed (a nested key is often another tool's)."""
+    loader = "yaml.safe_load" if name.endswith(".yaml") else "json.load"
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    (tmp_path / name).write_text(text)
+    (tmp_path / "main.py").write_text(
+        f"import json\nimport yaml\nfrom transformers import TrainingArguments\n\ncfg = {loader}(open('{name}'))\n"
+        "args = TrainingArguments(**cfg['training'])\n"
+    )
+    (finding,) = [f for f in _scan(tmp_path, capsys) if str(f["path"]).endswith(name)]
+    assert (finding["code"], finding["severity"], finding["line"]) == ("own-reader", "hazard", line)
+    assert finding["message"].startswith(f"{name[-4:].upper()} key `gradient_checkpointing` under `training`")
+    assert f"main.py:5 loads this file with `{loader}`" in finding["message"]
+
+
 IMPORTERS = {
     "from conf import DEFAULTS\n\nprint(DEFAULTS['gradient_checkpointing'])\n": "`user.py:3`",
     "import conf\n\nprint(conf.DEFAULTS.get('gradient_checkpointing'))\n": "`user.py:3`",

@@ -45,8 +45,8 @@ def test_a_file_is_known_by_its_place_name_or_suffix(path: str, kind: str | None
 
 def test_the_unknown_kind_message_lists_the_registry_in_its_order() -> None:
     assert kinds.known_kinds() == (
-        "suffixes .py .pyi .ipynb .yaml .yml .json .sh .bash .md .markdown, the names Makefile makefile GNUmakefile "
-        ".mk Dockerfile Containerfile .dockerfile .vscode/launch.json .github/workflows/*.yml "
+        "suffixes .py .pyi .ipynb .yaml .yml .json .sh .bash .md .markdown .args, the names Makefile makefile "
+        "GNUmakefile .mk Dockerfile Containerfile .dockerfile .vscode/launch.json .github/workflows/*.yml "
         ".github/workflows/*.yaml, or a first line `#!` running python, sh, bash, zsh, dash, ksh"
     )
 

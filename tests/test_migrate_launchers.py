@@ -330,3 +330,85 @@ def test_a_flag_after_a_wrapper_option_not_followed_names_the_option(
     assert finding["message"].startswith(
         "`--gradient_checkpointing` comes after `-S`, an option of `env` the tool does not follow"
     )
+
+
+def test_a_script_that_looks_for_the_flag_in_its_words_itself_gets_an_unsafe_fix_naming_the_test(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`train.py` parses its arguments with HfArgumentParser but also picks its batch size by `"--gradient_checkpointing"
+    in sys.argv`: renamed, that test no longer sees the flag, so the rename is not safe."""
+    shutil.copy(TREE / "pyproject.toml", tmp_path)
+    (tmp_path / "train.py").write_text(
+        "import sys\nfrom transformers import HfArgumentParser, TrainingArguments\n\n"
+        "use_gc = '--gradient_checkpointing' in sys.argv\n"
+        "(args,) = HfArgumentParser(TrainingArguments).parse_args_into_dataclasses()\n"
+    )
+    (tmp_path / "run.sh").write_text("python train.py --output_dir out --gradient_checkpointing\n")
+    capsys.readouterr()
+    main(["scan", "--format", "json", str(tmp_path / "run.sh")])
+    (found,) = json.loads(capsys.readouterr().out)
+    assert (found["code"], found["applicability"]) == ("flag", "unsafe")
+    assert (
+        "`train.py` parses it with an HfArgumentParser, but it also looks for `--gradient_checkpointing` among its "
+        "words itself (`'--gradient_checkpointing' in sys.argv`, `train.py:4`)" in found["message"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("config", "code", "applicability", "says"),
+    [
+        ("activation_checkpointing: true\n", "both-names", None, "(the key of `sft.yaml`, its `--config`)"),
+        (
+            "gradient_checkpointing: true\n",
+            "flag",
+            "unsafe",
+            "`sft.yaml`, its `--config`, sets `gradient_checkpointing`",
+        ),
+        (None, "flag", "unsafe", "it is also given `sft.yaml` (`--config`), which the tool cannot read"),
+    ],
+    ids=["new-key", "old-key", "unread"],
+)
+def test_a_flag_given_with_a_trl_config_that_sets_either_name_is_never_a_safe_fix(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    config: str | None,
+    code: str,
+    applicability: str | None,
+    says: str,
+) -> None:
+    """`TrlParser` makes the `--config` file's keys its defaults: with `activation_checkpointing: true` there, the old
+    flag's `false` loses to the file's new key, and renamed it wins (measured: `ckpt` goes from True to False)."""
+    shutil.copy(TREE / "pyproject.toml", tmp_path)
+    (tmp_path / "sft.py").write_text(
+        "from trl import SFTConfig, TrlParser\n\n(args,) = TrlParser((SFTConfig,)).parse_args_and_config()\n"
+    )
+    if config is not None:
+        (tmp_path / "sft.yaml").write_text("output_dir: out\n" + config)
+    (tmp_path / "run.sh").write_text("python sft.py --config sft.yaml --gradient_checkpointing false\n")
+    capsys.readouterr()
+    main(["scan", "--format", "json", str(tmp_path / "run.sh")])
+    (found,) = json.loads(capsys.readouterr().out)
+    assert (found["code"], found.get("applicability")) == (code, applicability)
+    assert says in found["message"]
+
+
+def test_an_args_file_holds_flags_of_the_script_that_reads_it(tmp_path: Path) -> None:
+    """`parse_args_into_dataclasses()` reads `train.args` next to `train.py` (`look_for_args_file=True` by default),
+    and the file `args_filename=` names: their flags warn as on the command line, and are fixed by the same rule; an
+    `.args` file no script reads (`look_for_args_file=False`, or no script at all) is left alone."""
+    shutil.copy(TREE / "pyproject.toml", tmp_path)
+    parse = (
+        "from transformers import HfArgumentParser, TrainingArguments\n\nparser = HfArgumentParser(TrainingArguments)\n"
+    )
+    (tmp_path / "train.py").write_text(parse + "(args,) = parser.parse_args_into_dataclasses()\n")
+    (tmp_path / "sweep.py").write_text(
+        parse + "(args,) = parser.parse_args_into_dataclasses(args_filename='sweep.args')\n"
+    )
+    (tmp_path / "off.py").write_text(parse + "(args,) = parser.parse_args_into_dataclasses(look_for_args_file=False)\n")
+    flags = "--output_dir out\n--gradient_checkpointing true\n"
+    for name in ("train", "sweep", "off", "lonely"):
+        (tmp_path / f"{name}.args").write_text(flags)
+    assert main(["fix", "--write", str(tmp_path)]) in (0, 1)
+    renamed = flags.replace("--gradient_checkpointing", "--activation_checkpointing")
+    for name, wanted in (("train", renamed), ("sweep", renamed), ("off", flags), ("lonely", flags)):
+        assert (tmp_path / f"{name}.args").read_text() == wanted, name
