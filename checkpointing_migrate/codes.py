@@ -626,6 +626,29 @@ _CODES = (
         },
     ),
     Code(
+        code="asserts-warning",
+        severity=Severity.INFO,
+        effect="warns",
+        section="script",
+        summary="an old name inside a test that expects its deprecation warning (`pytest.warns`, `assertWarns`)",
+        explanation="The use is inside `with pytest.warns(...)`, `pytest.deprecated_call()`, "
+        "`warnings.catch_warnings(record=True)` or `self.assertWarns(...)` (or passed to the call form of one of "
+        'them): the test exists to check that the old name warns, and renamed it would fail ("DID NOT WARN"). It '
+        "is not rewritten; remove the test when the old name is removed.",
+        example=(
+            "test_alias.py",
+            (
+                "import pytest\nfrom transformers import AutoModelForCausalLM\n\n\ndef test_alias():\n"
+                "    model = AutoModelForCausalLM.from_pretrained('out')\n"
+                "    with pytest.deprecated_call():\n        model.gradient_checkpointing_enable()\n"
+            ),
+        ),
+        messages={
+            "": "`{old}` inside `{helper}`, which expects the warning the old name gives: a test of the deprecation, "
+            "so it is not rewritten (renamed, it would not warn); remove the test when `{old}` is removed",
+        },
+    ),
+    Code(
         code="not-renamed",
         severity=Severity.INFO,
         effect="not-deprecated",
@@ -990,11 +1013,13 @@ SHARED: Mapping[str, str] = {
     # A `write`'s and a `read`'s `maybe`: the receiver is only conventionally named like training arguments.
     "maybe": " (if `{receiver}` is TrainingArguments)",
     "gated-why": "not rewritten: {allowed}, and releases before {since} lack the new name",
-    # How a rename in a notebook cell or a Markdown fence starts when its edit cannot be placed in the file (`Piece.back`),
+    # How a rename in a notebook cell, a Markdown fence or a doctest starts when its edit cannot be placed in the file (`Piece.back`),
     # and its short reason: a name spelt with JSON escapes, an edit across an indented fence's lines.
     "json-escapes": "the name is written with JSON escapes, rename it by hand",
     "across-indent": "the rewrite spans the fence's indentation, rename it by hand",
     "indented-fence": "spans an indented fence's lines: rename it by hand",
+    "across-prompts": "the rewrite spans a doctest's prompts, rename it by hand",
+    "doctest-lines": "spans a doctest's lines: rename it by hand",
     "declare": "declare transformers>={since} ({places}) or pass --target transformers=={since}",
     "once": "once the requirement is transformers>={since} this becomes a fix",
     # What to write when releases before `since` must keep working (`gated`'s `pattern`), by the rename's kind.

@@ -68,7 +68,7 @@ class Kind(NamedTuple):
 KINDS = (
     Kind(
         FileKind.PYTHON,
-        "checkpointing_migrate.python:analyse",
+        "checkpointing_migrate.python:analyse_file",
         suffixes=(".py", ".pyi"),
         interpreters=("python",),
         syntax=FileKind.PYTHON,

@@ -14,7 +14,7 @@ from checkpointing_migrate import python, shell, yaml_json
 from checkpointing_migrate.codes import Severity, message, shared
 from checkpointing_migrate.hits import Hit, Options
 from checkpointing_migrate.kinds import FileKind
-from checkpointing_migrate.pieces import Piece, Run
+from checkpointing_migrate.pieces import Piece, of_lines, prompted
 
 _OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*\{?\.?(?P<lang>[\w+-]*)[^\n]*$", re.MULTILINE)
 LANGUAGES = {
@@ -58,39 +58,11 @@ def fences(text: str) -> list[Piece]:
         language = m.group("lang").lower()
         if language in _SESSIONS:
             kind, prompts, bare = _SESSIONS[language]
-            out.append(_piece(kind, _prompted(lines, prompts, bare)))
+            out.append(of_lines(kind, prompted(lines, prompts, bare)))
         elif language in LANGUAGES:
-            out.append(_piece(LANGUAGES[language], lines))
+            out.append(of_lines(LANGUAGES[language], lines))
         pos = end.end() if end else len(text)
     return out
-
-
-def _prompted(lines: list[tuple[int, str]], prompts: tuple[str, ...], bare: tuple[str, ...]) -> list[tuple[int, str]]:
-    """The input lines of a session (after a prompt, or continuing a `\\` line), without the prompts."""
-    out: list[tuple[int, str]] = []
-    continued = False
-    for offset, line in lines:
-        body = line.rstrip("\r\n")
-        prompt = next((p for p in prompts if line.startswith(p)), None)
-        if prompt is not None:
-            out.append((offset + len(prompt), line[len(prompt) :]))
-        elif body in bare:
-            out.append((offset + len(body), line[len(body) :]))
-        elif continued:
-            out.append((offset, line))
-        else:
-            continue
-        continued = body.endswith("\\") and not bare
-    return out
-
-
-def _piece(language: FileKind, lines: list[tuple[int, str]]) -> Piece:
-    """The lines `(file offset, text)` of a fence as one piece, each line a stretch copied as is."""
-    runs, at = [], 0
-    for offset, line in lines:
-        runs.append(Run(at, offset, len(line), True))
-        at += len(line)
-    return Piece("".join(line for _, line in lines), language, tuple(runs))
 
 
 def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:

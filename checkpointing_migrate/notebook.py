@@ -1,8 +1,8 @@
 """Jupyter notebooks: check the code cells, and patch the renamed names inside the notebook's JSON text.
 
 Never re-serialised: each code cell's `source` strings are found with their spans (`jsonpos`), the cell is checked as
-Python (`!cmd`, `%run`, `%%bash`, `%%writefile x.sh` as shell, `%%writefile x.yaml` as a config), each edit is mapped
-back into the raw JSON string it falls in (every other byte is kept), and a finding says where it is in its cell.
+Python (`!cmd`, `%run`, `%%bash` as shell; `%%writefile x.py`, `x.sh`, `x.yaml` as the file written), each edit is
+mapped back into the raw JSON string it falls in (every other byte is kept), and a finding says where it is in its cell.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ _ESCAPE = re.compile(r"[ \t]*(?P<target>[\w.]+(?:[ \t]*,[ \t]*[\w.]+)*[ \t]*=[ \
 _RUN = re.compile(r"run[ \t]+(?:-[A-Za-z]+[ \t]+)*(?=[^ \t-])")
 """`%run [-i] train.py ARGS`: IPython runs the script with ARGS as its `sys.argv`, as `python train.py ARGS` does."""
 _WRITEFILE = re.compile(r"%%writefile[ \t]+(?:(?:-a|--append)[ \t]+)?(?P<name>\S+)")
-"""`%%writefile train.sh`: the cell is that script's text, checked as shell."""
+"""`%%writefile train.sh`: the cell is that file's text, checked as the file it writes (`_written`)."""
 _HELP = re.compile(r"[ \t]*(?:\?\??[\w.*]+|[\w.*]+\?\??)[ \t]*$")
 """A help line: `obj?`, `obj??`, `?obj`, `??obj` (a dotted name, maybe with `*` wildcards)."""
 
@@ -235,12 +235,18 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
 
 
 def _written(name: str, body: str, options: Options, base: Path | None) -> list[Hit]:
-    """Hits in the body of a `%%writefile NAME` cell when NAME is a shell script (the launch command it holds) or a
-    YAML or JSON config (by its suffix; read as a Markdown fence is: no reader of it is proven); a Python file
-    written this way, or a config that does not parse, is not checked (the cell may be a fragment, or a template)."""
+    """Hits in the body of a `%%writefile NAME` cell, checked as the file it writes (by NAME's suffix): a Python
+    module (alone: the notebook's names are not its), a shell script (the launch command it holds), or a YAML or JSON
+    config (read as a Markdown fence is: no reader of it is proven); one that does not parse is not checked (the cell
+    may be a fragment, or a template)."""
     kind = kind_of(name, sniff=False)
     if kind == FileKind.SHELL:
         return shell.analyse(body, options, base)
+    if kind == FileKind.PYTHON:
+        try:
+            return python.analyse_file(body, options, base)
+        except (SyntaxError, ValueError):
+            return []
     if kind not in (FileKind.YAML, FileKind.JSON):
         return []
     try:

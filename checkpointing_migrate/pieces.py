@@ -87,3 +87,33 @@ def shift(hit: Hit, by: int) -> Hit:
     """`hit` found in a part of a piece that starts `by` characters into it."""
     edits = tuple(Edit(e.start + by, e.end + by, e.new) for e in hit.edits)
     return replace(hit, start=hit.start + by, edits=edits)
+
+
+def prompted(lines: list[tuple[int, str]], prompts: tuple[str, ...], bare: tuple[str, ...]) -> list[tuple[int, str]]:
+    """The input lines of a session (after a prompt, or continuing a `\\` line), without the prompts: a `pycon` or
+    `console` fence, a doctest."""
+    out: list[tuple[int, str]] = []
+    continued = False
+    for offset, line in lines:
+        body = line.rstrip("\r\n")
+        prompt = next((p for p in prompts if line.startswith(p)), None)
+        if prompt is not None:
+            out.append((offset + len(prompt), line[len(prompt) :]))
+        elif body in bare:
+            out.append((offset + len(body), line[len(body) :]))
+        elif continued:
+            out.append((offset, line))
+        else:
+            continue
+        continued = body.endswith("\\") and not bare
+    return out
+
+
+def of_lines(language: FileKind, lines: list[tuple[int, str]]) -> Piece:
+    """The lines `(file offset, text)` of a Markdown fence or a docstring's doctest as one piece, each line a stretch
+    copied as is."""
+    runs, at = [], 0
+    for offset, line in lines:
+        runs.append(Run(at, offset, len(line), True))
+        at += len(line)
+    return Piece("".join(line for _, line in lines), language, tuple(runs))

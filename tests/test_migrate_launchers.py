@@ -240,10 +240,12 @@ def test_a_fix_inside_a_string_quoted_with_escapes_is_an_info_in_json_too(
 
 
 def test_a_written_config_that_does_not_parse_is_left_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A `%%writefile cfg.yaml` cell or a `COPY <<EOF cfg.json` heredoc may be a template: no finding, no error."""
+    """A `%%writefile cfg.yaml` (or `tpl.py`) cell or a `COPY <<EOF cfg.json` heredoc may be a template: no finding,
+    no error."""
     shutil.copy(TREE / "pyproject.toml", tmp_path)
     cell = {"cell_type": "code", "source": ["%%writefile cfg.yaml\n", "gradient_checkpointing: [{{ flag }\n"]}
-    (tmp_path / "cells.ipynb").write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4}))
+    code = {"cell_type": "code", "source": ["%%writefile tpl.py\n", "model.gradient_checkpointing_enable({{ x }\n"]}
+    (tmp_path / "cells.ipynb").write_text(json.dumps({"cells": [cell, code], "metadata": {}, "nbformat": 4}))
     (tmp_path / "Dockerfile").write_text('COPY <<EOF cfg.json\n{"gradient_checkpointing": {{ flag }}\nEOF\n')
     capsys.readouterr()
     assert main(["scan", "--format", "json", str(tmp_path)]) == 0

@@ -74,7 +74,7 @@ NOTEBOOK = _notebook(
                 "out = !python train.py --gradient_checkpointing true",
             ],
         ),
-        ("code", ["%%writefile other.py\n", "model.gradient_checkpointing_enable()\n"]),
+        ("code", ["%%writefile notes.txt\n", "model.gradient_checkpointing_enable()\n"]),
     ]
 )
 
@@ -105,7 +105,7 @@ def test_escapes_are_left_and_the_python_and_shell_around_them_fixed(project: Pa
     ):
         assert old in expected
         expected = expected.replace(old, old.replace("gradient_checkpointing", "activation_checkpointing"))
-    # The help line, the other magics and the %%writefile cell (not Python) keep their bytes.
+    # The help line, the other magics and the %%writefile cell (a text file, not Python) keep their bytes.
     assert (project / "explore.ipynb").read_text() == expected
 
 

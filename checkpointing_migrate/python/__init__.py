@@ -12,11 +12,11 @@ from pathlib import Path
 
 from checkpointing_migrate.hits import Hit, Options
 from checkpointing_migrate.pylex import Source, candidate_lines, identifiers, only_planned
-from checkpointing_migrate.python import statements
+from checkpointing_migrate.python import doctests, statements, warning_tests
 from checkpointing_migrate.python.context import File
 from checkpointing_migrate.python.walk import run_of, walk
 
-__all__ = ["Source", "analyse", "context_of", "identifiers"]
+__all__ = ["Source", "analyse", "analyse_file", "context_of", "identifiers"]
 
 
 def analyse(text: str, options: Options, context: ast.Module | None = None, base: Path | None = None) -> list[Hit]:
@@ -36,7 +36,14 @@ def analyse(text: str, options: Options, context: ast.Module | None = None, base
     if not lines:
         return []
     tree = ast.parse(text)
-    return walk(File(source, tree, lines, options, run_of(options), context, base))
+    hits = walk(File(source, tree, lines, options, run_of(options), context, base))
+    return warning_tests.kept(tree, source, hits)  # a test of the deprecation needs the old name
+
+
+def analyse_file(text: str, options: Options, base: Path | None = None) -> list[Hit]:
+    """The hits in a Python file: its code's (`analyse`), then its docstrings' doctests', each judged alone."""
+    found = analyse(text, options, None, base)
+    return found + doctests.hits(text, options, lambda code: analyse(code, options, None, base))
 
 
 def context_of(pieces: list[str]) -> ast.Module:

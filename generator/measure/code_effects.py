@@ -50,6 +50,7 @@ ENABLE_OLD = "gradient_checkpointing_enable"
 
 FORMS: dict[tuple[str, str], tuple[Probe, ...]] = {
     ("call", ""): (Probe("method", MODEL, Scenario.CALL_ON_A_FRESH_MODEL, "old"),),
+    ("asserts-warning", ""): (Probe("method", MODEL, Scenario.CALL_ON_A_FRESH_MODEL, "old"),),
     ("kwargs-unpacked", ""): (Probe("method", MODEL, Scenario.CALL_ON_A_FRESH_MODEL, "old"),),
     ("keyword", ""): (
         Probe("field", ARGS, Scenario.SET_IN_THE_CONSTRUCTOR, "old"),
