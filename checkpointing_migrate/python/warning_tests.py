@@ -24,6 +24,8 @@ def kept(tree: ast.Module, source: Source, hits: list[Hit]) -> list[Hit]:
     """`hits`, with every fix (or reference) inside a block or call that expects a warning made an `asserts-warning`."""
     if not any(h.severity == Severity.FIX or h.code == "reference" for h in hits):
         return hits
+    if not any(name in source.text for name in (*_EXPECTING, "catch_warnings")):
+        return hits  # no helper is named: the walk of the whole tree is not needed
     spans = [
         (source.offset(n.lineno, n.col_offset), source.offset(n.end_lineno, n.end_col_offset), helper)
         for n, helper in _expecting(tree)
