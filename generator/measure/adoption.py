@@ -558,7 +558,7 @@ def declared_fields(packages: list[Path], fields: Mapping[str, Rename]) -> froze
                 tree = ast.parse(text)
             except (SyntaxError, ValueError):
                 continue
-            for node in _classes(tree):
+            for node in _class_statements(tree):
                 found |= {
                     s.target.id
                     for s in node.body
@@ -567,7 +567,7 @@ def declared_fields(packages: list[Path], fields: Mapping[str, Rename]) -> froze
     return frozenset(found)
 
 
-def _classes(tree: ast.Module) -> Iterator[ast.ClassDef]:
+def _class_statements(tree: ast.Module) -> Iterator[ast.ClassDef]:
     """Every class of the module, nested ones too, found by a walk of its statements alone: no expression holds a
     class statement, and `ast.walk` of whole modules was most of the measurement's time."""
     pending: list[ast.AST] = list(tree.body)
