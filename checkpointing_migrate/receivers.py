@@ -8,18 +8,28 @@ override whose signature the new method cannot call. Everything else is `unknown
 from __future__ import annotations
 
 import ast
-import builtins
 import dataclasses
 import functools
 import re
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import TypeVar
 
+from checkpointing_migrate.argsclasses import declared_field, field_named, worst_early
 from checkpointing_migrate.codes import shared
 from checkpointing_migrate.project import project_folder, python_files
+from checkpointing_migrate.pysyntax import (
+    class_body,
+    is_builtin_call,
+    is_name,
+    module_statements,
+    pattern_capture,
+    rebound_inside,
+    string,
+    string_key,
+)
 from checkpointing_migrate.rules import Rules
 from checkpointing_migrate.table import RenameKind
 
@@ -134,50 +144,6 @@ UNKNOWN = Kind(ReceiverKind.UNKNOWN, "")
 MAX_HOPS = 3
 """How many imports deep a class is followed into the project's other modules."""
 
-_HELPER_DEPTH = 3
-"""How many calls deep `__post_init__` is followed for an early read of an old field: `self.<method>()` calls, and
-calls of a function `self` is passed to (`check(self)`), which the tool cannot see past this depth."""
-
-_BUILTINS = frozenset(dir(builtins))
-"""Python's own functions (`super(Args, self)`, `isinstance(self, Args)`): `self` passed to one is no early read (the
-two that read a field by name, `getattr` and `vars`, are read as such: `_field_read`, `_unnamed_read`)."""
-
-
-@dataclass(frozen=True)
-class _Early:
-    """What a `__post_init__` does with `self` before it calls up that renaming the old keyword changes."""
-
-    node: ast.AST
-    """The read of an old field, or the call that passes the object to a function the tool cannot read."""
-    calls: tuple[str, ...]
-    """The calls that reach it (`self._check()`, `check(self)`)."""
-    file: str = ""
-    """The file `node` is in; `""`: the class's own."""
-    func: str = ""
-    """For a call: the function, as spelt there (`node` is then no read)."""
-    passed: str = ""
-    """For a call: the name it passes the object as (`self`, or a parameter of a function that passes it on)."""
-    unnamed: bool = False
-    """`node` reads a field the tool cannot name (`getattr(self, key)`, `vars(self)`): maybe the old one."""
-    written: bool = False
-    """`node` writes the old or the new field (`self.old = ...`, `setattr(self, "new", ...)`): which of the two
-    TrainingArguments then keeps depends on which name the caller passed."""
-
-    @property
-    def sure(self) -> bool:
-        """Whether `node` surely reads an old field (no call the tool cannot read, no field it cannot name)."""
-        return not self.func and not self.unnamed
-
-
-def _worse(found: _Early | None, other: _Early | None) -> _Early | None:
-    """The worse of two early uses: a sure read over one that may be, else the first found."""
-    return other if found is None or (other is not None and other.sure and not found.sure) else found
-
-
-_Class = tuple["Receivers", ast.ClassDef]
-"""The class whose `__post_init__` is read, with the reader of its module: where a method called on the object is
-looked up, wherever the call is."""
-
 
 _T = TypeVar("_T")
 
@@ -235,48 +201,6 @@ def module_file(base: Path, module: str) -> Path | None:
     return None
 
 
-def _statements(tree: ast.Module, *, nested: bool) -> Iterator[ast.stmt]:
-    """Every statement of the module, in source order; with `nested` False, not those inside functions or classes
-    (the class statements themselves are yielded)."""
-    pending: list[ast.stmt] = tree.body[::-1]  # a stack, next statement last: popping the front was quadratic
-    while pending:
-        node = pending.pop()
-        yield node
-        if not nested and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        if not isinstance(node, _BLOCKS):
-            continue  # a simple statement (most are) holds none
-        pending += reversed(_inner_statements(node))
-
-
-_BLOCKS = tuple(
-    t
-    for t in vars(ast).values()
-    if isinstance(t, type) and issubclass(t, ast.stmt) and {"body", "cases"} & set(t._fields)
-)
-"""The statements that hold statements (`if`, `try`, `match`, `def` ...), found from `ast` itself, so none is missed."""
-
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-"""The statements that open a scope of their own, where `global` and `nonlocal` may name a name of another one."""
-
-COMPOUND = (*(t for t in _BLOCKS if not issubclass(t, _SCOPES)), ast.ExceptHandler, ast.match_case)
-"""The nodes between a class and a statement of its body that stay in the body's scope (`if`, `try` and its
-handlers, `with`, loops, `match` and its cases): a `def` there defines a method as one at the top level does."""
-
-
-def class_body(node: ast.ClassDef) -> list[ast.stmt]:
-    """The statements of a class body, in source order, with those inside its `COMPOUND` statements (a method defined
-    under `if` is the class's as much as one at the top level); not those of a function or class inside it."""
-    found: list[ast.stmt] = []
-    pending: list[ast.stmt] = node.body[::-1]
-    while pending:
-        statement = pending.pop()
-        found.append(statement)
-        if isinstance(statement, _BLOCKS) and not isinstance(statement, _SCOPES):
-            pending += reversed(_inner_statements(statement))
-    return found
-
-
 def _is_literal(value: ast.expr) -> bool:
     """Whether `value` is written as a constant or a literal container (`None`, `()`, `[]`): never a class."""
     if isinstance(value, ast.Constant):
@@ -327,7 +251,7 @@ class Receivers:
         """Names whose object gets another class (`x.__class__ = X`, `adapters.init(x)`), with the evidence."""
         # Imports, classes and assignments are statements: expressions are not walked. A module followed from another
         # one is asked only about its classes and imports: its top level is enough.
-        for node in _statements(tree, nested=hops == 0):
+        for node in module_statements(tree, nested=hops == 0):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 self._import(node)
             elif isinstance(node, ast.ClassDef):
@@ -410,7 +334,7 @@ class Receivers:
         if (
             len(node.targets) != 1
             or not isinstance(target := node.targets[0], ast.Name)
-            or not _is_builtin_call(call, "type")
+            or not is_builtin_call(call, "type")
             or "type" in self.imports
             or "type" in self.classes
         ):
@@ -421,7 +345,7 @@ class Receivers:
         bases, mapping = call.args[1], call.args[2]
         if not isinstance(mapping, ast.Dict):
             return None
-        keys = [(name, k, v) for k, v in zip(mapping.keys, mapping.values, strict=True) if (name := _string(k))]
+        keys = [(name, k, v) for k, v in zip(mapping.keys, mapping.values, strict=True) if (name := string(k))]
         if not any(name in self.rules.members for name, _, _ in keys):
             return None
         body: list[ast.stmt] = [
@@ -434,13 +358,13 @@ class Receivers:
     def _instance_dict(self, target: ast.expr) -> tuple[str, str] | None:
         """(`x`, old name) of `x.__dict__["old"]` or `vars(x)["old"]`: the instance whose old method an assignment
         there replaces (a class's `__dict__` cannot be assigned to)."""
-        name = _string_key(target)
+        name = string_key(target)
         if name not in self.rules.members or not isinstance(target, ast.Subscript):
             return None
         holder = target.value
         if isinstance(holder, ast.Attribute) and holder.attr == "__dict__":
             return ast.unparse(holder.value), name
-        if isinstance(holder, ast.Call) and _is_builtin_call(holder, "vars") and len(holder.args) == 1:
+        if isinstance(holder, ast.Call) and is_builtin_call(holder, "vars") and len(holder.args) == 1:
             return ast.unparse(holder.args[0]), name
         return None
 
@@ -485,7 +409,7 @@ class Receivers:
                 self._patched(owner, str(name.value), value)
                 if not self._takes_anything(value):
                     self.replaced.add((ast.unparse(owner), str(name.value)))
-            elif _string(name) is None and isinstance(owner, ast.Name) and owner.id in self.classes:
+            elif string(name) is None and isinstance(owner, ast.Name) and owner.id in self.classes:
                 self.unnamed_patches.setdefault(owner.id, call.lineno)
         elif isinstance(call.func, ast.Attribute) and call.func.attr == "update":
             self._dict_update(call)
@@ -497,14 +421,14 @@ class Receivers:
         holder = call.func.value if isinstance(call.func, ast.Attribute) else None
         if isinstance(holder, ast.Attribute) and holder.attr == "__dict__":
             owner = holder.value
-        elif isinstance(holder, ast.Call) and _is_builtin_call(holder, "vars") and len(holder.args) == 1:
+        elif isinstance(holder, ast.Call) and is_builtin_call(holder, "vars") and len(holder.args) == 1:
             owner = holder.args[0]
         else:
             return
         given = [(k.arg, k.value) for k in call.keywords if k.arg]
         for mapping in call.args:
             if isinstance(mapping, ast.Dict):
-                given += [(_string(k), v) for k, v in zip(mapping.keys, mapping.values, strict=True)]
+                given += [(string(k), v) for k, v in zip(mapping.keys, mapping.values, strict=True)]
         for name, value in given:
             if name in self.rules.members and not self._takes_anything(value):
                 self.replaced.add((ast.unparse(owner), name))
@@ -817,7 +741,7 @@ class Receivers:
         if (meta := next((k.value for k in node.keywords if k.arg == "metaclass"), None)) is not None:
             return shared("metaclass", cls=node.name, meta=ast.unparse(meta), line=node.lineno)
         for base in node.bases:
-            source = self.class_source(base) if not _is_name(base, "object") else None
+            source = self.class_source(base) if not is_name(base, "object") else None
             hook = next((s for s in class_body(source[0]) if _is_def(s, "__init_subclass__")), None) if source else None
             if hook is not None:
                 return shared("init-subclass", cls=node.name, base=ast.unparse(base), line=hook.lineno)
@@ -837,9 +761,9 @@ class Receivers:
         early = self._early_read(node)
         if early is not None and early.kind == ReceiverKind.MIXIN:
             return early
-        own = self._declared_field(node)
+        own = declared_field(self, node)
         if own is not None:
-            field, form = self._field_named(own)
+            field, form = field_named(self, own)
             what = shared("declares-field", cls=node.name, field=field, line=own.lineno)
             return Kind(ReceiverKind.MIXIN, what, own.lineno, form=form)
         for base_node, base in zip(node.bases, bases, strict=True):
@@ -847,12 +771,12 @@ class Receivers:
                 continue
             local = self.classes.get(base_node.id) if isinstance(base_node, ast.Name) else None
             source = (local, "") if local is not None else self.class_source(base_node)
-            declared = self._declared_field(source[0]) if source is not None else None
+            declared = declared_field(self, source[0]) if source is not None else None
             if source is not None and declared is not None:
                 file = source[1]
                 where = shared("line", line=declared.lineno)
                 where = shared("in-file", where=where, file=file) if file else where
-                field, form = self._field_named(declared)
+                field, form = field_named(self, declared)
                 what = shared("inherits-field", cls=node.name, field=field, base=source[0].name, where=where)
                 return Kind(ReceiverKind.MIXIN, what, 0 if file else declared.lineno, form=form)
             if local is not None or base.kind == ReceiverKind.ARGS_UNSURE:
@@ -866,38 +790,14 @@ class Receivers:
         unsure = next((b for b in bases if b.kind == ReceiverKind.ARGS_UNSURE), None)
         return early or unsure or Kind(ReceiverKind.ARGS, shared("subclasses-args", cls=node.name), node.lineno)
 
-    def _declared_field(self, node: ast.ClassDef) -> ast.AnnAssign | None:
-        """The declaration of an old field or of its new name in the class body (`gradient_checkpointing: bool =
-        False`), if any: a default of the new field wins over the old keyword, and the old field's own default is what
-        an early read sees once the keyword is renamed."""
-        return next(
-            (
-                s
-                for s in class_body(node)
-                if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id in self.both_fields
-            ),
-            None,
-        )
-
-    def _field_named(self, declared: ast.AnnAssign) -> tuple[str, str]:
-        """How a message names the field `declared` declares, and the form of `mixin-field` it calls for."""
-        name = ast.unparse(declared.target)
-        if name in self.rules.fields:
-            return shared("old-field"), ""
-        return shared("new-field", new=name), "new-field"
-
     def _early_read(self, node: ast.ClassDef) -> Kind | None:
         """What the class's `__post_init__` (its own or a base's in this module) does with the old field before it calls
         `super().__post_init__()` (where TrainingArguments moves the old field's value to the new one): a read of it
-        (`mixin`), in its body or in a method or function it calls first (`_read_in`), else a call of a function the
+        (`mixin`), in its body or in a method or function it calls first (`argsclasses`), else a call of a function the
         tool cannot read that `self` is passed to, or a read of a field it cannot name (`args-unsure`); `None` when
         neither. A class that defines `__post_init__` more than once (under `if` and `else`) may run any of them: the
         worst counts."""
-        worst: tuple[ast.ClassDef, _Early] | None = None
-        for owner, post_init in self._methods(node, "__post_init__"):
-            found = self._read_in(post_init, "self", (), "", (self, node), up_call(post_init))
-            if found is not None and (worst is None or _worse(worst[1], found) is found):
-                worst = owner, found
+        worst = worst_early(self, node)
         if worst is None:
             return None
         owner, found = worst
@@ -916,102 +816,6 @@ class Receivers:
             return Kind(ReceiverKind.ARGS_UNSURE, shared("early-unnamed", **names), 0 if found.file else line)
         return Kind(ReceiverKind.MIXIN, shared("early-read", verb="reads", **names), 0 if found.file else line)
 
-    def _read_in(
-        self,
-        func: ast.AST,
-        name: str,
-        calls: tuple[str, ...],
-        file: str,
-        cls: _Class | None = None,
-        until: int | None = None,
-        seen: frozenset[int] = frozenset(),
-    ) -> _Early | None:
-        """The first read of an old field on `name` in `func` (up to line `until`), with the calls that reach it
-        (`calls`; `file`: the file of `func`, `""` for the class's own): a method of the class `cls` called on `name`
-        (`self._check()`, or `args.validate()` in a function `self` is passed to as `args`) or a function `name` is
-        passed to (`check(self)`, `_passed_to`) runs whole, so every read in it counts. Failing a read, the first call
-        that passes `name` to a function the tool cannot read, or read of a field it cannot name (`_unnamed_read`): a
-        hazard is worth more than an unsafe fix; `seen`: the functions being read."""
-        unseen = None
-        keyed: set[int] = set()
-        for n in ast.walk(func):
-            if until is not None and getattr(n, "lineno", 0) > until:
-                continue
-            if self._field_read(n, name):
-                return _Early(n, calls, file)
-            if self._field_write(n, name):
-                return _Early(n, calls, file, written=True)
-            if self._unnamed_read(n, name, keyed):
-                unseen = unseen or _Early(n, calls, file, unnamed=True)
-            if not isinstance(n, ast.Call):
-                continue
-            if cls is not None and isinstance(n.func, ast.Attribute) and _is_name(n.func.value, name):
-                found = self._read_method(cls, n, calls, seen | {id(func)})
-            else:
-                found = self._passed_to(n, name, calls, file, cls, seen)
-            if found is not None and found.sure:
-                return found
-            unseen = unseen or found
-        return unseen
-
-    def _read_method(self, cls: _Class, call: ast.Call, calls: tuple[str, ...], seen: frozenset[int]) -> _Early | None:
-        """What the method `call` calls on the object does with it: every definition of it the class `cls` may run
-        (`_methods`) is read whole, through its first parameter, and the worst counts; `None` for a method the class
-        does not define in its module (transformers' own reads no old field early)."""
-        if len(calls) >= _HELPER_DEPTH or not isinstance(call.func, ast.Attribute):
-            return None
-        reader, node = cls
-        worst = None
-        for _, method in reader._methods(node, call.func.attr):
-            first = [*method.args.posonlyargs, *method.args.args][:1]
-            if id(method) in seen or not first:
-                continue  # a recursive call, or a method that takes no object (a `@staticmethod`)
-            inner = (*calls, ast.unparse(call))
-            worst = _worse(worst, reader._read_in(method, first[0].arg, inner, "", cls, None, seen | {id(method)}))
-        return worst
-
-    def _passed_to(
-        self,
-        call: ast.Call,
-        name: str,
-        calls: tuple[str, ...],
-        file: str,
-        cls: _Class | None,
-        seen: frozenset[int],
-    ) -> _Early | None:
-        """What the function `call` passes `name` to does with it: read in its module (this one, or the project module
-        it is imported from: `function_source`) like the caller, through the parameter that takes it. A function the
-        tool cannot read, or that takes it as `*args` or `**kwargs`, may read anything of it (a builtin reads
-        nothing)."""
-        given = [a for a in call.args if _is_name(a, name)] + [
-            k.value for k in call.keywords if _is_name(k.value, name)
-        ]
-        if not given or self._builtin(call.func):
-            return None
-        unseen = _Early(call, calls, file, ast.unparse(call.func), name)
-        source = self.function_source(call.func) if len(calls) < _HELPER_DEPTH else None
-        if source is None:
-            return unseen
-        reader, func, where = source
-        if id(func) in seen:
-            return None  # a recursive call: that function is being read already
-        params = _receiving(func, call, name)
-        if params is None:
-            return unseen
-        inner = (*calls, ast.unparse(call))
-        found = None
-        for param in params:  # `where` is "" for a function of this module, which is in `file`
-            found = _worse(found, reader._read_in(func, param, inner, where or file, cls, seen=seen | {id(func)}))
-            if found is not None and found.sure:
-                return found
-        return found
-
-    def _builtin(self, func: ast.expr) -> bool:
-        """Whether `func` is one of Python's own functions (a name the module does not bind otherwise)."""
-        if not isinstance(func, ast.Name) or func.id not in _BUILTINS:
-            return False
-        return func.id not in self.imports and func.id not in self.functions and func.id not in self.classes
-
     def function_source(self, expr: ast.expr) -> tuple[Receivers, ast.FunctionDef | ast.AsyncFunctionDef, str] | None:
         """The `def` of the module-level function `expr`: this module's, or the one of the project module it is
         imported from (followed like `class_source`, `MAX_HOPS` deep), with that module's reader and file name (`""`:
@@ -1025,66 +829,6 @@ class Receivers:
             return None
         (reader, func, inner), file = found
         return reader, func, inner or file
-
-    def _field_read(self, n: ast.AST, name: str) -> bool:
-        """Whether `n` reads an old field of `name` (`self`, or a parameter it is passed as): `name.old`,
-        `getattr(name, "old"[, default])`, or its entry in the instance dict (`name.__dict__["old"]`,
-        `vars(name)["old"]`, either's `.get("old")`)."""
-        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and n.attr in self.rules.fields:
-            return _is_name(n.value, name)
-        if isinstance(n, ast.Call) and _is_builtin_call(n, "getattr") and len(n.args) >= 2:
-            return _is_name(n.args[0], name) and _is_constant(n.args[1], self.rules.fields)
-        if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load):
-            return _instance_dict_of(n.value, name) and _string_key(n) in self.rules.fields
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "get" and n.args:
-            return _instance_dict_of(n.func.value, name) and _is_constant(n.args[0], self.rules.fields)
-        return False
-
-    def _field_write(self, n: ast.AST, name: str) -> bool:
-        """Whether `n` writes (or deletes) an old field of `name`, or its new name: `name.field = ...` (augmented
-        too), `setattr(name, "field", ...)` (`object.__setattr__` too), or its entry in the instance dict
-        (`name.__dict__["field"] = ...`)."""
-        if isinstance(n, ast.Attribute) and not isinstance(n.ctx, ast.Load) and n.attr in self.both_fields:
-            return _is_name(n.value, name)
-        if isinstance(n, ast.Call) and len(n.args) >= 2 and _is_setattr(n):
-            return _is_name(n.args[0], name) and _is_constant(n.args[1], self.both_fields)
-        if isinstance(n, ast.Subscript) and not isinstance(n.ctx, ast.Load):
-            return _instance_dict_of(n.value, name) and _string_key(n) in self.both_fields
-        return False
-
-    def _methods(
-        self, node: ast.ClassDef, name: str, depth: int = 0
-    ) -> list[tuple[ast.ClassDef, ast.FunctionDef | ast.AsyncFunctionDef]]:
-        """The class and `def` of each definition of the method `name` the class `node` may run: its own (every one: a
-        method defined under `if` and again under `else` is either), else those of the first of its bases in this
-        module that has one, depth first (a base from elsewhere or transformers' own is not read)."""
-        own = [
-            (node, item)
-            for item in class_body(node)
-            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == name
-        ]
-        if own or depth > 8:
-            return own
-        for base in node.bases:
-            if not isinstance(base, ast.Name) or base.id in self.imports:
-                continue
-            local = self.classes.get(base.id)
-            if local is not None and (found := self._methods(local, name, depth + 1)):
-                return found
-        return []
-
-    def _unnamed_read(self, n: ast.AST, name: str, keyed: set[int]) -> bool:
-        """Whether `n` reads a field of `name` the tool cannot name, maybe an old one: `getattr(name, key)` with a key
-        that is no string, or the instance dict (`vars(name)`, `name.__dict__`) put to any use but a string key's or a
-        write (`keyed`: the instance dicts seen so far under one, which `_field_read` tells; a walk meets them first)."""
-        if isinstance(n, ast.Call) and _is_builtin_call(n, "getattr") and len(n.args) >= 2:
-            return _is_name(n.args[0], name) and _string(n.args[1]) is None
-        if isinstance(n, ast.Subscript) and (_string_key(n) is not None or not isinstance(n.ctx, ast.Load)):
-            keyed.add(id(n.value))
-        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("get", "update"):
-            if n.func.attr == "update" or (n.args and _string(n.args[0]) is not None):
-                keyed.add(id(n.func.value))
-        return isinstance(n, ast.expr) and id(n) not in keyed and _instance_dict_of(n, name) and not _stored(n)
 
     # --- what names hold ---------------------------------------------------------------------------------------------
 
@@ -1189,103 +933,21 @@ class Receivers:
             elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)) and id(node) not in bound:
                 # Tuple unpacking (`model, opt = build()`), loop and `with` targets, `del`, augmented assignment.
                 found.setdefault(node.id, []).append(ast.Constant(None))
-            elif (captured := _captured(node)) is not None:
+            elif (captured := pattern_capture(node)) is not None:
                 found.setdefault(captured, []).append(ast.Constant(None))
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
                 for alias in node.names:
                     found.setdefault(alias.asname or alias.name.split(".")[0], []).append(ast.Constant(None))
             stack.extend(ast.iter_child_nodes(node))
-        for name in _rebound_inside(scope):
+        for name in rebound_inside(scope):
             found.setdefault(name, []).append(ast.Constant(None))
         self._scopes[id(scope)] = found
         return found
 
 
-def _captured(node: ast.AST) -> str | None:
-    """The name a `case` pattern binds: `case m`, `case [m, *rest]`, `case {"k": m, **rest}`, `case Foo(m)`, `case _ as
-    m` (a pattern binds a plain string, not an `ast.Name` in a store context)."""
-    if isinstance(node, (ast.MatchAs, ast.MatchStar)):
-        return node.name
-    return node.rest if isinstance(node, ast.MatchMapping) else None
-
-
-def _rebound_inside(scope: ast.AST) -> set[str]:
-    """The names of `scope` that the code in it rebinds from elsewhere, which no walk of its own statements finds: a
-    function (or class body) inside it that declares the name `global` (the module's) or `nonlocal` (a function's) and
-    binds it, or `globals()["name"] = ...` anywhere in the module. Only statements are visited (both forms are
-    statements), and only a scope that declares one is read for what it binds."""
-    module = isinstance(scope, ast.Module)
-    declared = ast.Global if module else ast.Nonlocal
-    names: set[str] = set()
-    declaring: dict[int, ast.AST] = {}
-    body = getattr(scope, "body", None)
-    pending: list[tuple[ast.AST, ast.AST | None]] = [(s, None) for s in body] if isinstance(body, list) else []
-    while pending:
-        node, inner = pending.pop()
-        if isinstance(node, declared) and inner is not None:
-            declaring[id(inner)] = inner
-        elif module and isinstance(node, ast.Assign):
-            names.update(key for t in node.targets if (key := _globals_key(t)) is not None)
-        if isinstance(node, _BLOCKS):
-            holder = node if isinstance(node, _SCOPES) else inner
-            pending += [(s, holder) for s in _inner_statements(node)]
-    for inner in declaring.values():
-        names |= _declared_and_bound(inner, declared)
-    return names
-
-
-def _inner_statements(node: ast.stmt) -> list[ast.stmt]:
-    """The statements right inside a block statement (its bodies, handlers and cases)."""
-    inner = [n for name in ("body", "orelse", "finalbody") for n in getattr(node, name, []) if isinstance(n, ast.stmt)]
-    inner += [n for h in getattr(node, "handlers", []) for n in h.body]
-    return inner + [n for c in getattr(node, "cases", []) for n in c.body]
-
-
-def _declared_and_bound(scope: ast.AST, declared: type[ast.Global | ast.Nonlocal]) -> set[str]:
-    """The names the statements of `scope` itself (not of the scopes inside it) declare `declared` and bind."""
-    names: set[str] = set()
-    bound: set[str] = set()
-    stack = list(ast.iter_child_nodes(scope))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, declared):
-            names.update(node.names)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            bound.add(node.id)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            bound.update(a.asname or a.name.split(".")[0] for a in node.names)
-        elif (captured := _captured(node)) is not None:
-            bound.add(captured)
-        if isinstance(node, _SCOPES):
-            bound.add(node.name)
-        if isinstance(node, (*_SCOPES, ast.Lambda)):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
-    return names & bound
-
-
-def _globals_key(target: ast.expr) -> str | None:
-    """`name` of `globals()["name"]`: an assignment there binds the module's `name`."""
-    if isinstance(target, ast.Subscript) and _is_builtin_call(target.value, "globals"):
-        return _string_key(target)
-    return None
-
-
 def _position(node: ast.AST) -> dict[str, int]:
     """Where `node` starts, for a node made to stand for it (`Receivers.dynamic_class`)."""
     return {"lineno": getattr(node, "lineno", 0), "col_offset": getattr(node, "col_offset", 0)}
-
-
-def _string(expr: ast.expr | None) -> str | None:
-    """`"text"`: the text of a string constant, else `None`."""
-    return expr.value if isinstance(expr, ast.Constant) and isinstance(expr.value, str) else None
-
-
-def _string_key(target: ast.expr) -> str | None:
-    """`"key"` of `anything["key"]`."""
-    if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant):
-        return target.slice.value if isinstance(target.slice.value, str) else None
-    return None
 
 
 def _parameters(scope: ast.AST) -> dict[str, list[ast.expr | tuple[str, ast.expr]]]:
@@ -1316,80 +978,8 @@ def _swapped_model(call: ast.Call, func: str) -> ast.expr | None:
     return next((k.value for k in call.keywords if k.arg == SWAPPERS[func]), None)
 
 
-def _is_builtin_call(expr: ast.expr, name: str) -> bool:
-    """`name(...)`: a call of the builtin `name` (a module that defines or imports its own is not told apart)."""
-    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == name
-
-
 def _is_def(statement: ast.stmt, name: str) -> bool:
     return isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name
-
-
-def _is_name(expr: ast.expr, name: str) -> bool:
-    return isinstance(expr, ast.Name) and expr.id == name
-
-
-def _receiving(func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, name: str) -> list[str] | None:
-    """The parameters of `func` that `call` passes `name` to; `None` when one takes it where the tool does not follow
-    it (`*args`, `**kwargs`, a position after `*spread`)."""
-    positional = [a.arg for a in [*func.args.posonlyargs, *func.args.args]]
-    named = {a.arg for a in [*func.args.args, *func.args.kwonlyargs]}
-    found = []
-    for index, arg in enumerate(call.args):
-        if not _is_name(arg, name):
-            continue
-        if index >= len(positional) or any(isinstance(a, ast.Starred) for a in call.args[:index]):
-            return None
-        found.append(positional[index])
-    for keyword in call.keywords:
-        if _is_name(keyword.value, name):
-            if keyword.arg not in named:
-                return None
-            found.append(keyword.arg)
-    return found
-
-
-def _is_constant(expr: ast.expr, names: Collection[str]) -> bool:
-    """`"name"`: a string constant among `names`."""
-    return isinstance(expr, ast.Constant) and isinstance(expr.value, str) and expr.value in names
-
-
-def _instance_dict_of(expr: ast.expr, name: str) -> bool:
-    """`name.__dict__` or `vars(name)`: the instance dict, which holds a dataclass's fields."""
-    if isinstance(expr, ast.Attribute) and expr.attr == "__dict__":
-        return _is_name(expr.value, name)
-    return (
-        isinstance(expr, ast.Call)
-        and _is_builtin_call(expr, "vars")
-        and len(expr.args) == 1
-        and _is_name(expr.args[0], name)
-    )
-
-
-def up_call(post_init: ast.FunctionDef | ast.AsyncFunctionDef) -> int | None:
-    """The line of the first `super().__post_init__()` (or `super(Args, self)`'s) in `post_init`, if any."""
-    up = [
-        n.lineno
-        for n in ast.walk(post_init)
-        if isinstance(n, ast.Call)
-        and isinstance(n.func, ast.Attribute)
-        and n.func.attr == "__post_init__"
-        and isinstance(n.func.value, ast.Call)
-    ]
-    return min(up, default=None)
-
-
-def _is_setattr(call: ast.Call) -> bool:
-    """`setattr(...)`, or `object.__setattr__(...)` (how a frozen dataclass writes its own fields)."""
-    func = call.func
-    if _is_builtin_call(call, "setattr"):
-        return True
-    return isinstance(func, ast.Attribute) and func.attr == "__setattr__" and _is_name(func.value, "object")
-
-
-def _stored(expr: ast.expr) -> bool:
-    """`name.__dict__` as an assignment's target (`del` too): no read."""
-    return isinstance(expr, ast.Attribute) and not isinstance(expr.ctx, ast.Load)
 
 
 def _is_false(expr: ast.expr) -> bool:

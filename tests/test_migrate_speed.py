@@ -15,8 +15,8 @@ from checkpointing_migrate import discover, files
 from checkpointing_migrate.findings import FileError
 from checkpointing_migrate.hits import MAX_FILE_SIZE
 from checkpointing_migrate.pylex import Source, only_planned
+from checkpointing_migrate.pysyntax import module_statements
 from checkpointing_migrate.python import analyse, statements
-from checkpointing_migrate.receivers import _statements
 
 TEXTS = [
     "",
@@ -54,7 +54,7 @@ def test_positions_counted_in_any_order_are_the_line_starts_ones(text: str) -> N
 
 
 def _statements_by_queue(tree: ast.Module, *, nested: bool) -> list[ast.stmt]:
-    """`_statements` as it was before it used a stack (popping the front of a list was quadratic)."""
+    """`module_statements` as it was before it used a stack (popping the front of a list was quadratic)."""
     found, pending = [], list(tree.body)
     while pending:
         node = pending.pop(0)
@@ -76,8 +76,8 @@ def test_statements_come_in_the_same_order_as_before() -> None:
         "except E:\n    u = 1\nfinally:\n    v = 1\nclass C:\n    k = 1\nmatch m:\n    case 1:\n        r = 1\nq = 1\n"
     )
     for nested in (True, False):
-        assert list(_statements(tree, nested=nested)) == _statements_by_queue(tree, nested=nested)
-    assert len(list(_statements(tree, nested=True))) == 15
+        assert list(module_statements(tree, nested=nested)) == _statements_by_queue(tree, nested=nested)
+    assert len(list(module_statements(tree, nested=True))) == 15
 
 
 @pytest.mark.parametrize("size", [0, 1, 4095, 4096, 70_000])

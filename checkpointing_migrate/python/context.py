@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from checkpointing_migrate.hits import Hit, Options
 from checkpointing_migrate.pylex import Source, config_subclasses
-from checkpointing_migrate.receivers import COMPOUND, ModuleCache, Receivers
+from checkpointing_migrate.pysyntax import COMPOUND
+from checkpointing_migrate.receivers import ModuleCache, Receivers
 from checkpointing_migrate.rules import Rules
 from checkpointing_migrate.table import field_name
 
@@ -198,7 +199,7 @@ class At(NamedTuple):
 
     def holding_class(self, up: int = 1) -> ast.ClassDef | None:
         """The class whose body holds the node `up` levels above this one, at its top level or inside its compound
-        statements (`receivers.COMPOUND`); `None` when a function (or nothing) stands between them."""
+        statements (`pysyntax.COMPOUND`); `None` when a function (or nothing) stands between them."""
         for node, _ in reversed(self.chain[:-up]):
             if isinstance(node, ast.ClassDef):
                 return node

@@ -13,8 +13,9 @@ from collections.abc import Iterator
 
 from checkpointing_migrate import codes
 from checkpointing_migrate.hits import Hit, hazard, planned_hit, registered
+from checkpointing_migrate.pysyntax import class_body
 from checkpointing_migrate.python.context import At, File, register
-from checkpointing_migrate.receivers import NEW_KEYWORDS, Kind, ReceiverKind, class_body, narrow_override
+from checkpointing_migrate.receivers import NEW_KEYWORDS, Kind, ReceiverKind, narrow_override
 from checkpointing_migrate.table import Rename, RenameKind
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef

@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING
 from packaging.version import Version
 
 from checkpointing_migrate import codes
+from checkpointing_migrate.argsclasses import up_call
 from checkpointing_migrate.pylex import CONVENTIONAL_ARGS
 from checkpointing_migrate.python.context import At, File
 from checkpointing_migrate.python.syntax import FUNCTIONS, names_in_bases, old_release_only, parameters, statements_walk
-from checkpointing_migrate.receivers import DOUBLES, NEW_KEYWORDS, UNKNOWN, Evidence, Kind, ReceiverKind, up_call
+from checkpointing_migrate.receivers import DOUBLES, NEW_KEYWORDS, UNKNOWN, Evidence, Kind, ReceiverKind
 from checkpointing_migrate.table import Rename
 
 if TYPE_CHECKING:

@@ -15,6 +15,7 @@ from pathlib import Path
 from checkpointing_migrate import codes
 from checkpointing_migrate.codes import Severity
 from checkpointing_migrate.hits import Hit, registered, rename
+from checkpointing_migrate.pysyntax import class_body
 from checkpointing_migrate.python import evidence
 from checkpointing_migrate.python.context import At, File, register
 from checkpointing_migrate.python.syntax import callee, up_call
@@ -27,7 +28,7 @@ from checkpointing_migrate.python.verdicts import (
     new_keywords,
     takes,
 )
-from checkpointing_migrate.receivers import DOUBLES, ReceiverKind, class_body
+from checkpointing_migrate.receivers import DOUBLES, ReceiverKind
 from checkpointing_migrate.table import Rename, RenameKind
 
 
