@@ -118,6 +118,13 @@ class HelpFormatter(argparse.HelpFormatter):
     def __init__(self, prog: str) -> None:
         super().__init__(prog, width=terminal_width())
 
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        """An option's help wrapped at spaces only: argparse also breaks at hyphens, which splits a file name the
+        help lists (`docker-compose.yml`) or a flag in two."""
+        import textwrap
+
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
 
 class _TopHelpFormatter(argparse.RawDescriptionHelpFormatter, HelpFormatter):
     """The top-level help: the same, with the epilog (the exit codes) kept as written."""

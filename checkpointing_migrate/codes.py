@@ -997,7 +997,10 @@ SHARED: Mapping[str, str] = {
     "file-line": "`{file}:{line}`",
     "class-at": "`{cls}`, line {line}",
     "listed-class": "`{cls}` (line {line})",
-    "with-keywords": " with {keywords}",  # what the new enable method passes an override, only that one
+    "with-keywords": " with {keywords}",
+    # Where a command runs, when not on the machine that runs the file (the reason a fix there is unsafe).
+    "container-image": "the container image `{image}`",
+    "container-service": "the container of the service `{service}`",  # what the new enable method passes an override, only that one
     "fix": "{what}, {deprecation}: use `{new}`",
     "unsafe": "{fix}; unsafe fix: {unsafe}, so it is applied only with --unsafe-fixes",  # `fix`: the line above
     "defines-too": "{why}, and defines `{old}` itself: the new name calls that override with {keywords}, and the "

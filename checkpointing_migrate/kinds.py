@@ -7,6 +7,7 @@ first file of that kind, so a run over Python files loads none of the others (`f
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import importlib
 import os
@@ -37,6 +38,14 @@ class FileKind(StrEnum):
     """A GitHub Actions workflow."""
     ARGS = "args"
     """An `.args` file of flags `HfArgumentParser` reads for a script."""
+    COMPOSE = "compose"
+    """A Docker Compose file: its services' `command:` and `entrypoint:`."""
+    PROCFILE = "procfile"
+    """A `Procfile`: one `name: command` line per process."""
+    JUSTFILE = "justfile"
+    """A `justfile`: its recipes' lines."""
+    TOX = "tox"
+    """A `tox.ini`: the `commands` of its `[testenv]` sections."""
 
 
 class Kind(NamedTuple):
@@ -101,7 +110,7 @@ KINDS = (
     Kind(
         FileKind.SHELL,
         "checkpointing_migrate.shell:analyse",
-        suffixes=(".sh", ".bash"),
+        suffixes=(".sh", ".bash", ".slurm", ".sbatch", ".pbs", ".job"),  # batch scripts: shell, `#SBATCH` comments
         interpreters=("sh", "bash", "zsh", "dash", "ksh"),
         commented=True,
         writable=True,
@@ -129,6 +138,28 @@ KINDS = (
         commented=True,
     ),
     Kind(FileKind.ARGS, "checkpointing_migrate.argsfile:analyse", suffixes=(".args",), by_path=True),
+    Kind(
+        FileKind.COMPOSE,
+        "checkpointing_migrate.launchfiles:analyse_compose",
+        names=(
+            "docker-compose.yml",
+            "docker-compose.yaml",
+            "compose.yml",
+            "compose.yaml",
+            "docker-compose.*.yml",
+            "docker-compose.*.yaml",
+        ),
+        syntax=FileKind.YAML,
+        commented=True,
+    ),
+    Kind(FileKind.PROCFILE, "checkpointing_migrate.launchfiles:analyse_procfile", names=("Procfile",), commented=True),
+    Kind(
+        FileKind.JUSTFILE,
+        "checkpointing_migrate.launchfiles:analyse_justfile",
+        names=("justfile", "Justfile", ".justfile"),
+        commented=True,
+    ),
+    Kind(FileKind.TOX, "checkpointing_migrate.launchfiles:analyse_tox", names=("tox.ini",), commented=True),
 )
 """Every kind, in the order the message about an unknown file lists them; places and names are checked before
 suffixes, so a workflow is not read as a plain YAML config (its keys are still checked as one)."""
@@ -136,14 +167,16 @@ suffixes, so a workflow is not read as a plain YAML config (its keys are still c
 BY_NAME = {k.name: k for k in KINDS}
 SUFFIXES = {s: k.name for k in KINDS for s in k.suffixes}
 """File suffix → kind."""
-_NAMED = {n: k.name for k in KINDS for n in k.names if "/" not in n}
+_NAMED = {n: k.name for k in KINDS for n in k.names if "/" not in n and "*" not in n}
+_GLOBS = [(n, k.name) for k in KINDS for n in k.names if "/" not in n and "*" in n]
+"""Names with a `*` (`docker-compose.*.yml`, an override file), matched as `fnmatch` does."""
 _PLACES = [(tuple(n.split("/")[:-1]), n.split("/")[-1], k.name) for k in KINDS for n in k.names if "/" in n]
 _PREFIXES = tuple((p, k.name) for k in KINDS for p in k.prefixes)
 _INTERPRETERS = {i: k.name for k in KINDS for i in k.interpreters}
 
-SNIFFED_SUFFIXES = frozenset({"", ".slurm", ".sbatch", ".pbs", ".job"})
-"""Suffixes of files a folder's walk opens to read their `#!` line (scripts without a suffix, batch job scripts);
-other files of unknown suffix are left alone unless named on the command line."""
+SNIFFED_SUFFIXES = frozenset({""})
+"""Suffixes of files a folder's walk opens to read their `#!` line (scripts without a suffix); other files of unknown
+suffix are left alone unless named on the command line."""
 
 WALKED_SUFFIXES = SUFFIXES.keys() | SNIFFED_SUFFIXES
 """The suffixes a folder's walk looks at further (with the files `named_kind` knows); every other file is skipped by
@@ -176,7 +209,7 @@ def _matches(name: str, suffix: str, pattern: str) -> bool:
 
 def named_kind(path: str) -> FileKind | None:
     """The kind `path` has by its place, name or name prefix: `.github/workflows/*.yml`, `.vscode/launch.json`,
-    `Makefile`, `*.mk`, `Dockerfile`, `*.Dockerfile`, `Dockerfile.gpu`, `Containerfile`."""
+    `Makefile`, `*.mk`, `Dockerfile`, `*.Dockerfile`, `Dockerfile.gpu`, `Containerfile`, `docker-compose.*.yml`."""
     name = os.path.basename(path)
     return _named_kind(path, name, os.path.splitext(name)[1].lower())
 
@@ -189,6 +222,9 @@ def _named_kind(path: str, name: str, suffix: str) -> FileKind | None:
                 return kind
     for prefix, kind in _PREFIXES:
         if name.startswith(prefix) and suffix not in SUFFIXES:
+            return kind
+    for pattern, kind in _GLOBS:
+        if fnmatch.fnmatchcase(name, pattern):
             return kind
     return _NAMED.get(name) or _NAMED.get(suffix)
 

@@ -742,7 +742,7 @@ class _Reader:
             while j < len(words) and words[j].value.startswith("-"):
                 j += 1 if "=" in words[j].value or words[j].value in _CONTAINER_SWITCHES else 2
             if j + 1 < len(words):
-                self._command(words[j + 1 :], cwd, f"the container image `{words[j].value}`")
+                self._command(words[j + 1 :], cwd, codes.shared("container-image", image=words[j].value))
             return words[j + 1 :]
         return None
 

@@ -101,7 +101,9 @@ def carriers(text: str, kind: FileKind) -> dict[int, int | None]:
         FileKind.SHELL,
         FileKind.MAKEFILE,
         FileKind.DOCKERFILE,
-    ):  # a recipe or a `RUN` continued with `\` is carried as in shell
+        FileKind.JUSTFILE,
+        FileKind.TOX,
+    ):  # a recipe, a `RUN` or a tox command continued with `\` is carried as in shell
         return _shell_carriers(text)
     if kind == FileKind.YAML:
         return _yaml_carriers(text)

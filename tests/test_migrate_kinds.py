@@ -34,6 +34,12 @@ NAMES = [
     ("proj/.github/workflows/ci.YAML", "workflow"),
     ("proj/github/workflows/ci.yml", "yaml"),
     ("proj/.github/ci.yml", "yaml"),
+    ("job.PBS", "shell"),  # a batch script, whatever its first line
+    ("proj/docker-compose.prod.yaml", "compose"),
+    ("proj/compose.yml", "compose"),
+    ("Procfile", "procfile"),
+    ("justfile", "justfile"),
+    ("proj/tox.ini", "tox"),
     ("notes.txt", None),
 ]
 
@@ -45,9 +51,11 @@ def test_a_file_is_known_by_its_place_name_or_suffix(path: str, kind: str | None
 
 def test_the_unknown_kind_message_lists_the_registry_in_its_order() -> None:
     assert kinds.known_kinds() == (
-        "suffixes .py .pyi .ipynb .yaml .yml .json .sh .bash .md .markdown .args, the names Makefile makefile "
-        "GNUmakefile .mk Dockerfile Containerfile .dockerfile .vscode/launch.json .github/workflows/*.yml "
-        ".github/workflows/*.yaml, or a first line `#!` running python, sh, bash, zsh, dash, ksh"
+        "suffixes .py .pyi .ipynb .yaml .yml .json .sh .bash .slurm .sbatch .pbs .job .md .markdown .args, the names "
+        "Makefile makefile GNUmakefile .mk Dockerfile Containerfile .dockerfile .vscode/launch.json "
+        ".github/workflows/*.yml .github/workflows/*.yaml docker-compose.yml docker-compose.yaml compose.yml "
+        "compose.yaml docker-compose.*.yml docker-compose.*.yaml Procfile justfile Justfile .justfile tox.ini, or a "
+        "first line `#!` running python, sh, bash, zsh, dash, ksh"
     )
 
 

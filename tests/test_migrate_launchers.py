@@ -1,7 +1,7 @@
 """Launch commands and the files that hold them (issue 18): shell variables and arrays, `bash -c`, `sbatch --wrap`,
 `eval`, wrappers (`env -C DIR`, `nice -n 10`, `timeout 5m`), `docker run`, `cd DIR &&`, `pushd`/`popd`, notebook `%run`
-and `%%writefile`, Makefiles (with `define` blocks), Dockerfiles (with heredocs), `.vscode/launch.json` and workflow
-`run:` steps. Each `X.before.EXT` under tests/fixtures/migrate/launchers becomes `X.after.EXT` after `fix --write` (and
+and `%%writefile`, Makefiles (with `define` blocks), Dockerfiles (with heredocs), `.vscode/launch.json`, workflow
+`run:` steps, batch scripts (`.slurm`), Docker Compose services, `Procfile`, `justfile` and `tox.ini` commands. Each `X.before.EXT` under tests/fixtures/migrate/launchers becomes `X.after.EXT` after `fix --write` (and
 `X.unsafe.EXT`, where there is one, with `--unsafe-fixes`), byte for byte; a second run changes nothing.
 """
 
@@ -52,7 +52,7 @@ def test_fix_turns_before_into_after(fixed: dict[str, Path], before: Path) -> No
 
 def test_the_pairs_cover_every_new_kind() -> None:
     assert {kind_of(str(TREE / _plain(p))) for p in BEFORE} == {
-        "shell", "notebook", "makefile", "dockerfile", "launch", "workflow"
+        "shell", "notebook", "makefile", "dockerfile", "launch", "workflow", "compose", "procfile", "justfile", "tox"
     }  # fmt: skip
 
 
@@ -127,6 +127,15 @@ EXPECTED = {
     ("wrappers.sh", 33, 16): ("unknown-program", "info", None),  # `timeout 5 $CMD`
     ("wrappers.sh", 35, 12): ("flag", "fix", "unsafe"),  # $NICE_ARGS also after `nice --frob`
     ("wrappers.sh", 38, 13): ("flag", "fix", "unsafe"),  # $SPLIT_ARGS also after `env -S`
+    # Batch scripts without a `#!` line, and the files of other tools that start programs.
+    ("job.slurm", 4, 33): ("own-flag", "info", None),  # `cd legacy && …`; the `#SBATCH` directive is a comment
+    ("Procfile", 3, 41): ("own-flag", "info", None),  # `legacy: cd legacy && …`
+    ("justfile", 9, 37): ("own-flag", "info", None),  # `cd legacy && …` in a recipe line
+    ("justfile", 14, 24): ("own-flag", "info", None),  # a `#!/usr/bin/env bash` recipe: one script, after `cd legacy`
+    ("tox.ini", 16, 49): ("own-flag", "info", None),  # `changedir = legacy`
+    ("docker-compose.yml", 4, 50): ("flag", "fix", "unsafe"),  # `command:` string, in the image `trainer:latest`
+    ("docker-compose.yml", 9, 44): ("flag", "fix", "unsafe"),  # `entrypoint: [...]`, in the service's container
+    ("docker-compose.yml", 15, 9): ("flag", "fix", "unsafe"),  # `command:` as a block list
 }
 
 
@@ -171,6 +180,17 @@ def test_every_use_is_found_at_its_line_and_column(capsys: pytest.CaptureFixture
         ("launch.json", "json"),
         (".github/workflows/ci.yaml", "workflow"),
         (".github/dependabot.yml", "yaml"),
+        ("job.sbatch", "shell"),
+        ("job.pbs", "shell"),
+        ("train.job", "shell"),
+        ("docker-compose.yml", "compose"),
+        ("docker-compose.gpu.yml", "compose"),
+        ("compose.yaml", "compose"),
+        ("compose.gpu.yml", "yaml"),
+        ("Procfile", "procfile"),
+        ("Justfile", "justfile"),
+        ("tox.ini", "tox"),
+        ("setup.ini", None),
     ],
 )
 def test_files_are_known_by_name(name: str, kind: str) -> None:
@@ -414,3 +434,23 @@ def test_an_args_file_holds_flags_of_the_script_that_reads_it(tmp_path: Path) ->
     renamed = flags.replace("--gradient_checkpointing", "--activation_checkpointing")
     for name, wanted in (("train", renamed), ("sweep", renamed), ("off", flags), ("lonely", flags)):
         assert (tmp_path / f"{name}.args").read_text() == wanted, name
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("justfile", "train:\n    python train_hf.py --gradient_checkpointing \\\n      --bf16  # {ignore}\n"),
+        (
+            "tox.ini",
+            "[testenv]\ncommands =\n    python train_hf.py --gradient_checkpointing \\\n      --bf16  # {ignore}\n",
+        ),
+    ],
+    ids=["justfile", "tox"],
+)
+def test_an_ignore_comment_after_a_continued_command_covers_its_first_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str
+) -> None:
+    shutil.copy(TREE / "train_hf.py", tmp_path)
+    shutil.copy(TREE / "pyproject.toml", tmp_path)
+    (tmp_path / name).write_text(text.format(ignore="checkpointing-migrate: ignore[flag]"))
+    assert main(["scan", "--strict-ignores", str(tmp_path / name)]) == 0, capsys.readouterr().out
