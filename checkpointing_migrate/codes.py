@@ -992,6 +992,7 @@ _CODES = (
 SHARED: Mapping[str, str] = {
     # Where a thing is, inside other sentences: a line of this file, of another, a class at its line.
     "line": "line {line}",
+    "cell-line": "line {line} of cell {cell}",
     "in-file": "{where} in {file}",
     # A line of another module of the project as an editor opens it (`dictflow`: where a module-level dict is used).
     "file-line": "`{file}:{line}`",
@@ -1076,6 +1077,8 @@ SHARED: Mapping[str, str] = {
     "unnamed-setattr": "line {line} sets an attribute of class `{cls}` by a name the tool cannot read (`setattr`): "
     "maybe the old method",
     "swaps-class": "line {line} swaps its class (`{how}`)",
+    # Code run in the receiver's own namespace (`exec(src)`, `%run -i FILE`): the tool cannot read what it patches.
+    "runs-here": "{place} runs other code in its namespace (`{how}`), which may rebind it or replace its methods",
 }
 """The sentences every `fix` code says (`hits.rename`, `hits.gate_reason`): its subject, the deprecation and the new
 name, an unsafe fix's reason, and why the version gate keeps the old name; and why a receiver is what the tool takes

@@ -27,6 +27,8 @@ _ESCAPE = re.compile(r"[ \t]*(?P<target>[\w.]+(?:[ \t]*,[ \t]*[\w.]+)*[ \t]*=[ \
 """A line IPython runs as a shell command or a magic: `!cmd`, `!!cmd`, `%magic`, `x = !cmd`, `a, b = %magic`."""
 _RUN = re.compile(r"run[ \t]+(?:-[A-Za-z]+[ \t]+)*(?=[^ \t-])")
 """`%run [-i] train.py ARGS`: IPython runs the script with ARGS as its `sys.argv`, as `python train.py ARGS` does."""
+_RUN_HERE = re.compile(r"(?P<magic>%run[ \t]+(?:-[A-Za-z]+[ \t]+)*?-[A-Za-z]*i[A-Za-z]*[ \t][^\r\n]*?)[ \t]*$")
+"""`%run -i FILE`: IPython runs the file in the notebook's own namespace, where it may patch any name."""
 _WRITEFILE = re.compile(r"%%writefile[ \t]+(?:(?:-a|--append)[ \t]+)?(?P<name>\S+)")
 """`%%writefile train.sh`: the cell is that file's text, checked as the file it writes (`_written`)."""
 _HELP = re.compile(r"[ \t]*(?:\?\??[\w.*]+|[\w.*]+\?\??)[ \t]*$")
@@ -129,6 +131,17 @@ def _folder_at(lines: list[tuple[int, str | None]], offset: int) -> str | None:
     return lines[max(bisect.bisect_right(lines, offset, key=lambda line: line[0]) - 1, 0)][1]
 
 
+def _runs_here(code: str, piece: int, cell: int | None) -> list[python.Ran]:
+    """The `%run -i FILE` lines of the code cell `code` (blanked in its Python view), as code run in its namespace."""
+    found = []
+    for line, text in enumerate(code.splitlines(), 1):
+        escape = _ESCAPE.match(text)
+        if escape is not None and escape.group("target") is None and escape.group("escape") == "%":
+            if (run := _RUN_HERE.match(text, escape.start("escape"))) is not None:
+                found.append(python.Ran(piece, line, escape.start("escape"), run["magic"], cell))
+    return found
+
+
 class _Cell(NamedTuple):
     cell: int
     text: str
@@ -195,8 +208,11 @@ def analyse(text: str, options: Options, base: Path | None = None) -> list[Hit]:
         if isinstance(cell, jsonpos.JObject) and isinstance(kind, jsonpos.JString) and kind.value == "code":
             code_cells.append(_piece(text, cell, number))
     # What a name holds is told from every cell: the model is usually loaded in an earlier one.
+    pythons = [p for p in code_cells if not p.text.startswith("%%") or _PYTHON_CELL.match(p.text)]
     context = python.context_of(
-        [_python_view(p.text)[0] for p in code_cells if not p.text.startswith("%%") or _PYTHON_CELL.match(p.text)]
+        [_python_view(p.text)[0] for p in pythons],
+        [_runs_here(p.text, i, p.cell) for i, p in enumerate(pythons)],
+        [p.cell for p in pythons],
     )
     # After `%cd DIR`, later lines and cells run their commands in DIR; after `os.chdir(...)`, in a folder not known.
     after: str | None = ""

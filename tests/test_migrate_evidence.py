@@ -595,6 +595,28 @@ def test_train(mocker):
     holder.gradient_checkpointing_enable = mocker.MagicMock()  # info not-transformers
     holder.gradient_checkpointing_enable()  # unsafe call
 """,
+    # Code run in the module's own namespace may replace any name's methods: the calls after it are unproven.
+    "exec_in_own_namespace": """
+from transformers import LlamaForCausalLM
+
+model = LlamaForCausalLM(cfg)
+model.gradient_checkpointing_disable()  # fix call
+exec(open("patch.py").read())
+model.gradient_checkpointing_enable()  # unsafe call
+exec(open("other.py").read(), {})
+""",
+    "exec_with_own_globals": """
+from transformers import LlamaForCausalLM
+
+model = LlamaForCausalLM(cfg)
+exec(open("patch.py").read(), {"model": model})
+model.gradient_checkpointing_enable()  # fix call
+
+def train(src):
+    model = LlamaForCausalLM(cfg)
+    exec(src)
+    model.gradient_checkpointing_enable()  # unsafe call
+""",
 }
 
 

@@ -109,6 +109,28 @@ def test_escapes_are_left_and_the_python_and_shell_around_them_fixed(project: Pa
     assert (project / "explore.ipynb").read_text() == expected
 
 
+def test_a_call_after_run_i_is_unsafe_and_one_before_it_is_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`%run -i patch.py` runs the file in the notebook's namespace, where it may replace the model's old method with
+    a narrow one: a safe rename of a later call raised a TypeError. `%run patch.py` (a namespace of its own) does not."""
+    (tmp_path / "pyproject.toml").write_text(REQUIREMENT)
+    notebook = _notebook(
+        [
+            ("code", [LOADED, "model.gradient_checkpointing_disable()\n", "%run patch.py\n"]),
+            ("markdown", ["Patch it\n"]),
+            ("code", ["%run -i patch.py\n"]),
+            ("code", ["model.gradient_checkpointing_enable()\n"]),
+        ]
+    )
+    (tmp_path / "nb.ipynb").write_text(notebook)
+    main(["scan", "--format", "json", str(tmp_path / "nb.ipynb")])
+    found = {f["cell"]["number"]: f for f in json.loads(capsys.readouterr().out)}
+    assert found[1].get("applicability") != "unsafe"
+    assert found[4]["applicability"] == "unsafe"
+    assert "line 1 of cell 3 runs other code in its namespace (`%run -i patch.py`)" in found[4]["message"]
+
+
 def test_notebook_positions_are_cells_counting_every_cell(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     os.chdir(project)
     try:

@@ -12,11 +12,12 @@ from pathlib import Path
 
 from checkpointing_migrate.hits import Hit, Options
 from checkpointing_migrate.pylex import Source, candidate_lines, identifiers, only_planned
-from checkpointing_migrate.python import doctests, statements, warning_tests
+from checkpointing_migrate.python import doctests, namespace, statements, warning_tests
 from checkpointing_migrate.python.context import File
+from checkpointing_migrate.python.namespace import Ran
 from checkpointing_migrate.python.walk import run_of, walk
 
-__all__ = ["Source", "analyse", "analyse_file", "context_of", "identifiers"]
+__all__ = ["Ran", "Source", "analyse", "analyse_file", "context_of", "identifiers"]
 
 
 def analyse(text: str, options: Options, context: ast.Module | None = None, base: Path | None = None) -> list[Hit]:
@@ -46,12 +47,22 @@ def analyse_file(text: str, options: Options, base: Path | None = None) -> list[
     return found + doctests.hits(text, options, lambda code: analyse(code, options, None, base))
 
 
-def context_of(pieces: list[str]) -> ast.Module:
-    """One module holding the statements of every piece that parses (for `analyse`'s `context`)."""
+def context_of(
+    pieces: list[str], magics: list[list[Ran]] | None = None, cells: list[int | None] | None = None
+) -> ast.Module:
+    """One module holding the statements of every piece that parses (for `analyse`'s `context`), with the code each
+    runs in the document's namespace (`namespace`): `exec(src)` at its top level, and `magics`, what the tool blanked
+    from it (a notebook's `%run -i FILE`); `cells`: each piece's cell number, to name a run by."""
     body: list[ast.stmt] = []
-    for piece in pieces:
+    runs: list[Ran] = []
+    for i, piece in enumerate(pieces):
+        runs += magics[i] if magics else []
         try:
-            body += ast.parse(piece).body
+            statements = ast.parse(piece).body
         except (SyntaxError, ValueError):
             continue
-    return ast.Module(body=body, type_ignores=[])
+        body += statements
+        runs += namespace.runs_in(statements, i, cells[i] if cells else None)
+    module = ast.Module(body=body, type_ignores=[])
+    namespace.keep(module, pieces, runs)
+    return module

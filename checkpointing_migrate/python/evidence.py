@@ -16,6 +16,7 @@ from packaging.version import Version
 from checkpointing_migrate import codes
 from checkpointing_migrate.argsclasses import up_call
 from checkpointing_migrate.pylex import CONVENTIONAL_ARGS
+from checkpointing_migrate.python import namespace
 from checkpointing_migrate.python.context import At, File
 from checkpointing_migrate.python.syntax import FUNCTIONS, names_in_bases, old_release_only, parameters, statements_walk
 from checkpointing_migrate.receivers import DOUBLES, NEW_KEYWORDS, UNKNOWN, Evidence, Kind, ReceiverKind
@@ -155,12 +156,14 @@ def called_on(file: File, node: ast.Attribute, call: ast.Call) -> ast.expr:
 
 
 def receiver_kind(file: File, at: At, receiver: ast.expr) -> Kind:
-    """`kind`, made `unsure` when the module swaps the receiver's class (`checkpointing_migrate.receivers.SWAPPERS`)."""
+    """`kind`, made `unsure` when the module swaps the receiver's class (`checkpointing_migrate.receivers.SWAPPERS`) or
+    runs other code in its namespace before it (`checkpointing_migrate.python.namespace`)."""
     found = kind(file, at, receiver)
     text = ast.unparse(receiver)
-    if found.kind in (ReceiverKind.MODEL, ReceiverKind.UNKNOWN) and text in file.receivers.swapped:
-        return Kind(ReceiverKind.UNSURE, codes.shared("swapped", receiver=text, how=file.receivers.swapped[text]))
-    return found
+    if found.kind not in (ReceiverKind.MODEL, ReceiverKind.UNKNOWN):
+        return found
+    how = file.receivers.swapped.get(text) or namespace.ran_before(file, at, receiver)
+    return found if how is None else Kind(ReceiverKind.UNSURE, codes.shared("swapped", receiver=text, how=how))
 
 
 _ARGS_CLASSES = (ReceiverKind.ARGS, ReceiverKind.ARGS_UNSURE, ReceiverKind.MIXIN)
