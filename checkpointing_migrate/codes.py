@@ -78,6 +78,9 @@ class Code:
     """A finding's message templates, by form (`""` for the only one): each sentence of a code's messages is written
     here once, and `message` fills in the names. Codes without one build their messages where the evidence is."""
 
+    reasons: Mapping[str, str] = field(default_factory=dict)
+    """The short reason of the forms whose summary is not it, by form (a finding's text line shows it)."""
+
     def message(self, form: str = "", **names: str) -> str:
         """The message of `form` with `names` filled in (`{old}`, `{new}`, ... as the template names them)."""
         return self.messages[form].format(**names)
@@ -115,6 +118,13 @@ _WHICH_PROGRAM = (
 )
 """Why an old flag after a word the shell or a wrapper reads before the program is known is `unknown-program`'s: the
 closing clause of its `evaluated` and `wrapper-option` forms."""
+
+_ARGS_FIRST = (
+    "HfArgumentParser puts this file's flags before the command line's, so renaming only the file's changes which "
+    "value wins (the last of the old names now, the new name once renamed)"
+)
+"""Why an `.args` file's flag is no safe fix when a command line of its script gives the flag too: the closing clause
+of `flag`'s `args-file-clash` and `args-file-unknown`."""
 
 _NEW_WINS = "the new one wins and the old value is dropped without a word; remove one"
 """What both names given together do where the new one is kept: `both-names`' clause, in each form that says it."""
@@ -209,6 +219,10 @@ _CODES = (
             # The `why` of `unsafe-parser` when the script tests its words for the flag itself (`argflags.mentioned`).
             "mentioned": "it also looks for `{flag}` among its words itself (`{test}`, `{where}`): renamed, that test "
             "no longer sees it",
+            # An `.args` file's flag (`argsfile`) a command line that gives the script the file gives too, or may.
+            "args-file-clash": "`{where}` runs `{run}`, which gives {given} too: " + _ARGS_FIRST,
+            "args-file-unknown": "`{where}` runs `{run}`, whose words the tool cannot all read (they may give `{flag}` "
+            "or `{new}`): " + _ARGS_FIRST,
             "unsafe-variable": "`${variable}` is {where}, so what parses `{flag}` is not known",
             "unexpanded": "not expanded by any command in this file",
             "also-expanded": "also expanded by a command the tool cannot tell reads training flags",
@@ -574,6 +588,10 @@ _CODES = (
             "field-namespace": "{who} `{use}`, a field of the project's own dataclass `{cls}` ({where}; "
             "HfArgumentParser's flag `{flag}`), not the transformers method, so it is not rewritten",
         },
+        reasons=dict.fromkeys(
+            ("field", "dataclass", "parsed", "field-namespace"),
+            "a field of the project's own dataclass, not TrainingArguments'",
+        ),
     ),
     Code(
         code="unknown-program",

@@ -202,7 +202,7 @@ def registered(row: Rename, start: int, *, code: str, form: str = "", section: s
     entry = codes.get(code)
     message = f"{entry.message(form, **names)}. See {link(section or entry.section)}"
     new = row.new if entry.severity == Severity.HAZARD else None
-    return Hit(start, row.old, new, entry.severity, code, message, row=row)
+    return Hit(start, row.old, new, entry.severity, code, message, row=row, why=entry.reasons.get(form))
 
 
 def info(

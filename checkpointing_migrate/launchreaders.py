@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import yaml
 
@@ -45,6 +46,38 @@ class Launches:
         if path not in self.files:
             self.files[path] = _launches(path, options)
         return self.files[path]
+
+
+class Run(NamedTuple):
+    """A command line of a launch file, placed: the script it runs, in the folder it runs in."""
+
+    script: Path | None
+    """The script file, resolved; `None` for a program named by a shell expansion (`$PY train.py`)."""
+    folder: Path
+    """The folder it runs in: where the paths among its words start."""
+    args: list[shell.Word]
+    """The words after its entry word (the program's, for `script` `None`)."""
+    where: str
+    text: str
+    """The script (or program) and its words as written (`train.py --x 1`), for a message."""
+
+
+def runs(folder: Path, name: str, options: Options) -> list[Run]:
+    """Every command line of `folder`'s project's launch files that contain the text `name`, which runs a script the
+    tool finds as the flags' rule does, or a program it cannot place (read once per run: `Launches`)."""
+    launches = options.memo.once(Launches, Launches)
+    found = []
+    for path in [s for s in sources(folder.resolve(), name, options.memo) if not s.name.endswith(".py")]:
+        for program, args, base, where in launches.of(path, options):
+            text = " ".join([program.name, *(w.value for w in args)])
+            if program.kind == shell.ProgramKind.UNKNOWN and program.cwd is not None:
+                found.append(Run(None, base / program.cwd, args, where, text))
+            elif program.kind == shell.ProgramKind.SCRIPT and program.cwd is not None:
+                run_from = _run_from(base, program.cwd, program.name)
+                if run_from is not None:
+                    script = (run_from / program.cwd / program.name).resolve()
+                    found.append(Run(script, run_from / program.cwd, args, where, text))
+    return found
 
 
 def _verdicts(config: Path, old: str, files: list[Path], options: Options) -> list[Verdict]:

@@ -90,6 +90,9 @@ _PREFIXES = frozenset({"srun", "mpirun", "mpiexec", "uvx"})
 _LAUNCHERS = frozenset({"accelerate", "torchrun", "deepspeed"})
 _OPTION_WITH_VALUE = frozenset({"-W", "-X", "-c"})
 _LAUNCHER_MODULES = frozenset({"torch.distributed.run", "torch.distributed.launch", "accelerate.commands.launch"})
+_MODULE_SWITCHES = {"deepspeed": frozenset({"--module"})}
+"""A launcher's switches that make the script word after them a module (`accelerate launch -m pkg.train`,
+`torchrun --module pkg.train`), where they are not `-m`/`--module` (deepspeed's runner has no `-m`)."""
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 """Shells whose `-c STRING` is a command line of its own (`bash -c '…'`, `srun bash -lc "…"`)."""
 _CONTAINERS = frozenset({"docker", "podman"})
@@ -116,6 +119,9 @@ class ProgramKind(StrEnum):
     """A Python file (`python train.py`, `accelerate launch train.py`)."""
     MODULE = "module"
     """A module (`python -m package.train`)."""
+    UNKNOWN = "unknown"
+    """A program named by a shell expansion (`$PY train.py`): `launches` records it with every word after it, as a
+    command line that may run any script it names."""
 
 
 class FlagReader(StrEnum):
@@ -222,9 +228,10 @@ def _entry(words: list[Word], commands_: frozenset[str]) -> tuple[int, ProgramKi
     """(index of the entry word, kind, name): kind is `command`, `script` or `module`; `None` if not training.
 
     `trl <subcommand>`: TRL's parser reads the TrainingArguments flags, so the rename is sure. `python script.py`,
-    `accelerate launch script.py`, `torchrun`, `deepspeed`, `python -m torch.distributed.run ... script.py`, also
-    behind `srun`/`mpirun`/`uv run` and inside loops, branches and shell functions: see `_script_verdict`. `words`
-    start at the program (`_unwrap` skips what comes before it)."""
+    `accelerate launch script.py`, `torchrun`, `deepspeed`, `python -m torch.distributed.run ... script.py` (a module
+    after `python -m` or a launcher's `-m`/`--module`), also behind `srun`/`mpirun`/`uv run` and inside loops,
+    branches and shell functions: see `_script_verdict`. `words` start at the program (`_unwrap` skips what comes
+    before it)."""
     i = 0
     if i < len(words) and (
         words[i].value in _PREFIXES or words[i].value == "uv" and i + 1 < len(words) and words[i + 1].value == "run"
@@ -244,8 +251,11 @@ def _entry(words: list[Word], commands_: frozenset[str]) -> tuple[int, ProgramKi
         return None
     j = i + 1
     launcher = not _PYTHON.match(program)
+    switches = _MODULE_SWITCHES.get(program, frozenset({"-m", "--module"}))
     while j < len(words):
         value = words[j].value
+        if value in switches and j + 1 < len(words) and launcher and not words[j + 1].value.startswith("-"):
+            return j + 1, ProgramKind.MODULE, words[j + 1].value  # `accelerate launch -m pkg.train`: as `python -m`
         if value in ("-m", "--module") and j + 1 < len(words) and not launcher:
             if words[j + 1].value not in _LAUNCHER_MODULES:
                 return j + 1, ProgramKind.MODULE, words[j + 1].value
@@ -375,8 +385,10 @@ def flag_hit(
     options: Options,
     base: Path | None,
     through: str | None = None,
+    clash: str | None = None,
 ) -> Hit:
-    """The verdict on one old flag given to `program` (`through`: the variable that holds it)."""
+    """The verdict on one old flag given to `program` (`through`: the variable that holds it; `clash`: why renaming
+    it is not safe whatever the program does, as an `.args` file's flag a command line gives the script too)."""
     name = program.name
     verdict, why = program.verdict(base, options.rules, flag)
     if program.kind == ProgramKind.SCRIPT and program.cwd:
@@ -409,8 +421,10 @@ def flag_hit(
     if verdict == FlagReader.UNKNOWN or not located:
         what = codes.message("unknown-program", name=name, flag=flag)
         return info(row, start, code="unknown-program", what=what, section="config", new=row.new)
-    unsafe = None
-    if program.image is not None:
+    unsafe = clash
+    if unsafe is not None:
+        pass  # the clash says it all
+    elif program.image is not None:
         unsafe = codes.message("flag", "unsafe-image", name=name, image=program.image)
     elif config:
         form = "unsafe-unread" if sets is None else "unsafe-config"
@@ -695,6 +709,9 @@ class _Reader:
         if found is None:
             if program not in _PRINTERS:
                 self._unplaced(expanded)
+            k = _expansion_program(words, rules.commands)
+            if self.launches is not None and k is not None:
+                self.launches.append((Program(ProgramKind.UNKNOWN, words[k].value, cwd, image), words[k + 1 :]))
             if stem and self.launches is None:
                 self._unknown_program(words)
             return

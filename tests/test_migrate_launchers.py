@@ -113,6 +113,11 @@ EXPECTED = {
     ("programs.sh", 6, 38): ("unknown-program", "info", None),  # `run() { python "$@" --flag; }`
     ("programs.sh", 8, 16): ("unknown-program", "info", None),  # `srun -N 2 $CMD --flag`
     ("programs.sh", 9, 39): ("unknown-program", "info", None),  # `torchrun --nproc_per_node 2 "$SCRIPT" --flag`
+    ("programs.sh", 12, 32): ("unknown-program", "info", None),  # `accelerate launch -m pkg.train`: a module
+    ("programs.sh", 13, 56): ("unknown-program", "info", None),  # `accelerate launch … --module pkg.train`
+    ("programs.sh", 14, 42): ("unknown-program", "info", None),  # `torchrun … -m pkg.train`
+    ("programs.sh", 15, 30): ("unknown-program", "info", None),  # `deepspeed --module pkg.train`
+    ("programs.sh", 16, 52): ("unknown-program", "info", None),  # `python -m torch.distributed.run --module …`
     # `eval`: from the first expansion of the command line it runs on, no program is known to get the flag.
     ("eval.sh", 8, 12): ("unknown-program", "info", None),  # `eval "$CMD --flag"`
     ("eval.sh", 9, 35): ("unknown-program", "info", None),  # `eval "python train_hf.py ${EXTRA} --flag"`
@@ -454,3 +459,72 @@ def test_an_ignore_comment_after_a_continued_command_covers_its_first_line(
     shutil.copy(TREE / "pyproject.toml", tmp_path)
     (tmp_path / name).write_text(text.format(ignore="checkpointing-migrate: ignore[flag]"))
     assert main(["scan", "--strict-ignores", str(tmp_path / name)]) == 0, capsys.readouterr().out
+
+
+def test_a_flag_of_the_scripts_own_dataclass_says_so_in_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The short reason of `own-flag` says `add_argument`; a flag a dataclass field of the script's makes says that."""
+    shutil.copy(TREE / "pyproject.toml", tmp_path)
+    (tmp_path / "train.py").write_text(
+        "from dataclasses import dataclass\n\nfrom transformers import HfArgumentParser\n\n\n@dataclass\nclass Mine:\n"
+        "    gradient_checkpointing: bool = False\n\n\n(mine,) = HfArgumentParser(Mine).parse_args_into_dataclasses()\n"
+    )
+    (tmp_path / "run.sh").write_text("python train.py --gradient_checkpointing true\n")
+    capsys.readouterr()
+    main(["scan", str(tmp_path / "run.sh")])
+    (line,) = [t for t in capsys.readouterr().out.splitlines() if "info [own-flag]" in t]
+    assert "dataclass" in line and "add_argument" not in line
+
+
+@pytest.mark.parametrize(
+    ("run", "says"),
+    [
+        ("timeout -k 5 100 python train.py --activation_checkpointing false\n", "gives `--activation_checkpointing`"),
+        ("python train.py --output_dir o --gradient-checkpointing false\n", "gives `--gradient-checkpointing`"),
+        ("PY=${PYTHON:-python}\n$PY train.py --gradient_checkpointing false\n", "gives `--gradient_checkpointing`"),
+        ('python train.py "$@"\n', "cannot all read"),
+        ("$PY train.py\n", "cannot all read"),
+        ("python train.py --output_dir elsewhere\n", ""),
+    ],
+)
+def test_an_args_file_flag_a_command_line_of_its_script_gives_too_is_no_safe_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], run: str, says: str
+) -> None:
+    """HfArgumentParser puts `train.args`' flags before the command line's: with `--gradient_checkpointing true` in
+    the file and `--gradient_checkpointing false` on the command line the last wins (`False`), renamed in the file
+    only the new name wins (`True`). So a command line of the script that gives the old or the new flag, or words the
+    tool cannot read, makes the file's rename unsafe, naming that command line; one that gives neither leaves it safe."""
+    shutil.copy(TREE / "pyproject.toml", tmp_path)
+    (tmp_path / "train.py").write_text(
+        "from transformers import HfArgumentParser, TrainingArguments\n\n"
+        "(args,) = HfArgumentParser(TrainingArguments).parse_args_into_dataclasses()\n"
+    )
+    (tmp_path / "train.args").write_text("--output_dir o\n--gradient_checkpointing true\n")
+    (tmp_path / "run.sh").write_text(run)
+    capsys.readouterr()
+    main(["scan", "--format", "json", str(tmp_path / "train.args")])
+    (found,) = json.loads(capsys.readouterr().out)
+    assert (found["code"], found["applicability"]) == ("flag", "unsafe" if says else "safe")
+    assert says in found["message"] and ("`run.sh:" in found["message"]) == bool(says)
+
+
+def test_a_file_a_command_line_gives_after_the_scripts_args_file_flag_holds_its_flags(tmp_path: Path) -> None:
+    """`parse_args_into_dataclasses(args_file_flag="--args_file")` reads the files named after `--args_file` on the
+    command line (relative to the folder it runs in); a file no command line names so is left alone."""
+    shutil.copy(TREE / "pyproject.toml", tmp_path)
+    (tmp_path / "flagged.py").write_text(
+        "from transformers import HfArgumentParser, TrainingArguments\n\n"
+        "(args,) = HfArgumentParser(TrainingArguments).parse_args_into_dataclasses(args_file_flag='--args_file')\n"
+    )
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "run.sh").write_text(
+        "python flagged.py --args_file extra.args\ncd conf && python ../flagged.py --args_file=more.args\n"
+    )
+    flags = "--output_dir out\n--gradient_checkpointing true\n"
+    for name in ("extra.args", "conf/more.args", "other.args"):
+        (tmp_path / name).write_text(flags)
+    assert main(["fix", "--write", str(tmp_path)]) in (0, 1)
+    renamed = flags.replace("--gradient_checkpointing", "--activation_checkpointing")
+    for name, wanted in (("extra.args", renamed), ("conf/more.args", renamed), ("other.args", flags)):
+        assert (tmp_path / name).read_text() == wanted, name
