@@ -82,7 +82,9 @@ def _add_rule_arguments(sub: argparse.ArgumentParser, table_default: Path) -> No
     sub.add_argument(
         "--include-planned", action="store_true", help="also report names not renamed in any release yet, as info"
     )
-    sub.add_argument("--table", type=Path, default=table_default, help="the alias table (default: %(default)s)")
+    # Installed, the default is a file inside site-packages, no help to a reader: say what it is instead.
+    shown = "%(default)s" if paths.IN_CHECKOUT else "the table the tool carries"
+    sub.add_argument("--table", type=Path, default=table_default, help=f"the alias table (default: {shown})")
     sub.add_argument(
         "--select", metavar="CODES", help="report (and fix) only these codes, comma-separated (`rules` lists them)"
     )
